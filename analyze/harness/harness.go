@@ -1,0 +1,27 @@
+// Package harness holds the fixed strings that Claude Code's runtime writes and
+// that pmcheck's detectors key on.
+//
+// The partial-output notice is special (seed 002, rule 3): a plain copy of it in
+// any file poisons every agent session that reads the file, so it never appears
+// in this repository. PartialNotice assembles it at run time from pieces that
+// the compiler cannot fold into one constant.
+package harness
+
+import "strings"
+
+// PartialNotice returns the harness's partial-output notice, the text the
+// runtime writes into a killed synchronous subagent's tool result.
+func PartialNotice() string { return partialNotice }
+
+var partialNotice = strings.Join([]string{"PARTIAL", " output ", "recovered", " from the ", "agent"}, "")
+
+// APIErrorPrefix begins the tool result of a subagent that the runtime cut off
+// (CLI ≥ 2.1.199); Signature A requires the result to start with it.
+const APIErrorPrefix = "Agent terminated early due to an API error"
+
+// KillSentinelPrefix begins the user row the runtime writes into an attempt it
+// interrupts ("[Request interrupted by user]" and "… for tool use]").
+const KillSentinelPrefix = "[Request interrupted by user"
+
+// SegmentMarkPrefix starts a resume-gate segment mark.
+const SegmentMarkPrefix = "[resume-gate] segment-mark v1 "

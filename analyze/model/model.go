@@ -1,0 +1,443 @@
+// Package model holds the plain types that every other part of pmcheck shares:
+// what was read from disk (transcripts, journals, sidecars) and how it links up
+// (runs, subagent calls, workflow attempts). It imports nothing of ours, so the
+// arrows of the data flow can only point away from it.
+//
+// Everything here is a compact summary built while streaming a file: pmcheck
+// never keeps a transcript's rows in memory, only the facts it needs, each with
+// the Evidence (file, line, simulated time) that proves it.
+package model
+
+import "time"
+
+// Evidence points at the row that proves a fact.
+type Evidence struct {
+	// File is slash-separated and relative to the root given on the command line;
+	// reports never show host paths.
+	File string `json:"file"`
+	// Line is 1-based.
+	Line int `json:"line"`
+	// Time is the row's simulated write time in UTC (the running maximum of the
+	// timestamps of its file up to that row); zero when the file has none.
+	Time time.Time `json:"time,omitzero"`
+}
+
+// IsZero reports whether e points nowhere.
+func (e Evidence) IsZero() bool { return e.File == "" && e.Line == 0 }
+
+// Malformed records a line that could not be used as a row, or was used with a
+// caveat (Skipped false: invalid UTF-8 decoded with replacement characters).
+type Malformed struct {
+	Line    int    `json:"line"`
+	Reason  string `json:"reason"`
+	Skipped bool   `json:"skipped"`
+}
+
+// Step is one point of a file's write-time staircase: from line Line on, the
+// running maximum of the file's timestamps is At. Steps only go up.
+type Step struct {
+	Line int       `json:"line"`
+	At   time.Time `json:"at"`
+}
+
+// Event is one user or assistant row, reduced to what the detectors and the
+// replay read: who wrote it, when, and the first bytes of its text.
+type Event struct {
+	Line int    `json:"line"`
+	Role string `json:"role"` // "user" | "assistant"
+	// Timestamp is the row's own timestamp (zero when absent); WriteTime is the
+	// file's running maximum at this row (the simulated clock).
+	Timestamp time.Time `json:"timestamp,omitzero"`
+	WriteTime time.Time `json:"write_time,omitzero"`
+	// Meaningful is true when the row carries text or a tool block (watch's
+	// "meaningful event": thinking-only or empty rows do not count).
+	Meaningful bool `json:"meaningful"`
+	// Text is the start of the row's joined text blocks (at most TextHeadLimit bytes).
+	Text string `json:"text,omitempty"`
+	// APIError is set on assistant rows marked isApiErrorMessage (value of "error",
+	// or "unknown").
+	APIError string `json:"api_error,omitempty"`
+	// Synthetic is true for assistant rows whose model is "<synthetic>".
+	Synthetic bool `json:"synthetic,omitempty"`
+	// StopReason of an assistant row.
+	StopReason string `json:"stop_reason,omitempty"`
+	// ToolResultOnly is true for user rows that carry only tool_result blocks.
+	ToolResultOnly bool `json:"tool_result_only,omitempty"`
+}
+
+// TextHeadLimit caps the text kept per Event and per ordinary tool result.
+const TextHeadLimit = 512
+
+// Tail summarises how a transcript ends, which is what kill, failure and
+// "false done" decisions read.
+type Tail struct {
+	// LastEvent is the last user or assistant row in file order.
+	LastEvent *Event `json:"last_event,omitempty"`
+	// LastUser is the last user row in file order.
+	LastUser *Event `json:"last_user,omitempty"`
+	// LastAssistant is the last assistant row in file order.
+	LastAssistant *Event `json:"last_assistant,omitempty"`
+	// MeaningfulBeforeLastUser is the last meaningful user or assistant row
+	// above LastUser (the start of a KILL's silence).
+	MeaningfulBeforeLastUser *Event `json:"meaningful_before_last_user,omitempty"`
+	// LastMeaningful is the last meaningful user or assistant row.
+	LastMeaningful *Event `json:"last_meaningful,omitempty"`
+}
+
+// ToolCall is one tool_use block with the inputs pmcheck reads.
+type ToolCall struct {
+	ID   string   `json:"id"`
+	Name string   `json:"name"`
+	At   Evidence `json:"at"`
+	// Timestamp is the row's own timestamp.
+	Timestamp time.Time `json:"timestamp,omitzero"`
+
+	// Agent / Task / Workflow inputs.
+	Description     string `json:"description,omitempty"`
+	Prompt          string `json:"prompt,omitempty"` // capped at PromptLimit bytes
+	SubagentType    string `json:"subagent_type,omitempty"`
+	RunInBackground bool   `json:"run_in_background,omitempty"`
+	AgentName       string `json:"agent_name,omitempty"`
+	// Workflow inputs.
+	WorkflowName  string `json:"workflow_name,omitempty"`
+	ResumeFromRun string `json:"resume_from_run,omitempty"`
+
+	// Bash input.
+	Command string `json:"command,omitempty"` // capped at CommandLimit bytes
+
+	// File-writing tools (Write, Edit, MultiEdit, NotebookEdit).
+	FilePath string `json:"file_path,omitempty"`
+
+	// TaskStop / KillShell / TaskOutput target.
+	TaskID string `json:"task_id,omitempty"`
+
+	// Result is the tool_result that answered this call, when one was found.
+	Result *ToolResult `json:"-"`
+}
+
+// Limits on what is kept of long inputs.
+const (
+	PromptLimit  = 64 << 10
+	CommandLimit = 64 << 10
+	// AgentResultLimit caps the text kept of an Agent/Task tool result.
+	AgentResultLimit = 4 << 10
+	// BashResultLimit caps the text kept of a Bash tool result.
+	BashResultLimit = 4 << 10
+)
+
+// IsSpawn reports whether the call starts a subagent (Task, Agent) or a
+// Workflow run. TaskCreate, TaskOutput, SendMessage and friends are not spawns.
+func (c *ToolCall) IsSpawn() bool {
+	return c.Name == "Agent" || c.Name == "Task" || c.Name == "Workflow"
+}
+
+// IsSubagentSpawn reports whether the call is an Agent or Task call.
+func (c *ToolCall) IsSubagentSpawn() bool { return c.Name == "Agent" || c.Name == "Task" }
+
+// ToolResult is one tool_result block with what pmcheck reads of it and of the
+// row's toolUseResult.
+type ToolResult struct {
+	ToolUseID string    `json:"tool_use_id"`
+	At        Evidence  `json:"at"`
+	Timestamp time.Time `json:"timestamp,omitzero"`
+	IsError   bool      `json:"is_error,omitempty"`
+	// Text is the start of the joined text (capped by tool kind).
+	Text string `json:"text,omitempty"`
+	// TextLen is the length in bytes of the whole joined text.
+	TextLen int `json:"text_len"`
+	// TailAgentID is the agent id named by the "agentId: …" line of the text.
+	TailAgentID string `json:"tail_agent_id,omitempty"`
+	// HasPartialNotice is true when the whole text contains the harness's
+	// partial-output notice (see package harness); StartsWithAPIErrorPrefix when
+	// the text, left-trimmed, begins with the harness's API-error prefix.
+	HasPartialNotice         bool `json:"has_partial_notice,omitempty"`
+	StartsWithAPIErrorPrefix bool `json:"starts_with_api_error_prefix,omitempty"`
+
+	// From toolUseResult (trunk results only).
+	Status           string `json:"status,omitempty"` // completed, async_launched, …
+	AgentID          string `json:"agent_id,omitempty"`
+	IsAsync          bool   `json:"is_async,omitempty"`
+	RunID            string `json:"run_id,omitempty"`
+	TaskID           string `json:"task_id,omitempty"`
+	BackgroundTaskID string `json:"background_task_id,omitempty"`
+	Interrupted      bool   `json:"interrupted,omitempty"`
+	// ResultString is set when toolUseResult is a plain string (errors, rejections).
+	ResultString string `json:"result_string,omitempty"`
+}
+
+// Notification is one <task-notification>, delivered either as a queue-operation
+// enqueue (older CLIs, the resume-gate reference rule) or as a user row.
+type Notification struct {
+	At        Evidence `json:"at"`
+	Source    string   `json:"source"` // "queue-enqueue" | "user-row"
+	TaskID    string   `json:"task_id,omitempty"`
+	ToolUseID string   `json:"tool_use_id,omitempty"`
+	// Status is the raw <status> text; StatusOK is false when it is missing.
+	Status     string   `json:"status,omitempty"`
+	HasStatus  bool     `json:"has_status"`
+	Summary    string   `json:"summary,omitempty"`
+	Result     string   `json:"result,omitempty"` // capped at AgentResultLimit
+	OutputFile string   `json:"output_file,omitempty"`
+	Failures   []string `json:"failures,omitempty"`
+}
+
+// QueueOp is one queue-operation row.
+type QueueOp struct {
+	At        Evidence `json:"at"`
+	Operation string   `json:"operation"` // enqueue, dequeue, remove, popAll, …
+	// Notification is set when the enqueued content is a <task-notification>.
+	Notification *Notification `json:"notification,omitempty"`
+}
+
+// Mark is a resume-gate segment mark found in a row (the raw regex match; the
+// detectors decide whether it decodes).
+type Mark struct {
+	At          Evidence `json:"at"`
+	Outstanding string   `json:"outstanding"` // the digits as written
+	Payload     string   `json:"payload"`
+}
+
+// AgentProgress links a spawn to its agent through an agent_progress row
+// (CLI 2.1.1x–2.1.76).
+type AgentProgress struct {
+	At        Evidence `json:"at"`
+	ToolUseID string   `json:"tool_use_id"`
+	AgentID   string   `json:"agent_id"`
+}
+
+// Meta is a subagent sidecar (agent-<id>.meta.json). Every field is optional.
+type Meta struct {
+	File          string `json:"file"`
+	AgentType     string `json:"agentType,omitempty"`
+	Description   string `json:"description,omitempty"`
+	ToolUseID     string `json:"toolUseId,omitempty"`
+	WorktreePath  string `json:"worktreePath,omitempty"`
+	SpawnDepth    int    `json:"spawnDepth,omitempty"`
+	ParentAgentID string `json:"parentAgentId,omitempty"`
+	RequestShape  string `json:"requestShape,omitempty"`
+	StoppedByUser bool   `json:"stoppedByUser,omitempty"`
+	// Problem is set when the sidecar could not be read or parsed.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Transcript is everything pmcheck keeps of one JSONL transcript file.
+type Transcript struct {
+	File string `json:"file"`
+	// AgentID is the id from the file name agent-<id>.jsonl ("" for a main transcript).
+	AgentID   string `json:"agent_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	GitBranch string `json:"git_branch,omitempty"`
+	// Helper is set for compaction, side-question and prompt-suggestion
+	// transcripts, which no tool call spawned.
+	Helper bool  `json:"helper,omitempty"`
+	Meta   *Meta `json:"meta,omitempty"`
+
+	Lines     int            `json:"lines"` // non-blank lines read
+	Rows      int            `json:"rows"`  // lines that decoded to a JSON object
+	Types     map[string]int `json:"types"`
+	Malformed []Malformed    `json:"malformed,omitempty"`
+	// OverCap counts lines longer than the line cap (also listed in Malformed).
+	OverCap int `json:"over_cap,omitempty"`
+
+	FirstTime time.Time `json:"first_time,omitzero"` // first timestamp in file order
+	LastTime  time.Time `json:"last_time,omitzero"`  // largest timestamp (the last write time)
+	// FirstRowLine / LastRowLine are the lines of the first and last rows.
+	FirstRowLine int    `json:"first_row_line,omitempty"`
+	LastRowLine  int    `json:"last_row_line,omitempty"`
+	Steps        []Step `json:"-"`
+
+	Tail          Tail            `json:"tail"`
+	ToolCalls     []*ToolCall     `json:"tool_calls,omitempty"`
+	ToolResults   []*ToolResult   `json:"tool_results,omitempty"`
+	Notifications []*Notification `json:"notifications,omitempty"`
+	QueueOps      []QueueOp       `json:"queue_ops,omitempty"`
+	Marks         []Mark          `json:"marks,omitempty"`
+	Progress      []AgentProgress `json:"agent_progress,omitempty"`
+	APIErrors     []*Event        `json:"api_errors,omitempty"`
+	Interrupts    []*Event        `json:"interrupts,omitempty"`
+}
+
+// WriteTimeAt returns the simulated write time of the given line: the running
+// maximum of timestamps up to it, or the file's first timestamp for lines above
+// it. Zero when the file has no timestamps.
+func (t *Transcript) WriteTimeAt(line int) time.Time {
+	if len(t.Steps) == 0 {
+		return time.Time{}
+	}
+	// Steps are sorted by Line; find the last step with Line <= line.
+	lo, hi := 0, len(t.Steps)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if t.Steps[mid].Line <= line {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return t.Steps[0].At
+	}
+	return t.Steps[lo-1].At
+}
+
+// CallByID returns the tool call with the given id, or nil.
+func (t *Transcript) CallByID(id string) *ToolCall {
+	for _, c := range t.ToolCalls {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// Run kinds.
+const (
+	KindSession  = "session"
+	KindWorkflow = "workflow"
+)
+
+// Run is one unit pmcheck analyses: a session (a main transcript with its
+// subagents) or a Workflow run (a run directory with its journal).
+type Run struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	// Path is the main transcript (sessions) or the run directory (workflows),
+	// relative to the root.
+	Path string `json:"path"`
+	// Main is the session's main transcript; for a workflow, its parent
+	// transcript. Nil when it is missing.
+	Main *Transcript `json:"main,omitempty"`
+	// Agents are the subagent transcripts that belong to the run, sorted by file.
+	Agents []*Transcript `json:"agents,omitempty"`
+
+	// Subagents are the Agent/Task calls of a session, in file order.
+	Subagents []*SubagentCall `json:"subagents,omitempty"`
+	// Launches are the Workflow calls of a session, in file order.
+	Launches []*WorkflowLaunch `json:"workflow_launches,omitempty"`
+
+	// Journal and Attempts are set for workflow runs.
+	Journal  *Journal   `json:"journal,omitempty"`
+	Attempts []*Attempt `json:"attempts,omitempty"`
+	// Orphans are journal result/failed lines that closed no open attempt.
+	Orphans []Orphan `json:"orphans,omitempty"`
+	// Launch is the parent's Workflow call that started this run, if found.
+	Launch *WorkflowLaunch `json:"launch,omitempty"`
+
+	// Problems are things pmcheck could not read or link, each a one-line
+	// message with where it happened.
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is a non-fatal input problem attached to a run.
+type Problem struct {
+	At      Evidence `json:"at"`
+	Message string   `json:"message"`
+}
+
+// Subagent modes.
+const (
+	ModeSync  = "sync"
+	ModeAsync = "async"
+)
+
+// SubagentCall is one Agent/Task call in a session, linked to its child transcript.
+type SubagentCall struct {
+	Call *ToolCall `json:"-"`
+	// Owner is the transcript that holds the call (the main transcript, or a
+	// subagent transcript for nested spawns).
+	Owner        string   `json:"owner"`
+	ToolUseID    string   `json:"tool_use_id"`
+	Tool         string   `json:"tool"`
+	Description  string   `json:"description"`
+	SubagentType string   `json:"subagent_type,omitempty"`
+	Mode         string   `json:"mode"`
+	At           Evidence `json:"at"`
+
+	AgentID string `json:"agent_id,omitempty"`
+	// LinkedBy lists every independent source that named AgentID, sorted:
+	// "toolUseResult", "result-tail", "notification", "sidecar", "agent-progress".
+	LinkedBy []string    `json:"linked_by,omitempty"`
+	Child    *Transcript `json:"-"`
+	// ChildFile is Child.File, for reports.
+	ChildFile string `json:"child_file,omitempty"`
+
+	Result        *ToolResult     `json:"-"`
+	ResultAt      *Evidence       `json:"result_at,omitempty"`
+	Notifications []*Notification `json:"-"`
+	// LastNotification is the last notification for this call (last one wins).
+	LastNotification *Notification `json:"last_notification,omitempty"`
+	// Status is the most authoritative status seen: the last notification's,
+	// else the tool result's toolUseResult status.
+	Status string `json:"status,omitempty"`
+}
+
+// WorkflowLaunch is one Workflow call in a session.
+type WorkflowLaunch struct {
+	Call      *ToolCall `json:"-"`
+	ToolUseID string    `json:"tool_use_id"`
+	At        Evidence  `json:"at"`
+	RunID     string    `json:"run_id,omitempty"`
+	TaskID    string    `json:"task_id,omitempty"`
+	Status    string    `json:"status,omitempty"` // toolUseResult status (async_launched, completed, …)
+	ResultAt  *Evidence `json:"result_at,omitempty"`
+	// LastNotification is the last task-notification for the launch's task id.
+	LastNotification *Notification `json:"last_notification,omitempty"`
+	// Stops are TaskStop calls that target the launch's task id.
+	Stops []Evidence `json:"stops,omitempty"`
+	// RunPath is the run directory (relative to the root) when it was found.
+	RunPath string `json:"run_path,omitempty"`
+}
+
+// Journal is a Workflow run's journal.jsonl.
+type Journal struct {
+	File      string        `json:"file"`
+	Lines     []JournalLine `json:"lines"`
+	Malformed []Malformed   `json:"malformed,omitempty"`
+	OverCap   int           `json:"over_cap,omitempty"`
+}
+
+// JournalLine is one parsed journal line.
+type JournalLine struct {
+	// Line is the 1-based physical line; Index counts non-blank lines from 1
+	// (watch numbers MALFORMED lines that way).
+	Line    int    `json:"line"`
+	Index   int    `json:"index"`
+	Type    string `json:"type"` // started | result | failed | other
+	Key     string `json:"key,omitempty"`
+	HasKey  bool   `json:"has_key"`
+	AgentID string `json:"agent_id,omitempty"`
+}
+
+// Attempt outcomes.
+const (
+	OutcomeCompleted = "completed"
+	OutcomeFailed    = "failed"
+	OutcomeKilled    = "killed"
+	OutcomeOpen      = "open"
+)
+
+// Attempt is one occurrence of a journal key: the ordinal-th time it was started.
+type Attempt struct {
+	Key     string   `json:"key"`
+	Ordinal int      `json:"ordinal"` // 1-based within the key
+	AgentID string   `json:"agent_id,omitempty"`
+	Started Evidence `json:"started"`
+	// ClosedBy is "completed" (a result line), "failed" (a failed line) or ""
+	// while open.
+	ClosedBy string    `json:"closed_by,omitempty"`
+	Closed   *Evidence `json:"closed,omitempty"`
+	// SupersededBy is the ordinal of the next attempt of the same key, 0 if none.
+	SupersededBy   int         `json:"superseded_by,omitempty"`
+	Transcript     *Transcript `json:"-"`
+	TranscriptFile string      `json:"transcript_file,omitempty"`
+}
+
+// Orphan is a journal result/failed line that closed no open attempt.
+type Orphan struct {
+	At      Evidence `json:"at"`
+	Type    string   `json:"type"`
+	Key     string   `json:"key"`
+	AgentID string   `json:"agent_id"`
+}

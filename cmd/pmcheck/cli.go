@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit codes of check and scan (PRODUCT.md §7). replay has watch's own codes
+// (0 / 3 / 4 / 2), documented in docs/replay.md.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitUsage    = 2
+	ExitInternal = 3
+)
+
+// CLI is the whole command line. Each command lives in its own file.
+type CLI struct {
+	Check   CheckCmd   `cmd:"" help:"Analyze runs, evaluate rules and write reports (the CI command)."`
+	Replay  ReplayCmd  `cmd:"" help:"Print what agent-postmortem watch would have printed for a Workflow run, and when."`
+	Scan    ScanCmd    `cmd:"" help:"List every run under a root."`
+	Render  RenderCmd  `cmd:"" help:"Render saved JSON reports in another format (merges several)."`
+	Rules   RulesCmd   `cmd:"" help:"List, explain and validate rules."`
+	Version VersionCmd `cmd:"" help:"Print the version."`
+}
+
+// Env is what every command's Run receives: the process's streams, so tests run
+// commands in-process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// ExitError carries an exit code out of a command. A nil Err means the command
+// already printed what it had to say.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// exitf returns an ExitError with a formatted one-line message.
+func exitf(code int, format string, args ...any) error {
+	return &ExitError{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// usageError is an input, usage or configuration error: exit 2.
+func usageError(format string, args ...any) error { return exitf(ExitUsage, format, args...) }
+
+// kongExit is thrown through kong's Exit hook so that --help and usage errors
+// return from Run instead of ending the process.
+type kongExit struct{ code int }
+
+// Run is pmcheck's whole program: parse args, run the command, map errors to
+// exit codes. It never calls os.Exit.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var cli CLI
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	defer func() {
+		if r := recover(); r != nil {
+			if k, ok := r.(kongExit); ok {
+				code = k.code
+				return
+			}
+			fmt.Fprintf(stderr, "pmcheck: internal error: %v (please report this with the input that caused it)\n", r)
+			code = ExitInternal
+		}
+	}()
+	parser, err := kong.New(&cli,
+		kong.Name("pmcheck"),
+		kong.Description("Offline, deterministic forensic analyzer for finished AI coding-agent runs."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) {
+			// kong exits 0 after --help and 80 on its own usage errors; usage
+			// errors are exit 2 here (PRODUCT.md §7).
+			if c != 0 {
+				c = ExitUsage
+			}
+			panic(kongExit{c})
+		}),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": Version},
+		kong.Bind(env),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "pmcheck: internal error: %v\n", err)
+		return ExitInternal
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "pmcheck: %s (run 'pmcheck --help' for usage)\n", oneLine(err.Error()))
+		return ExitUsage
+	}
+	if err := kctx.Run(env); err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			if ee.Err != nil {
+				fmt.Fprintf(stderr, "pmcheck: %s\n", oneLine(ee.Err.Error()))
+			}
+			return ee.Code
+		}
+		fmt.Fprintf(stderr, "pmcheck: %s\n", oneLine(err.Error()))
+		return ExitInternal
+	}
+	return ExitOK
+}
+
+// oneLine keeps error output to one line whatever an error wraps.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

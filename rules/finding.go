@@ -1,0 +1,35 @@
+// Package rules evaluates YAML-declared policy over the facts pmcheck derived,
+// producing Findings. Rules never print: reports render Findings.
+package rules
+
+import (
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Severity levels, from most to least severe.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityNote    = "note"
+)
+
+// Finding is one rule match: the single type every report renders.
+type Finding struct {
+	RuleID   string `json:"rule_id"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// RunID and RunKind name the run the fact came from.
+	RunID   string `json:"run_id"`
+	RunKind string `json:"run_kind"`
+	// Evidence lists the locations that prove the finding, the primary one first.
+	Evidence []model.Evidence `json:"evidence"`
+	// Time is the simulated time of the fact (zero when unknown).
+	Time time.Time `json:"time,omitzero"`
+	// Fingerprint is stable across runs and machines: it hashes the rule id, the
+	// run id and the fact's identity, never line numbers or times.
+	Fingerprint string `json:"fingerprint"`
+	// Suppressed is set when a baseline entry matched.
+	Suppressed bool `json:"suppressed,omitempty"`
+}
