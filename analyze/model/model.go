@@ -31,6 +31,8 @@ type Malformed struct {
 	Line    int    `json:"line"`
 	Reason  string `json:"reason"`
 	Skipped bool   `json:"skipped"`
+	// Length is the line's length in bytes, for over-cap lines.
+	Length int64 `json:"length,omitempty"`
 }
 
 // Step is one point of a file's write-time staircase: from line Line on, the

@@ -1,11 +1,122 @@
 package main
 
-// ScanCmd lists runs.
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// ScanCmd lists every run under a root.
 type ScanCmd struct {
-	Root string `arg:"" optional:"" name:"root" help:"Root to discover runs in (default ~/.claude/projects)."`
+	Root       string `arg:"" optional:"" name:"root" help:"Root to discover runs in (default ~/.claude/projects)."`
+	JSON       bool   `name:"json" help:"Print JSON instead of a table."`
+	AllowEmpty bool   `name:"allow-empty" help:"Exit 0 when no runs are found."`
+	LineCap    int64  `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes; longer lines are counted and skipped."`
 }
 
-// Run is not built yet.
+// scanRun is one row of the listing.
+type scanRun struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	analyze.Stats
+	Problems []model.Problem `json:"problems,omitempty"`
+}
+
+type scanOutput struct {
+	Inputs  []analyze.Input `json:"inputs"`
+	Runs    []scanRun       `json:"runs"`
+	Totals  analyze.Stats   `json:"totals"`
+	Skipped []model.Problem `json:"skipped,omitempty"`
+	Errors  []string        `json:"errors,omitempty"`
+}
+
+// Run lists the runs.
 func (c *ScanCmd) Run(env *Env) error {
-	return exitf(ExitInternal, "scan is not built yet")
+	root := c.Root
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return usageError("no root given and the home directory is unknown; give a root: pmcheck scan DIR")
+		}
+		root = filepath.Join(home, ".claude", "projects")
+	}
+	res, err := analyze.Load([]string{root}, analyze.Options{LineCap: c.LineCap})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	out := scanOutput{Inputs: res.Inputs, Skipped: res.Skipped, Errors: res.Errors, Runs: []scanRun{}}
+	for _, r := range res.Runs {
+		s := analyze.RunStats(r)
+		out.Runs = append(out.Runs, scanRun{Kind: r.Kind, ID: r.ID, Path: r.Path, Stats: s, Problems: r.Problems})
+		out.Totals.Agents += s.Agents
+		out.Totals.Attempts += s.Attempts
+		out.Totals.Files += s.Files
+		out.Totals.Rows += s.Rows
+		out.Totals.Malformed += s.Malformed
+	}
+	if c.JSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printScan(env, out)
+	}
+	for _, e := range res.Errors {
+		fmt.Fprintf(env.Stderr, "pmcheck: %s\n", e)
+	}
+	if len(res.Errors) > 0 {
+		return &ExitError{Code: ExitUsage}
+	}
+	if len(res.Runs) == 0 && !c.AllowEmpty {
+		return usageError("no runs found under %s: give a folder that holds session transcripts (<sessionId>.jsonl) or Workflow run directories (journal.jsonl), or pass --allow-empty", root)
+	}
+	return nil
+}
+
+func printScan(env *Env, out scanOutput) {
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tID\tAGENTS\tATTEMPTS\tROWS\tMALFORMED\tPATH")
+	for _, r := range out.Runs {
+		attempts := "-"
+		if r.Kind == model.KindWorkflow {
+			attempts = fmt.Sprint(r.Attempts)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%s\n", r.Kind, r.ID, r.Agents, attempts, r.Rows, r.Malformed, r.Path)
+	}
+	tw.Flush()
+	sessions, workflows := 0, 0
+	for _, r := range out.Runs {
+		if r.Kind == model.KindWorkflow {
+			workflows++
+		} else {
+			sessions++
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\n%d runs (%d sessions, %d workflow runs): %d files, %d rows, %d malformed lines skipped.\n",
+		len(out.Runs), sessions, workflows, out.Totals.Files, out.Totals.Rows, out.Totals.Malformed)
+	for _, r := range out.Runs {
+		for _, p := range r.Problems {
+			fmt.Fprintf(env.Stdout, "note: %s: %s\n", where(p.At), p.Message)
+		}
+	}
+	for _, p := range out.Skipped {
+		fmt.Fprintf(env.Stdout, "skipped: %s: %s\n", where(p.At), p.Message)
+	}
+}
+
+// where formats evidence as file:line (or file alone).
+func where(e model.Evidence) string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return e.File
 }

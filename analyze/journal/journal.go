@@ -1,0 +1,142 @@
+// Package journal reads a Workflow run's journal.jsonl and turns it into
+// attempts: each `started` line opens an occurrence of its key, each `result`
+// (or `failed`) line closes the open occurrence of its agent.
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// LineCap is watch's cap on one journal line (1 MiB): a longer line ends a live
+// watch with MALFORMED, so the reader reports it the same way.
+const LineCap = 1 << 20
+
+// ReadFile reads the journal at path; file is the name evidence carries.
+func ReadFile(path, file string) (*model.Journal, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, file)
+}
+
+type line struct {
+	Type    *string `json:"type"`
+	Key     *string `json:"key"`
+	AgentID *string `json:"agentId"`
+}
+
+// Read parses a journal stream. Malformed lines are recorded, never fatal.
+func Read(r io.Reader, file string) (*model.Journal, error) {
+	j := &model.Journal{File: file}
+	lr := jsonl.NewReader(r, LineCap)
+	index := 0
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: read error: %w", file, lr.LineCount()+1, err)
+		}
+		if l.OverCap {
+			index++
+			j.OverCap++
+			j.Malformed = append(j.Malformed, model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len})
+			continue
+		}
+		data := bytes.TrimSpace(l.Data)
+		if len(data) == 0 {
+			continue // watch drops blank lines
+		}
+		index++
+		var v line
+		err = json.Unmarshal(data, &v)
+		var typeErr *json.UnmarshalTypeError
+		if err != nil && !errors.As(err, &typeErr) {
+			reason := "not JSON"
+			if data[0] != '{' && json.Valid(data) {
+				reason = "not a JSON object"
+			} else if l.Torn {
+				reason = "torn final line (not JSON, no newline at end of file)"
+			}
+			j.Malformed = append(j.Malformed, model.Malformed{Line: l.N, Reason: reason, Skipped: true})
+			continue
+		}
+		jl := model.JournalLine{Line: l.N, Index: index, Type: "other"}
+		if v.Type != nil {
+			jl.Type = *v.Type
+		}
+		if v.Key != nil {
+			jl.Key, jl.HasKey = *v.Key, true
+		}
+		if v.AgentID != nil {
+			jl.AgentID = *v.AgentID
+		}
+		j.Lines = append(j.Lines, jl)
+	}
+	return j, nil
+}
+
+// Attempts runs the journal state machine: a `started` line opens occurrence
+// n+1 of its key (superseding occurrence n); a `result` or `failed` line closes
+// the open occurrence of its agentId, or is an orphan when none is open.
+// Lines without a key (runs written before the v2 key scheme) use the agent id
+// as their key, so each such agent is its own key. Other line types are ignored.
+func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
+	var (
+		attempts []*model.Attempt
+		orphans  []model.Orphan
+	)
+	lastByKey := map[string]*model.Attempt{}
+	for _, l := range j.Lines {
+		at := model.Evidence{File: j.File, Line: l.Line}
+		switch l.Type {
+		case "started":
+			key := KeyOf(l)
+			a := &model.Attempt{Key: key, Ordinal: 1, AgentID: l.AgentID, Started: at}
+			if prev := lastByKey[key]; prev != nil {
+				a.Ordinal = prev.Ordinal + 1
+				prev.SupersededBy = a.Ordinal
+			}
+			lastByKey[key] = a
+			attempts = append(attempts, a)
+		case "result", "failed":
+			closed := false
+			for i := len(attempts) - 1; i >= 0; i-- {
+				a := attempts[i]
+				if a.ClosedBy == "" && a.AgentID == l.AgentID && l.AgentID != "" {
+					a.ClosedBy = model.OutcomeCompleted
+					if l.Type == "failed" {
+						a.ClosedBy = model.OutcomeFailed
+					}
+					c := at
+					a.Closed = &c
+					closed = true
+					break
+				}
+			}
+			if !closed {
+				orphans = append(orphans, model.Orphan{At: at, Type: l.Type, Key: l.Key, AgentID: l.AgentID})
+			}
+		}
+	}
+	return attempts, orphans
+}
+
+// KeyOf is the key a journal line groups under.
+func KeyOf(l model.JournalLine) string {
+	if l.HasKey && l.Key != "" {
+		return l.Key
+	}
+	return "agent:" + l.AgentID
+}

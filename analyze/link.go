@@ -1,0 +1,482 @@
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/journal"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Link sources, in the order of trust used when they disagree.
+const (
+	LinkToolUseResult = "toolUseResult"
+	LinkResultTail    = "result-tail"
+	LinkNotification  = "notification"
+	LinkSidecar       = "sidecar"
+	LinkAgentProgress = "agent-progress"
+)
+
+// sessionRun builds the run of one main transcript.
+func (l *loader) sessionRun(rel string) {
+	main := l.transcript(rel)
+	if main == nil {
+		return
+	}
+	if main.Rows == 0 {
+		l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: main.File}, Message: "holds no transcript rows; not a session"})
+		return
+	}
+	run := &model.Run{Kind: model.KindSession, ID: main.SessionID, Path: main.File, Main: main}
+	if run.ID == "" {
+		run.ID = strings.TrimSuffix(path.Base(rel), ".jsonl")
+	}
+	// The session's own subagent transcripts: <sessionId>/subagents/** (not
+	// workflows/, which belong to their runs), and legacy agent-<id>.jsonl
+	// files beside the session that carry its sessionId.
+	side := strings.TrimSuffix(rel, ".jsonl") + "/subagents/"
+	own := map[string]*model.Transcript{}
+	for _, id := range sortedIDs(l.inv.AgentFiles) {
+		for _, f := range l.inv.AgentFiles[id] {
+			switch {
+			case strings.HasPrefix(f, side) && !strings.HasPrefix(f, side+"workflows/"):
+			case path.Dir(f) == path.Dir(rel) && main.SessionID != "":
+				t := l.transcript(f)
+				if t == nil || t.SessionID != main.SessionID {
+					continue
+				}
+			default:
+				continue
+			}
+			if t := l.transcript(f); t != nil {
+				own[id] = t
+				l.claimed[f] = true
+			}
+		}
+	}
+	agents := map[string]*model.Transcript{}
+	for id, t := range own {
+		agents[id] = t
+	}
+	// Link every Agent/Task call, in the main transcript and, for nested
+	// spawns, in the children (breadth first, each transcript once).
+	queue := []*model.Transcript{main}
+	seen := map[*model.Transcript]bool{main: true}
+	for len(queue) > 0 {
+		owner := queue[0]
+		queue = queue[1:]
+		for _, c := range owner.ToolCalls {
+			switch {
+			case c.IsSubagentSpawn():
+				sc := l.linkSubagent(run, owner, c, agents)
+				run.Subagents = append(run.Subagents, sc)
+				if sc.Child != nil && !seen[sc.Child] {
+					seen[sc.Child] = true
+					queue = append(queue, sc.Child)
+				}
+			case c.Name == "Workflow" && owner == main:
+				run.Launches = append(run.Launches, l.linkLaunch(main, c))
+			}
+		}
+	}
+	for _, t := range agents {
+		run.Agents = append(run.Agents, t)
+	}
+	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
+	l.res.Runs = append(l.res.Runs, run)
+}
+
+// linkSubagent resolves one Agent/Task call to its agent id and child
+// transcript, recording every source that named the id.
+func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.ToolCall, agents map[string]*model.Transcript) *model.SubagentCall {
+	sc := &model.SubagentCall{Call: c, Owner: owner.File, ToolUseID: c.ID, Tool: c.Name, Description: c.Description,
+		SubagentType: c.SubagentType, At: c.At, Mode: model.ModeSync}
+	if c.RunInBackground {
+		sc.Mode = model.ModeAsync
+	}
+	ids := map[string][]string{} // id -> sources
+	var order []string
+	add := func(id, source string) {
+		if id == "" {
+			return
+		}
+		if _, ok := ids[id]; !ok {
+			order = append(order, id)
+		}
+		ids[id] = append(ids[id], source)
+	}
+	if r := c.Result; r != nil {
+		sc.Result = r
+		at := r.At
+		sc.ResultAt = &at
+		add(r.AgentID, LinkToolUseResult)
+		add(r.TailAgentID, LinkResultTail)
+		if r.IsAsync || r.Status == "async_launched" || strings.HasPrefix(r.Text, "Async agent launched") {
+			sc.Mode = model.ModeAsync
+		}
+	}
+	// Notifications name the call by tool-use id (≥ 2.1.100) or, for agents,
+	// by task id == agent id.
+	for _, n := range allNotifications(owner) {
+		if n.ToolUseID == c.ID && c.ID != "" {
+			sc.Notifications = append(sc.Notifications, n)
+			add(n.TaskID, LinkNotification)
+		}
+	}
+	for _, p := range owner.Progress {
+		if p.ToolUseID == c.ID && c.ID != "" {
+			add(p.AgentID, LinkAgentProgress)
+		}
+	}
+	if c.ID != "" {
+		for _, f := range l.sidecarIndex()[c.ID] {
+			add(discover.AgentIDFromName(path.Base(f)), LinkSidecar)
+		}
+	}
+	if len(order) > 0 {
+		// Prefer the most trusted source when sources disagree.
+		best := order[0]
+		for _, id := range order {
+			if rank(ids[id]) < rank(ids[best]) {
+				best = id
+			}
+		}
+		if len(order) > 1 {
+			run.Problems = append(run.Problems, model.Problem{At: c.At, Message: fmt.Sprintf("call %s is linked to several agent ids (%s); using %s", c.ID, strings.Join(order, ", "), best)})
+		}
+		if discover.ValidID(best) {
+			sc.AgentID = best
+			src := append([]string(nil), ids[best]...)
+			sort.Strings(src)
+			sc.LinkedBy = dedupe(src)
+		} else {
+			run.Problems = append(run.Problems, model.Problem{At: c.At, Message: fmt.Sprintf("call %s names agent id %q, which is not a valid id; not linked", c.ID, best)})
+		}
+	}
+	if sc.AgentID != "" {
+		// Notifications without a tool-use id (older CLIs) name the agent by task id.
+		for _, n := range allNotifications(owner) {
+			if n.ToolUseID == "" && n.TaskID == sc.AgentID {
+				sc.Notifications = append(sc.Notifications, n)
+			}
+		}
+		sort.SliceStable(sc.Notifications, func(i, j int) bool { return sc.Notifications[i].At.Line < sc.Notifications[j].At.Line })
+		child := agents[sc.AgentID]
+		if child == nil {
+			child = l.findAgent(sc.AgentID)
+			if child != nil {
+				agents[sc.AgentID] = child
+			}
+		}
+		if child != nil {
+			sc.Child = child
+			sc.ChildFile = child.File
+		}
+	}
+	if n := len(sc.Notifications); n > 0 {
+		sc.LastNotification = sc.Notifications[n-1]
+		sc.Mode = model.ModeAsync
+	}
+	switch {
+	case sc.LastNotification != nil && sc.LastNotification.HasStatus:
+		sc.Status = sc.LastNotification.Status
+	case sc.Result != nil:
+		sc.Status = sc.Result.Status
+	}
+	return sc
+}
+
+func rank(sources []string) int {
+	best := 99
+	for _, s := range sources {
+		r := 5
+		switch s {
+		case LinkToolUseResult:
+			r = 0
+		case LinkResultTail:
+			r = 1
+		case LinkNotification:
+			r = 2
+		case LinkSidecar:
+			r = 3
+		case LinkAgentProgress:
+			r = 4
+		}
+		if r < best {
+			best = r
+		}
+	}
+	return best
+}
+
+// findAgent looks an agent id up anywhere under the root (layouts that are not
+// ~/.claude/projects keep subagents elsewhere). With several files of one id,
+// the first in path order is used.
+func (l *loader) findAgent(id string) *model.Transcript {
+	files := l.inv.AgentFiles[id]
+	for _, f := range files {
+		if strings.Contains(f, "/workflows/") {
+			continue
+		}
+		if t := l.transcript(f); t != nil {
+			l.claimed[f] = true
+			return t
+		}
+	}
+	return nil
+}
+
+// allNotifications returns a transcript's notifications from user rows and
+// queue enqueues, in line order.
+func allNotifications(t *model.Transcript) []*model.Notification {
+	out := append([]*model.Notification(nil), t.Notifications...)
+	for _, op := range t.QueueOps {
+		if op.Notification != nil {
+			out = append(out, op.Notification)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Line < out[j].At.Line })
+	return out
+}
+
+// linkLaunch reads a Workflow call's result, notifications and TaskStops.
+func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.WorkflowLaunch {
+	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID, At: c.At}
+	if r := c.Result; r != nil {
+		wl.RunID, wl.TaskID, wl.Status = r.RunID, r.TaskID, r.Status
+		at := r.At
+		wl.ResultAt = &at
+	}
+	for _, n := range allNotifications(main) {
+		if (n.ToolUseID != "" && n.ToolUseID == c.ID) || (n.ToolUseID == "" && wl.TaskID != "" && n.TaskID == wl.TaskID) {
+			wl.LastNotification = n
+		}
+	}
+	if wl.TaskID != "" {
+		for _, s := range main.ToolCalls {
+			if s.Name == "TaskStop" && s.TaskID == wl.TaskID {
+				wl.Stops = append(wl.Stops, s.At)
+			}
+		}
+	}
+	if wl.RunID != "" && discover.ValidID(wl.RunID) {
+		for _, d := range l.inv.WorkflowDirs {
+			if path.Base(d) == wl.RunID {
+				wl.RunPath = l.show(d)
+			}
+		}
+	}
+	return wl
+}
+
+// workflowRun builds the run of one Workflow run directory.
+func (l *loader) workflowRun(dir string) {
+	runID := path.Base(dir)
+	if dir == "." {
+		runID = path.Base(l.root)
+	}
+	run := &model.Run{Kind: model.KindWorkflow, ID: runID, Path: l.show(dir)}
+	jrel := path.Join(dir, "journal.jsonl")
+	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel))
+	if err != nil {
+		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
+		return
+	}
+	run.Journal = j
+	run.Attempts, run.Orphans = journal.Attempts(j)
+	byID := map[string]*model.Transcript{}
+	for _, id := range sortedIDs(l.inv.AgentFiles) {
+		for _, f := range l.inv.AgentFiles[id] {
+			if path.Dir(f) == dir {
+				if t := l.transcript(f); t != nil {
+					byID[id] = t
+					l.claimed[f] = true
+					run.Agents = append(run.Agents, t)
+				}
+			}
+		}
+	}
+	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
+	for _, a := range run.Attempts {
+		if a.AgentID == "" {
+			continue
+		}
+		if !discover.ValidID(a.AgentID) {
+			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: fmt.Sprintf("journal names agent id %q, which is not a valid id; its transcript is not read", a.AgentID)})
+			continue
+		}
+		if t := byID[a.AgentID]; t != nil {
+			a.Transcript = t
+			a.TranscriptFile = t.File
+		} else {
+			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: fmt.Sprintf("journal names agent %s but agent-%s.jsonl is not in the run directory", a.AgentID, a.AgentID)})
+		}
+	}
+	// The parent transcript sits beside the folder three levels up:
+	// <sessionId>/subagents/workflows/<runId>/ -> <sessionId>.jsonl.
+	if parts := strings.Split(dir, "/"); len(parts) >= 4 && parts[len(parts)-2] == "workflows" && parts[len(parts)-3] == "subagents" {
+		prel := strings.Join(parts[:len(parts)-3], "/") + ".jsonl"
+		if _, err := os.Stat(l.abs(prel)); err == nil {
+			if p := l.transcript(prel); p != nil {
+				run.Main = p
+				for _, c := range p.ToolCalls {
+					if c.Name == "Workflow" && c.Result != nil && c.Result.RunID == runID {
+						run.Launch = l.linkLaunch(p, c)
+					}
+				}
+			}
+		} else {
+			run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: "parent transcript " + l.show(prel) + " is missing"})
+		}
+	} else {
+		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: "run directory is not at <sessionId>/subagents/workflows/<runId>, so its parent transcript cannot be located"})
+	}
+	l.res.Runs = append(l.res.Runs, run)
+}
+
+// orphanRuns groups subagent transcripts that no session or run claimed (their
+// parent transcript is not under the root) into one run per folder and
+// session id, so their work is still analysed.
+func (l *loader) orphanRuns() {
+	type group struct{ owner, session string }
+	groups := map[group][]string{}
+	for _, id := range sortedIDs(l.inv.AgentFiles) {
+		for _, f := range l.inv.AgentFiles[id] {
+			if l.claimed[f] || strings.Contains(f, "/workflows/") {
+				continue
+			}
+			t := l.transcript(f)
+			if t == nil {
+				continue
+			}
+			owner := path.Dir(f)
+			if i := strings.LastIndex(f, "/subagents/"); i >= 0 {
+				owner = f[:i]
+			} else if strings.HasPrefix(f, "subagents/") {
+				owner = "."
+			}
+			g := group{owner, t.SessionID}
+			groups[g] = append(groups[g], f)
+		}
+	}
+	keys := make([]group, 0, len(groups))
+	for g := range groups {
+		keys = append(keys, g)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].owner != keys[j].owner {
+			return keys[i].owner < keys[j].owner
+		}
+		return keys[i].session < keys[j].session
+	})
+	for _, g := range keys {
+		run := &model.Run{Kind: model.KindSession, ID: g.session, Path: l.show(g.owner)}
+		if run.ID == "" {
+			run.ID = path.Base(g.owner)
+			if g.owner == "." {
+				run.ID = path.Base(l.root)
+			}
+		}
+		sort.Strings(groups[g])
+		for _, f := range groups[g] {
+			run.Agents = append(run.Agents, l.transcript(f))
+		}
+		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: fmt.Sprintf("%d subagent transcript(s) of session %s whose parent transcript is not under the root; give the folder that holds the parent too", len(run.Agents), run.ID)})
+		l.res.Runs = append(l.res.Runs, run)
+	}
+}
+
+// sidecarIndex maps a sidecar's toolUseId to the agent transcripts it
+// describes. Sidecars are read once per root, and they are small.
+func (l *loader) sidecarIndex() map[string][]string {
+	if l.metaByToolUse != nil {
+		return l.metaByToolUse
+	}
+	l.metaByToolUse = map[string][]string{}
+	l.metas = map[string]*model.Meta{}
+	files := make([]string, 0, len(l.inv.Metas))
+	for f := range l.inv.Metas {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		m := readMeta(l.abs(l.inv.Metas[f]), l.show(l.inv.Metas[f]))
+		l.metas[f] = m
+		if m.ToolUseID != "" && !strings.Contains(f, "/workflows/") {
+			l.metaByToolUse[m.ToolUseID] = append(l.metaByToolUse[m.ToolUseID], f)
+		}
+	}
+	return l.metaByToolUse
+}
+
+func (l *loader) abs(rel string) string {
+	return path.Join(strings.ReplaceAll(l.root, "\\", "/"), rel)
+}
+
+func readMeta(p, file string) *model.Meta {
+	m := &model.Meta{File: file}
+	data, err := os.ReadFile(p) // sidecars are a few hundred bytes
+	if err != nil {
+		m.Problem = "cannot be read: " + readReason(err)
+		return m
+	}
+	if len(data) > 1<<20 {
+		m.Problem = "larger than 1 MiB; ignored"
+		return m
+	}
+	var raw struct {
+		AgentType     *string `json:"agentType"`
+		Description   *string `json:"description"`
+		ToolUseID     *string `json:"toolUseId"`
+		WorktreePath  *string `json:"worktreePath"`
+		SpawnDepth    *int    `json:"spawnDepth"`
+		ParentAgentID *string `json:"parentAgentId"`
+		RequestShape  *string `json:"requestShape"`
+		StoppedByUser *bool   `json:"stoppedByUser"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); !ok {
+			m.Problem = "not a JSON object"
+			return m
+		}
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	m.AgentType, m.Description, m.ToolUseID = str(raw.AgentType), str(raw.Description), str(raw.ToolUseID)
+	m.WorktreePath, m.ParentAgentID, m.RequestShape = str(raw.WorktreePath), str(raw.ParentAgentID), str(raw.RequestShape)
+	if raw.SpawnDepth != nil {
+		m.SpawnDepth = *raw.SpawnDepth
+	}
+	if raw.StoppedByUser != nil {
+		m.StoppedByUser = *raw.StoppedByUser
+	}
+	return m
+}
+
+func sortedIDs(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

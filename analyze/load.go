@@ -1,0 +1,216 @@
+// Package analyze is pmcheck's one entry point from files to runs: it resolves
+// the paths given on the command line to roots, discovers the runs under them,
+// reads every transcript and journal once, and links parents to children.
+// Detectors and the replay work on what Load returns.
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+)
+
+// Options tune loading.
+type Options struct {
+	// LineCap is the longest transcript line read (jsonl.DefaultLineCap when 0).
+	LineCap int64
+}
+
+// Result is everything Load found.
+type Result struct {
+	// Inputs are the paths as given, each with the root it resolved to.
+	Inputs []Input
+	// Runs are sorted by (kind, path).
+	Runs []*model.Run
+	// Errors are inputs that could not be read at all (the check fails closed
+	// on them); each is one line with where and how to fix.
+	Errors []string
+	// Skipped are entries that were deliberately not used (symbolic links
+	// leaving the root, files that hold no transcript rows), with the reason.
+	Skipped []model.Problem
+}
+
+// Input is one path from the command line.
+type Input struct {
+	Path string `json:"path"`
+	// Root is the directory evidence paths are relative to (as a display
+	// prefix: the root as given, or "" when it was absolute).
+	Root string `json:"root"`
+}
+
+// Load reads every run under the given paths. An error is returned only for
+// paths that do not exist or are not readable; problems inside the inputs are
+// reported on the runs.
+func Load(paths []string, opts Options) (*Result, error) {
+	res := &Result{}
+	for _, p := range paths {
+		if err := loadPath(res, p, opts); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(res.Runs, func(i, j int) bool {
+		a, b := res.Runs[i], res.Runs[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Kind < b.Kind
+	})
+	return res, nil
+}
+
+// target narrows a root to one run when the path named a file or run directory.
+type target struct {
+	session  string // rel path of a session transcript
+	workflow string // rel path of a workflow run directory
+}
+
+func loadPath(res *Result, given string, opts Options) error {
+	st, err := os.Stat(given)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("%s: no such file or directory (give a session transcript, a Workflow run directory, or a folder to search)", given)
+		}
+		return fmt.Errorf("%s: cannot be read: %v", given, err)
+	}
+	root, tgt := given, target{}
+	switch {
+	case st.IsDir():
+		if _, err := os.Stat(filepath.Join(given, "journal.jsonl")); err == nil {
+			root, tgt.workflow = workflowRoot(given)
+		}
+	case filepath.Base(given) == "journal.jsonl":
+		root, tgt.workflow = workflowRoot(filepath.Dir(given))
+	case strings.HasSuffix(given, ".jsonl"):
+		root = filepath.Dir(given)
+		tgt.session = filepath.Base(given)
+		if discover.AgentIDFromName(tgt.session) != "" {
+			return fmt.Errorf("%s: is a subagent transcript; give its parent session transcript or the folder that holds both", given)
+		}
+	default:
+		return fmt.Errorf("%s: not a .jsonl transcript, a journal.jsonl or a directory", given)
+	}
+	display := ""
+	if !filepath.IsAbs(root) {
+		display = filepath.ToSlash(filepath.Clean(root))
+		if display == "." {
+			display = ""
+		}
+	}
+	res.Inputs = append(res.Inputs, Input{Path: given, Root: display})
+	inv, err := discover.Walk(root)
+	if err != nil {
+		return fmt.Errorf("%s: cannot be listed: %v", given, err)
+	}
+	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts,
+		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{}}
+	for _, r := range inv.Refused {
+		res.Skipped = append(res.Skipped, model.Problem{At: model.Evidence{File: l.show(r.Path)}, Message: r.Reason})
+	}
+	l.load(tgt)
+	return nil
+}
+
+// workflowRoot returns the root that holds a run directory's parent transcript
+// (<root>/<sessionId>/subagents/workflows/<runId>) and the run directory
+// relative to it. A run directory in another layout is its own root.
+func workflowRoot(dir string) (string, string) {
+	clean := filepath.Clean(dir)
+	wf := filepath.Dir(clean)
+	sub := filepath.Dir(wf)
+	if filepath.Base(wf) == "workflows" && filepath.Base(sub) == "subagents" {
+		top := filepath.Dir(filepath.Dir(sub))
+		rel, err := filepath.Rel(top, clean)
+		if err == nil {
+			return top, filepath.ToSlash(rel)
+		}
+	}
+	return clean, "."
+}
+
+type loader struct {
+	res         *Result
+	root        string
+	display     string
+	inv         *discover.Inventory
+	opts        Options
+	transcripts map[string]*model.Transcript // by rel path; nil value: unreadable
+	claimed     map[string]bool              // agent files that belong to a run
+	// metaByToolUse and metas are filled on first use by sidecarIndex.
+	metaByToolUse map[string][]string
+	metas         map[string]*model.Meta
+}
+
+// show turns a root-relative path into the path evidence carries.
+func (l *loader) show(rel string) string {
+	if l.display == "" {
+		return rel
+	}
+	if rel == "." {
+		return l.display
+	}
+	return path.Join(l.display, rel)
+}
+
+// transcript reads a file once.
+func (l *loader) transcript(rel string) *model.Transcript {
+	if t, ok := l.transcripts[rel]; ok {
+		return t
+	}
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+	if err != nil {
+		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
+		l.transcripts[rel] = nil
+		return nil
+	}
+	if id := discover.AgentIDFromName(path.Base(rel)); id != "" {
+		t.AgentID = id
+		t.Helper = discover.IsHelperAgent(id)
+		if _, ok := l.inv.Metas[rel]; ok {
+			t.Meta = l.sidecarMeta(rel)
+		}
+	}
+	l.transcripts[rel] = t
+	return t
+}
+
+func readReason(err error) string {
+	switch {
+	case errors.Is(err, os.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, os.ErrNotExist):
+		return "does not exist"
+	}
+	return err.Error()
+}
+
+func (l *loader) load(tgt target) {
+	if tgt.workflow != "" {
+		l.workflowRun(tgt.workflow)
+		return
+	}
+	if tgt.session != "" {
+		l.sessionRun(tgt.session)
+		return
+	}
+	for _, s := range l.inv.Sessions {
+		l.sessionRun(s)
+	}
+	for _, d := range l.inv.WorkflowDirs {
+		l.workflowRun(d)
+	}
+	l.orphanRuns()
+}
+
+// sidecarMeta returns the parsed sidecar of an agent transcript.
+func (l *loader) sidecarMeta(rel string) *model.Meta {
+	l.sidecarIndex()
+	return l.metas[rel]
+}

@@ -1,0 +1,396 @@
+// Package transcript streams a Claude Code JSONL transcript into a compact
+// model.Transcript: the tool calls, results, notifications, queue operations,
+// segment marks, the write-time staircase and how the file ends. No row is kept
+// once it has been summarised, so memory depends on the number of facts, not
+// on the size of the file.
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Options tune the reader.
+type Options struct {
+	// LineCap is the longest line read (jsonl.DefaultLineCap when 0).
+	LineCap int64
+}
+
+// ReadFile opens path and reads it; file is the name evidence carries.
+func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, file, opts)
+}
+
+// Read summarises a transcript stream. Only I/O errors are returned: malformed
+// lines are counted in the result, never fatal.
+func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
+	b := newBuilder(file)
+	lr := jsonl.NewReader(r, opts.LineCap)
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: read error: %w", file, lr.LineCount()+1, err)
+		}
+		b.line(l)
+	}
+	return b.finish(), nil
+}
+
+// markRE matches a resume-gate segment mark anywhere in a raw row.
+var markRE = regexp.MustCompile(`\[resume-gate\] segment-mark v1 outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)
+
+var agentIDLineRE = regexp.MustCompile(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
+
+type builder struct {
+	t              *model.Transcript
+	curMax         time.Time
+	names          map[string]string // tool_use id -> tool name
+	callByID       map[string]*model.ToolCall
+	pending        map[string][]*model.ToolResult // results seen before their call
+	lastMeaningful *model.Event
+}
+
+func newBuilder(file string) *builder {
+	return &builder{
+		t:        &model.Transcript{File: file, Types: map[string]int{}},
+		names:    map[string]string{},
+		callByID: map[string]*model.ToolCall{},
+		pending:  map[string][]*model.ToolResult{},
+	}
+}
+
+func (b *builder) malformed(n int, reason string, skipped bool, length int64) {
+	b.t.Malformed = append(b.t.Malformed, model.Malformed{Line: n, Reason: reason, Skipped: skipped, Length: length})
+}
+
+func (b *builder) line(l jsonl.Line) {
+	t := b.t
+	if l.OverCap {
+		t.Lines++
+		t.OverCap++
+		b.malformed(l.N, fmt.Sprintf("line of %d bytes is over the line cap; skipped", l.Len), true, l.Len)
+		return
+	}
+	data := bytes.TrimSpace(l.Data)
+	if len(data) == 0 {
+		return
+	}
+	t.Lines++
+	if bytes.IndexByte(data, 0) >= 0 {
+		b.malformed(l.N, "contains a NUL byte", true, 0)
+		return
+	}
+	var r row
+	err := json.Unmarshal(data, &r)
+	var typeErr *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &typeErr) {
+		switch {
+		case data[0] != '{' && json.Valid(data):
+			b.malformed(l.N, "not a JSON object", true, 0)
+		case l.Torn:
+			b.malformed(l.N, "torn final line (not JSON, no newline at end of file)", true, 0)
+		default:
+			b.malformed(l.N, "not JSON", true, 0)
+		}
+		return
+	}
+	if !utf8.Valid(data) {
+		b.malformed(l.N, "invalid UTF-8 (read with replacement characters)", false, 0)
+	}
+	t.Rows++
+	typ := r.Type
+	if typ == "" {
+		typ = "(none)"
+	}
+	t.Types[typ]++
+	if t.FirstRowLine == 0 {
+		t.FirstRowLine = l.N
+	}
+	t.LastRowLine = l.N
+
+	ts := parseTime(r.Timestamp)
+	if !ts.IsZero() {
+		if t.FirstTime.IsZero() {
+			t.FirstTime = ts
+		}
+		if ts.After(b.curMax) {
+			b.curMax = ts
+			t.Steps = append(t.Steps, model.Step{Line: l.N, At: ts})
+		}
+	}
+	if t.SessionID == "" && r.SessionID != "" {
+		t.SessionID = r.SessionID
+	}
+	if t.Version == "" && r.Version != "" {
+		t.Version = r.Version
+	}
+	if t.Cwd == "" && r.Cwd != "" {
+		t.Cwd = r.Cwd
+	}
+	if r.GitBranch != "" {
+		t.GitBranch = r.GitBranch // the latest branch the session was on
+	}
+	at := model.Evidence{File: t.File, Line: l.N, Time: b.curMax}
+
+	if bytes.Contains(data, []byte(harness.SegmentMarkPrefix)) {
+		for _, m := range markRE.FindAllSubmatch(data, -1) {
+			t.Marks = append(t.Marks, model.Mark{At: at, Outstanding: string(m[1]), Payload: string(m[2])})
+		}
+	}
+
+	switch r.Type {
+	case "user", "assistant":
+		b.conversation(&r, at, ts)
+	case "queue-operation":
+		op := model.QueueOp{At: at, Operation: r.Operation}
+		if r.Operation == "enqueue" {
+			if text := r.Content.text(); IsNotification(text) {
+				op.Notification = ParseNotification(text, at, "queue-enqueue")
+			}
+		}
+		t.QueueOps = append(t.QueueOps, op)
+	case "progress":
+		if r.Data.Type == "agent_progress" && r.Data.AgentID != "" && r.ParentToolUseID != "" {
+			t.Progress = append(t.Progress, model.AgentProgress{At: at, ToolUseID: r.ParentToolUseID, AgentID: r.Data.AgentID})
+		}
+	}
+}
+
+func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
+	t := b.t
+	role := r.Type
+	ev := &model.Event{Line: at.Line, Role: role, Timestamp: ts, WriteTime: at.Time}
+	var c *content
+	if r.Message != nil {
+		c = &r.Message.Content
+		ev.StopReason = r.Message.StopReason
+		ev.Synthetic = r.Message.Model == "<synthetic>"
+	}
+	text := ""
+	hasTool, onlyResults := false, c != nil && !c.isString && len(c.blocks) > 0
+	if c != nil {
+		text = c.text()
+		for i := range c.blocks {
+			blk := &c.blocks[i]
+			switch blk.Type {
+			case "tool_use", "server_tool_use":
+				hasTool = true
+				b.toolUse(blk, at, ts)
+			case "tool_result":
+				hasTool = true
+				b.toolResult(blk, r, at, ts)
+			}
+			if blk.Type != "tool_result" {
+				onlyResults = false
+			}
+		}
+	}
+	ev.Meaningful = strings.TrimSpace(text) != "" || hasTool
+	ev.Text = capString(text, model.TextHeadLimit)
+	ev.ToolResultOnly = role == "user" && onlyResults
+	if role == "assistant" && r.IsAPIErrorMessage {
+		ev.APIError = string(r.Error)
+		if ev.APIError == "" {
+			ev.APIError = "unknown"
+		}
+		t.APIErrors = append(t.APIErrors, ev)
+	}
+	if role == "user" {
+		if IsNotification(text) || r.Origin.Kind == "task-notification" {
+			if IsNotification(text) {
+				t.Notifications = append(t.Notifications, ParseNotification(text, at, "user-row"))
+			}
+		}
+		if strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.KillSentinelPrefix) {
+			t.Interrupts = append(t.Interrupts, ev)
+		}
+		t.Tail.LastUser = ev
+		t.Tail.MeaningfulBeforeLastUser = b.lastMeaningful
+	} else {
+		t.Tail.LastAssistant = ev
+	}
+	t.Tail.LastEvent = ev
+	if ev.Meaningful {
+		b.lastMeaningful = ev
+		t.Tail.LastMeaningful = ev
+	}
+}
+
+func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
+	in := &blk.Input
+	c := &model.ToolCall{ID: blk.ID, Name: blk.Name, At: at, Timestamp: ts}
+	switch blk.Name {
+	case "Agent", "Task":
+		c.Description = in.Description
+		c.Prompt = capString(in.Prompt, model.PromptLimit)
+		c.SubagentType = in.SubagentType
+		c.RunInBackground = in.RunInBackground
+		c.AgentName = in.Name
+	case "Workflow":
+		c.Description = in.Description
+		c.WorkflowName = in.Name
+		c.ResumeFromRun = in.ResumeFromRunID
+		if c.Description == "" {
+			c.Description = in.ScriptPath
+		}
+	case "Bash":
+		c.Command = capString(in.Command, model.CommandLimit)
+		c.Description = in.Description
+		c.RunInBackground = in.RunInBackground
+	case "Write", "Edit", "MultiEdit":
+		c.FilePath = in.FilePath
+	case "NotebookEdit":
+		c.FilePath = in.NotebookPath
+		if c.FilePath == "" {
+			c.FilePath = in.FilePath
+		}
+	case "TaskStop", "KillShell", "TaskOutput", "BashOutput":
+		c.TaskID = in.TaskID
+		if c.TaskID == "" {
+			c.TaskID = in.ShellID
+		}
+	}
+	b.t.ToolCalls = append(b.t.ToolCalls, c)
+	if c.ID != "" {
+		b.names[c.ID] = c.Name
+		if _, dup := b.callByID[c.ID]; !dup {
+			b.callByID[c.ID] = c
+		}
+		for _, res := range b.pending[c.ID] {
+			if c.Result == nil {
+				c.Result = res
+			}
+		}
+		delete(b.pending, c.ID)
+	}
+}
+
+func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time) {
+	text := blk.Content.text()
+	res := &model.ToolResult{ToolUseID: blk.ToolUseID, At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text)}
+	limit := 4 << 10
+	switch b.names[blk.ToolUseID] {
+	case "Agent", "Task", "Workflow":
+		limit = model.AgentResultLimit
+	case "Bash":
+		limit = model.BashResultLimit
+	case "":
+	default:
+		limit = model.TextHeadLimit
+	}
+	res.Text = capString(text, limit)
+	res.HasPartialNotice = strings.Contains(text, harness.PartialNotice())
+	res.StartsWithAPIErrorPrefix = strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.APIErrorPrefix)
+	if ms := agentIDLineRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		res.TailAgentID = ms[len(ms)-1][1]
+	}
+	if u := &r.ToolUseResult; u.present {
+		if u.str != "" {
+			res.ResultString = capString(u.str, model.TextHeadLimit)
+		}
+		res.Status, res.AgentID, res.IsAsync = u.Status, u.AgentID, u.IsAsync
+		res.RunID, res.TaskID, res.BackgroundTaskID = u.RunID, u.TaskID, u.BackgroundTaskID
+		res.Interrupted = u.Interrupted
+	}
+	b.t.ToolResults = append(b.t.ToolResults, res)
+	if c := b.callByID[blk.ToolUseID]; c != nil {
+		if c.Result == nil {
+			c.Result = res
+		}
+	} else if blk.ToolUseID != "" {
+		b.pending[blk.ToolUseID] = append(b.pending[blk.ToolUseID], res)
+	}
+}
+
+// finish gives rows above the file's first timestamp that timestamp as their
+// write time (a file cannot have been written before its first stamped row
+// as far as the clock can tell), and returns the transcript.
+func (b *builder) finish() *model.Transcript {
+	t := b.t
+	t.LastTime = b.curMax
+	if !t.FirstTime.IsZero() && len(t.Steps) > 0 {
+		first := t.Steps[0].At
+		fix := func(e *model.Evidence) {
+			if e.Time.IsZero() {
+				e.Time = first
+			}
+		}
+		fixEv := func(ev *model.Event) {
+			if ev != nil && ev.WriteTime.IsZero() {
+				ev.WriteTime = first
+			}
+		}
+		for _, c := range t.ToolCalls {
+			fix(&c.At)
+		}
+		for _, r := range t.ToolResults {
+			fix(&r.At)
+		}
+		for _, n := range t.Notifications {
+			fix(&n.At)
+		}
+		for i := range t.QueueOps {
+			fix(&t.QueueOps[i].At)
+			if n := t.QueueOps[i].Notification; n != nil {
+				fix(&n.At)
+			}
+		}
+		for i := range t.Marks {
+			fix(&t.Marks[i].At)
+		}
+		for i := range t.Progress {
+			fix(&t.Progress[i].At)
+		}
+		for _, ev := range []*model.Event{t.Tail.LastEvent, t.Tail.LastUser, t.Tail.LastAssistant, t.Tail.MeaningfulBeforeLastUser, t.Tail.LastMeaningful} {
+			fixEv(ev)
+		}
+		for _, ev := range t.APIErrors {
+			fixEv(ev)
+		}
+		for _, ev := range t.Interrupts {
+			fixEv(ev)
+		}
+	}
+	return t
+}
+
+// parseTime reads an ISO-8601 timestamp and returns it in UTC. A timestamp
+// without an offset is taken as UTC (Claude Code always writes Z; documented
+// in docs/input-formats.md). Unparseable values give the zero time.
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC()
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// ParseTime is parseTime for other readers (journal, sidecars).
+func ParseTime(s string) time.Time { return parseTime(s) }
