@@ -62,7 +62,7 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 		var v line
 		err = json.Unmarshal(data, &v)
 		var typeErr *json.UnmarshalTypeError
-		if err != nil && !errors.As(err, &typeErr) {
+		if data[0] != '{' || (err != nil && !errors.As(err, &typeErr)) {
 			reason := "not JSON"
 			if data[0] != '{' && json.Valid(data) {
 				reason = "not a JSON object"

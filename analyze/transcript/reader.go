@@ -103,7 +103,7 @@ func (b *builder) line(l jsonl.Line) {
 	var r row
 	err := json.Unmarshal(data, &r)
 	var typeErr *json.UnmarshalTypeError
-	if err != nil && !errors.As(err, &typeErr) {
+	if data[0] != '{' || (err != nil && !errors.As(err, &typeErr)) {
 		switch {
 		case data[0] != '{' && json.Valid(data):
 			b.malformed(l.N, "not a JSON object", true, 0)
