@@ -77,7 +77,7 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 			jl.Type = *v.Type
 		}
 		if v.Key != nil {
-			jl.Key, jl.HasKey = *v.Key, true
+			jl.Key, jl.HasKey = *v.Key, *v.Key != ""
 		}
 		if v.AgentID != nil {
 			jl.AgentID = *v.AgentID

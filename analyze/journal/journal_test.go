@@ -1,0 +1,105 @@
+package journal
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+func parse(t *testing.T, in string) *model.Journal {
+	t.Helper()
+	j, err := Read(strings.NewReader(in), "journal.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// TestRetriesSupersedeAndResultsClose: a key started three times has
+// ordinals 1..3, each superseded by the next; the result closes the open
+// attempt of its agent only.
+func TestRetriesSupersedeAndResultsClose(t *testing.T) {
+	j := parse(t, `{"type":"started","key":"v2:k","agentId":"a1"}
+{"type":"started","key":"v2:k","agentId":"a2"}
+{"type":"started","key":"v2:other","agentId":"b1"}
+{"type":"started","key":"v2:k","agentId":"a3"}
+{"type":"result","key":"v2:k","agentId":"a3","result":{"ok":true}}
+{"type":"failed","key":"v2:other","agentId":"b1"}
+`)
+	atts, orphans := Attempts(j)
+	if len(orphans) != 0 || len(atts) != 4 {
+		t.Fatalf("attempts %d orphans %d", len(atts), len(orphans))
+	}
+	want := []struct {
+		key             string
+		ord, superseded int
+		closed          string
+	}{{"v2:k", 1, 2, ""}, {"v2:k", 2, 3, ""}, {"v2:other", 1, 0, "failed"}, {"v2:k", 3, 0, "completed"}}
+	for i, w := range want {
+		a := atts[i]
+		if a.Key != w.key || a.Ordinal != w.ord || a.SupersededBy != w.superseded || a.ClosedBy != w.closed {
+			t.Errorf("attempt %d = %+v, want %+v", i, a, w)
+		}
+	}
+	if atts[3].Closed == nil || atts[3].Closed.Line != 5 {
+		t.Errorf("closing evidence = %+v", atts[3].Closed)
+	}
+}
+
+// TestOrphanResultClosesNothing: a result whose agent has no open attempt
+// (a respawned agent journaled under another key, or a second result) is an
+// orphan and leaves every attempt as it was.
+func TestOrphanResultClosesNothing(t *testing.T) {
+	j := parse(t, `{"type":"started","key":"v2:k","agentId":"a1"}
+{"type":"result","key":"v2:k","agentId":"zz"}
+{"type":"result","key":"v2:k","agentId":"a1"}
+{"type":"result","key":"v2:k","agentId":"a1"}
+`)
+	atts, orphans := Attempts(j)
+	if len(atts) != 1 || atts[0].ClosedBy != "completed" || atts[0].Closed.Line != 3 {
+		t.Fatalf("attempts = %+v", atts)
+	}
+	if len(orphans) != 2 || orphans[0].AgentID != "zz" || orphans[0].At.Line != 2 || orphans[1].At.Line != 4 {
+		t.Fatalf("orphans = %+v", orphans)
+	}
+}
+
+// TestKeylessLinesGroupByAgent: runs written before the v2 key scheme have no
+// key; each agent is then its own key.
+func TestKeylessLinesGroupByAgent(t *testing.T) {
+	j := parse(t, `{"type":"started","agentId":"a1"}
+{"type":"started","agentId":"a2"}
+{"type":"result","agentId":"a1"}
+`)
+	atts, _ := Attempts(j)
+	if len(atts) != 2 || atts[0].Key != "agent:a1" || atts[1].Key != "agent:a2" || atts[1].Ordinal != 1 {
+		t.Fatalf("attempts = %+v", atts)
+	}
+}
+
+// TestMalformedJournalLines: not JSON, not an object, blank lines (not
+// counted), an over-long line, and unknown types (kept, ignored by Attempts).
+func TestMalformedJournalLines(t *testing.T) {
+	in := "{\"type\":\"started\",\"key\":\"k\",\"agentId\":\"a\"}\n\nnot json\n[1]\n" + `{"type":"launched","agentId":"a"}` + "\n" + `{"type":"result","key":"` + strings.Repeat("x", LineCap) + `"}` + "\n" + `{"type":"started","key":7,"agentId":"b"}` + "\n"
+	j := parse(t, in)
+	if len(j.Malformed) != 3 {
+		t.Fatalf("malformed = %+v", j.Malformed)
+	}
+	want := []model.Malformed{{Line: 3, Reason: "not JSON", Skipped: true}, {Line: 4, Reason: "not a JSON object", Skipped: true}}
+	for i, w := range want {
+		if j.Malformed[i] != w {
+			t.Errorf("malformed[%d] = %+v, want %+v", i, j.Malformed[i], w)
+		}
+	}
+	if m := j.Malformed[2]; m.Line != 6 || m.Reason != "line longer than 1 MB" {
+		t.Errorf("long line = %+v", m)
+	}
+	// Index counts non-blank lines, as watch numbers them.
+	if len(j.Lines) != 3 || j.Lines[0].Index != 1 || j.Lines[1].Index != 4 || j.Lines[1].Type != "launched" {
+		t.Errorf("lines = %+v", j.Lines)
+	}
+	if l := j.Lines[2]; l.HasKey || l.AgentID != "b" {
+		t.Errorf("a number where the key belongs leaves the line keyless: %+v", l)
+	}
+}
