@@ -8,7 +8,10 @@
 // the Evidence (file, line, simulated time) that proves it.
 package model
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Evidence points at the row that proves a fact.
 type Evidence struct {
@@ -123,14 +126,28 @@ const (
 	CommandLimit = 64 << 10
 	// AgentResultLimit caps the text kept of an Agent/Task tool result.
 	AgentResultLimit = 4 << 10
-	// BashResultLimit caps the text kept of a Bash tool result.
-	BashResultLimit = 4 << 10
+	// BashResultLimit caps the text kept of a Bash tool result: enough for
+	// the first lines of git's output (commit ids, push targets).
+	BashResultLimit = 1 << 10
+	// OtherResultLimit caps the text kept of any other tool's result; most
+	// bytes of a transcript are such output, and nothing downstream reads it.
+	OtherResultLimit = 160
 )
 
 // IsSpawn reports whether the call starts a subagent (Task, Agent) or a
 // Workflow run. TaskCreate, TaskOutput, SendMessage and friends are not spawns.
 func (c *ToolCall) IsSpawn() bool {
 	return c.Name == "Agent" || c.Name == "Task" || c.Name == "Workflow"
+}
+
+// Retained reports whether calls of a tool are kept in Transcript.ToolCalls.
+func Retained(tool string) bool {
+	switch tool {
+	case "Agent", "Task", "Workflow", "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit",
+		"TaskStop", "KillShell", "TaskOutput", "BashOutput", "SendMessage":
+		return true
+	}
+	return strings.HasPrefix(tool, "mcp__")
 }
 
 // IsSubagentSpawn reports whether the call is an Agent or Task call.
@@ -250,15 +267,24 @@ type Transcript struct {
 	LastRowLine  int    `json:"last_row_line,omitempty"`
 	Steps        []Step `json:"-"`
 
-	Tail          Tail            `json:"tail"`
+	Tail Tail `json:"tail"`
+	// ToolCounts counts every tool_use by tool name. ToolCalls keeps only the
+	// calls something downstream reads (spawns, Bash, file writes, task
+	// control, MCP tools), so memory follows the facts, not the file size;
+	// ToolResults keeps the results of those calls and results whose call is
+	// not in the file.
+	ToolCounts    map[string]int  `json:"tool_counts,omitempty"`
 	ToolCalls     []*ToolCall     `json:"tool_calls,omitempty"`
 	ToolResults   []*ToolResult   `json:"tool_results,omitempty"`
 	Notifications []*Notification `json:"notifications,omitempty"`
 	QueueOps      []QueueOp       `json:"queue_ops,omitempty"`
 	Marks         []Mark          `json:"marks,omitempty"`
 	Progress      []AgentProgress `json:"agent_progress,omitempty"`
-	APIErrors     []*Event        `json:"api_errors,omitempty"`
-	Interrupts    []*Event        `json:"interrupts,omitempty"`
+	// Completions are the rows that carry at least one tool_result (any
+	// tool), with their write times: the harness's tool-progress signal.
+	Completions []Step   `json:"-"`
+	APIErrors   []*Event `json:"api_errors,omitempty"`
+	Interrupts  []*Event `json:"interrupts,omitempty"`
 }
 
 // WriteTimeAt returns the simulated write time of the given line: the running

@@ -71,7 +71,9 @@ func elementOK(text, name string) (string, bool) {
 	return rest[:j], true
 }
 
-// capString cuts s to at most n bytes without splitting a UTF-8 sequence.
+// capString cuts s to at most n bytes without splitting a UTF-8 sequence. A
+// cut string is copied, so the kept head does not pin the whole decoded text
+// in memory (that would make memory grow with the size of tool outputs).
 func capString(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -80,7 +82,7 @@ func capString(s string, n int) string {
 	for cut > 0 && cut > n-4 && !isRuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut]
+	return strings.Clone(s[:cut])
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

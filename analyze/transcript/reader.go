@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -62,19 +63,23 @@ var markRE = regexp.MustCompile(`\[resume-gate\] segment-mark v1 outstanding=(\d
 var agentIDLineRE = regexp.MustCompile(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
 
 type builder struct {
-	t              *model.Transcript
-	curMax         time.Time
-	names          map[string]string // tool_use id -> tool name
-	callByID       map[string]*model.ToolCall
-	pending        map[string][]*model.ToolResult // results seen before their call
+	t        *model.Transcript
+	curMax   time.Time
+	names    map[string]string // tool_use id -> tool name
+	callByID map[string]*model.ToolCall
+	pending  map[string][]*model.ToolResult // results seen before their call
+	// other holds ids of calls that are counted but not retained, until
+	// their result arrives (so the map stays as small as the calls in flight).
+	other          map[string]struct{}
 	lastMeaningful *model.Event
 }
 
 func newBuilder(file string) *builder {
 	return &builder{
-		t:        &model.Transcript{File: file, Types: map[string]int{}},
+		t:        &model.Transcript{File: file, Types: map[string]int{}, ToolCounts: map[string]int{}},
 		names:    map[string]string{},
 		callByID: map[string]*model.ToolCall{},
+		other:    map[string]struct{}{},
 		pending:  map[string][]*model.ToolResult{},
 	}
 }
@@ -188,6 +193,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 	}
 	text := ""
 	hasTool, onlyResults := false, c != nil && !c.isString && len(c.blocks) > 0
+	completed := false
 	if c != nil {
 		text = c.text()
 		for i := range c.blocks {
@@ -198,12 +204,16 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 				b.toolUse(blk, at, ts)
 			case "tool_result":
 				hasTool = true
+				completed = true
 				b.toolResult(blk, r, at, ts)
 			}
 			if blk.Type != "tool_result" {
 				onlyResults = false
 			}
 		}
+	}
+	if completed {
+		t.Completions = append(t.Completions, model.Step{Line: at.Line, At: at.Time})
 	}
 	ev.Meaningful = strings.TrimSpace(text) != "" || hasTool
 	ev.Text = capString(text, model.TextHeadLimit)
@@ -237,6 +247,14 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 }
 
 func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
+	b.t.ToolCounts[blk.Name]++
+	if !model.Retained(blk.Name) {
+		if blk.ID != "" {
+			b.other[blk.ID] = struct{}{}
+			delete(b.pending, blk.ID) // its result came first; nothing reads it
+		}
+		return
+	}
 	in := &blk.Input
 	c := &model.ToolCall{ID: blk.ID, Name: blk.Name, At: at, Timestamp: ts}
 	switch blk.Name {
@@ -277,6 +295,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 			b.callByID[c.ID] = c
 		}
 		for _, res := range b.pending[c.ID] {
+			b.t.ToolResults = append(b.t.ToolResults, res)
 			if c.Result == nil {
 				c.Result = res
 			}
@@ -286,17 +305,26 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 }
 
 func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time) {
+	if _, ok := b.other[blk.ToolUseID]; ok {
+		delete(b.other, blk.ToolUseID)
+		return
+	}
 	text := blk.Content.text()
 	res := &model.ToolResult{ToolUseID: blk.ToolUseID, At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text)}
-	limit := 4 << 10
+	// Keep what the detectors read: agent results in full up to a cap (the
+	// notice, the tail), the head of shell output, a sliver of the rest. A
+	// result above its call (rows are not sorted) keeps the Bash cap.
+	limit := model.BashResultLimit
 	switch b.names[blk.ToolUseID] {
 	case "Agent", "Task", "Workflow":
 		limit = model.AgentResultLimit
-	case "Bash":
-		limit = model.BashResultLimit
 	case "":
+	case "Bash":
+		if c := b.callByID[blk.ToolUseID]; c != nil && !mentionsVCS(c.Command) {
+			limit = model.OtherResultLimit
+		}
 	default:
-		limit = model.TextHeadLimit
+		limit = model.OtherResultLimit
 	}
 	res.Text = capString(text, limit)
 	res.HasPartialNotice = strings.Contains(text, harness.PartialNotice())
@@ -312,12 +340,14 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		res.RunID, res.TaskID, res.BackgroundTaskID = u.RunID, u.TaskID, u.BackgroundTaskID
 		res.Interrupted = u.Interrupted
 	}
-	b.t.ToolResults = append(b.t.ToolResults, res)
 	if c := b.callByID[blk.ToolUseID]; c != nil {
+		b.t.ToolResults = append(b.t.ToolResults, res)
 		if c.Result == nil {
 			c.Result = res
 		}
-	} else if blk.ToolUseID != "" {
+	} else {
+		// Its call is further down, or not a retained tool, or not in the
+		// file at all: decided when the call shows up or the file ends.
 		b.pending[blk.ToolUseID] = append(b.pending[blk.ToolUseID], res)
 	}
 }
@@ -328,6 +358,17 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 func (b *builder) finish() *model.Transcript {
 	t := b.t
 	t.LastTime = b.curMax
+	// Results whose call never appeared stay visible (Signature A must see,
+	// and reject, a result that resolves to no Agent call).
+	ids := make([]string, 0, len(b.pending))
+	for id := range b.pending {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t.ToolResults = append(t.ToolResults, b.pending[id]...)
+	}
+	sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].At.Line < t.ToolResults[j].At.Line })
 	if !t.FirstTime.IsZero() && len(t.Steps) > 0 {
 		first := t.Steps[0].At
 		fix := func(e *model.Evidence) {
@@ -360,6 +401,11 @@ func (b *builder) finish() *model.Transcript {
 		}
 		for i := range t.Progress {
 			fix(&t.Progress[i].At)
+		}
+		for i := range t.Completions {
+			if t.Completions[i].At.IsZero() {
+				t.Completions[i].At = first
+			}
 		}
 		for _, ev := range []*model.Event{t.Tail.LastEvent, t.Tail.LastUser, t.Tail.LastAssistant, t.Tail.MeaningfulBeforeLastUser, t.Tail.LastMeaningful} {
 			fixEv(ev)
@@ -394,3 +440,10 @@ func parseTime(s string) time.Time {
 
 // ParseTime is parseTime for other readers (journal, sidecars).
 func ParseTime(s string) time.Time { return parseTime(s) }
+
+// mentionsVCS reports whether a shell command may print something the ledger
+// or the ship detector reads (commit ids, push targets): only then is more
+// than a sliver of its output kept.
+func mentionsVCS(cmd string) bool {
+	return strings.Contains(cmd, "git") || strings.Contains(cmd, "gh ")
+}
