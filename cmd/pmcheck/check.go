@@ -1,11 +1,196 @@
 package main
 
-// CheckCmd is the CI command.
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/replay"
+	"github.com/pmcheck/pmcheck/report"
+	"github.com/pmcheck/pmcheck/rules"
+)
+
+// CheckCmd is the CI command: discover runs, analyze them, evaluate the rules,
+// write the reports. Exit 0: nothing at or above the fail level; 1: findings;
+// 2: usage, configuration or input error (including no runs found); 3:
+// internal error.
 type CheckCmd struct {
-	Paths []string `arg:"" optional:"" name:"path" help:"Session transcripts, Workflow run directories, or roots to discover runs in."`
+	Paths []string `arg:"" optional:"" name:"path" help:"Session transcripts, Workflow run directories, or folders to discover runs in (default: the current folder)."`
+
+	Rules           []string `name:"rules" placeholder:"FILE" help:"Rule file: FILE replaces the default rules, +FILE extends them (repeatable)."`
+	Disable         []string `name:"disable" placeholder:"ID" help:"Turn a rule off by id (repeatable)."`
+	Severity        []string `name:"severity" placeholder:"ID=LEVEL" help:"Re-level a rule: ID=error|warning|note (repeatable)."`
+	FailLevel       string   `name:"fail-level" default:"error" enum:"error,warning,note,none" help:"Exit 1 when a finding is at or above this level (error, warning, note; none never fails)."`
+	Baseline        string   `name:"baseline" placeholder:"FILE" help:"Baseline of known findings (fingerprints) to suppress."`
+	WriteBaseline   string   `name:"write-baseline" placeholder:"FILE" help:"Write a baseline that suppresses every current finding, then report as usual."`
+	Format          []string `name:"format" short:"f" placeholder:"FORMAT[=FILE]" help:"Report format, optionally to a file: text, json, sarif, junit, github, markdown (repeatable; default text)."`
+	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave the file and line attributes out of JUnit test cases."`
+
+	Git  string `name:"git" placeholder:"DIR" help:"Git repository of the branch under check (with --base and --head)."`
+	Base string `name:"base" placeholder:"REV" help:"Base revision of the branch under check."`
+	Head string `name:"head" placeholder:"REV" help:"Head revision of the branch under check."`
+
+	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls count as publish actions; replaces the default list (repeatable)."`
+	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable; default: labels containing 'deploy')."`
+
+	AllowEmpty bool  `name:"allow-empty" help:"Exit 0 when no runs are found (by default that is an error: a check that evaluated nothing must not pass)."`
+	LineCap    int64 `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes."`
 }
 
-// Run is not built yet.
+// Run is the whole check pipeline: inputs -> analyze -> facts -> rules ->
+// findings -> report.
 func (c *CheckCmd) Run(env *Env) error {
-	return exitf(ExitInternal, "check is not built yet")
+	outs, err := report.ParseOutputs(c.Format)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
+		return usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
+	}
+	pack, err := rules.Build(rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if len(pack.Rules) == 0 {
+		return usageError("no rules left to evaluate (all disabled or the rule file is empty); a check that evaluates nothing cannot pass")
+	}
+	var baseline *rules.Baseline
+	if c.Baseline != "" {
+		if baseline, err = rules.LoadBaseline(c.Baseline); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	paths := c.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	res, err := analyze.Load(paths, analyze.Options{LineCap: c.LineCap})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if len(res.Errors) > 0 {
+		for _, e := range res.Errors[1:] {
+			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", e)
+		}
+		return usageError("%s", res.Errors[0])
+	}
+	if len(res.Runs) == 0 && !c.AllowEmpty {
+		return usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
+	}
+	dopts := detect.Options{DeployLabels: c.DeployLabels}
+	if len(c.PublishTools) > 0 {
+		dopts.PublishTools = c.PublishTools
+	}
+	if c.Git != "" {
+		branch, err := gitjoin.Join(c.Git, c.Base, c.Head)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		dopts.Git = branch
+	}
+	facts := Facts(res.Runs, dopts)
+	findings, err := rules.Evaluate(pack, facts)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if c.WriteBaseline != "" {
+		var b bytes.Buffer
+		if err := rules.WriteBaseline(&b, findings); err != nil {
+			return err
+		}
+		if err := report.WriteFileAtomic(c.WriteBaseline, b.Bytes()); err != nil {
+			return usageError("--write-baseline %s: %v", c.WriteBaseline, err)
+		}
+	}
+	stale := baseline.Apply(findings)
+	doc, err := report.New(report.Input{
+		Tool:          report.Tool{Name: "pmcheck", Version: Version, InformationURI: "https://github.com/pmcheck/pmcheck"},
+		Root:          ".",
+		Rules:         reportRules(pack),
+		Findings:      findings,
+		Runs:          runSummaries(facts),
+		Inputs:        inputsSummary(res),
+		StaleBaseline: staleEntries(stale),
+		FailLevel:     c.FailLevel,
+	})
+	if err != nil {
+		return err
+	}
+	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine}); err != nil {
+		return usageError("%v", err)
+	}
+	if doc.Outcome.Failed {
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// Facts runs the detectors and the replays over every run, in run order.
+func Facts(runs []*model.Run, opts detect.Options) []model.Facts {
+	out := make([]model.Facts, 0, len(runs))
+	for _, run := range runs {
+		f := detect.Analyze(run, opts)
+		switch run.Kind {
+		case model.KindWorkflow:
+			rep := replay.Workflow(run, replay.Config{})
+			f.Watchdogs = append(f.Watchdogs, rep.Facts...)
+			if f.Run.Verdict == "" {
+				f.Run.Verdict = rep.Outcome.Verdict
+			}
+		default:
+			f.Watchdogs = append(f.Watchdogs, replay.Session(run, replay.Config{})...)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func reportRules(p *rules.Pack) []report.Rule {
+	var out []report.Rule
+	for _, m := range p.Meta() {
+		out = append(out, report.Rule{ID: m.ID, Title: m.Title, Severity: m.Severity, Description: m.Description, Help: m.Help, Tags: m.Tags})
+	}
+	return out
+}
+
+func runSummaries(facts []model.Facts) []report.RunSummary {
+	out := make([]report.RunSummary, 0, len(facts))
+	for _, f := range facts {
+		out = append(out, report.RunSummaryFromFact(f.Run))
+	}
+	return out
+}
+
+func inputsSummary(res *analyze.Result) report.Inputs {
+	in := report.Inputs{Problems: []report.Problem{}}
+	for _, r := range res.Runs {
+		s := analyze.RunStats(r)
+		in.Files += s.Files
+		in.Malformed += s.Malformed
+		for _, p := range r.Problems {
+			in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: p.Message})
+		}
+	}
+	for _, p := range res.Skipped {
+		in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: "skipped: " + p.Message})
+	}
+	return in
+}
+
+func staleEntries(stale []rules.BaselineEntry) []report.BaselineEntry {
+	out := []report.BaselineEntry{}
+	for _, e := range stale {
+		out = append(out, report.BaselineEntry{Fingerprint: e.Fingerprint, RuleID: e.RuleID, Note: e.Stale()})
+	}
+	return out
+}
+
+func joinPaths(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	return fmt.Sprintf("%s and %d more", paths[0], len(paths)-1)
 }
