@@ -1,12 +1,337 @@
 package main
 
-// ReplayCmd replays a Workflow run through the simulated clock.
-// Owned by the replay work (issue 3); this placeholder only keeps the CLI whole.
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/replay"
+)
+
+// ReplayCmd replays a Workflow run through the simulated clock and prints
+// what agent-postmortem watch would have printed, with watch's exit codes:
+// 0 DONE clean, 3 DONE with a FAILED verdict, 4 LIMIT / MALFORMED, 2 no
+// journal (and usage errors). See docs/replay.md.
 type ReplayCmd struct {
-	Run_ string `arg:"" name:"run" help:"Workflow run directory, journal.jsonl, or run-id prefix."`
+	Run_ string `arg:"" name:"run" help:"Workflow run directory, its journal.jsonl, a session transcript that launched one Workflow run, or a run-id prefix under --root."`
+
+	Interval   Seconds `default:"5" help:"Seconds between polls (watch's --interval)."`
+	QuietAfter Seconds `default:"300" name:"quiet-after" help:"Seconds of transcript silence before the first QUIET; doubles after each."`
+	DoneGrace  Seconds `default:"30" name:"done-grace" help:"Seconds every key must stay resolved before DONE."`
+	MaxHours   float64 `default:"6" name:"max-hours" help:"Hours after the start at which LIMIT ends the watch."`
+
+	Timestamps bool   `help:"Prefix every line with its simulated time (RFC 3339, UTC); in --json, add a time field."`
+	Start      string `help:"Start the watch at this instant (RFC 3339) instead of the Workflow launch."`
+	JSON       bool   `name:"json" help:"Print watch's --json objects, one per line."`
+	Explain    bool   `help:"Before the events, show the clock: the watch start and how each journal line's time was inferred."`
+	Watchdogs  bool   `help:"After the events, replay ProgressWatch, the executor-harness watchdogs and the Workflow runtime on the same clock."`
+	Root       string `help:"Where a run-id prefix is looked up (default ~/.claude/projects)."`
+
+	PWTick             Seconds `default:"30" name:"pw-tick" group:"watchdogs" help:"ProgressWatch dispatch-loop tick, seconds."`
+	PWInactivity       Seconds `default:"120" name:"pw-inactivity" group:"watchdogs" help:"ProgressWatch stall threshold (sigterm), seconds."`
+	PWKillAfter        Seconds `default:"300" name:"pw-kill-after" group:"watchdogs" help:"ProgressWatch sigkill threshold, seconds."`
+	HarnessInactivity  Seconds `default:"600" name:"harness-inactivity" group:"watchdogs" help:"Executor-harness inactivity watchdog, seconds."`
+	HarnessMaxDuration Seconds `default:"3600" name:"harness-max-duration" group:"watchdogs" help:"Executor-harness max duration, seconds."`
+	HarnessColdStart   Seconds `default:"120" name:"harness-cold-start" group:"watchdogs" help:"Executor-harness cold-start diagnostic, seconds (0 disables)."`
+	HarnessToolSilence Seconds `default:"-1" name:"harness-tool-silence" group:"watchdogs" help:"Executor-harness tool-silence window, seconds (0 disables; default max(max-duration/2, inactivity))."`
+	RuntimeStall       Seconds `default:"180" name:"runtime-stall" group:"watchdogs" help:"Workflow runtime stall window, seconds."`
+	RuntimeMaxAttempts int     `default:"6" name:"runtime-max-attempts" group:"watchdogs" help:"Workflow runtime attempts per agent."`
 }
 
-// Run is not built yet.
+// Seconds is a flag given in seconds as watch takes them ("5", "2.5"), or
+// as a Go duration ("90s", "2m").
+type Seconds time.Duration
+
+// UnmarshalText parses the flag.
+func (s *Seconds) UnmarshalText(b []byte) error {
+	t := strings.TrimSpace(string(b))
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		*s = Seconds(time.Duration(f * float64(time.Second)))
+		return nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		return fmt.Errorf("%q is not a number of seconds (e.g. 5, 2.5 or 90s)", t)
+	}
+	*s = Seconds(d)
+	return nil
+}
+
+func (s Seconds) d() time.Duration { return time.Duration(s) }
+
+func (c *ReplayCmd) config() (replay.Config, error) {
+	cfg := replay.Config{
+		Watch: replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
+		Watchdogs: replay.WatchdogOptions{
+			PWTick: c.PWTick.d(), PWInactivity: c.PWInactivity.d(), PWKillAfter: c.PWKillAfter.d(),
+			HarnessInactivity: c.HarnessInactivity.d(), HarnessMaxDuration: c.HarnessMaxDuration.d(),
+			HarnessColdStart: c.HarnessColdStart.d(), HarnessToolSilence: c.HarnessToolSilence.d(),
+			RuntimeStall: c.RuntimeStall.d(), RuntimeMaxAttempts: c.RuntimeMaxAttempts,
+		},
+	}
+	if cfg.Watchdogs.HarnessToolSilence < 0 {
+		cfg.Watchdogs.HarnessToolSilence = -1
+	}
+	if err := cfg.Watch.Validate(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Watchdogs.Validate(); err != nil {
+		return cfg, err
+	}
+	if c.Start != "" {
+		t, err := time.Parse(time.RFC3339Nano, c.Start)
+		if err != nil {
+			return cfg, fmt.Errorf("--start %q is not an RFC 3339 time (e.g. 2026-05-06T09:04:55Z)", c.Start)
+		}
+		cfg.Start = t.UTC()
+	}
+	return cfg, nil
+}
+
+// Run replays the run and returns watch's exit code.
 func (c *ReplayCmd) Run(env *Env) error {
-	return exitf(ExitInternal, "replay is not built yet")
+	cfg, err := c.config()
+	if err != nil {
+		return usageError("replay: %v", err)
+	}
+	run, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	rep := replay.Workflow(run, cfg)
+	if c.Explain {
+		writeExplain(env.Stdout, rep, c.JSON)
+	}
+	for _, l := range replay.Lines(rep.Outcome.Events, c.JSON, c.Timestamps) {
+		fmt.Fprintln(env.Stdout, l)
+	}
+	if rep.Outcome.Stderr != "" {
+		fmt.Fprintln(env.Stderr, rep.Outcome.Stderr)
+		fmt.Fprintf(env.Stderr, "pmcheck: %s: the journal's first line is only written at %s, %s after the watch start (%s); watch gives up after 60 s\n",
+			journalOf(run), clock.Format(rep.World.JournalAt), rep.World.JournalAt.Sub(rep.World.Start), clock.Format(rep.World.Start))
+	}
+	if c.Watchdogs {
+		writeWatchdogs(env.Stdout, rep.Watchdogs, c.JSON)
+	}
+	if rep.Outcome.Exit != 0 {
+		return &ExitError{Code: rep.Outcome.Exit}
+	}
+	return nil
+}
+
+func journalOf(run *model.Run) string {
+	if run.Journal != nil {
+		return run.Journal.File
+	}
+	return run.Path
+}
+
+// noJournal is watch's exit 2: its own message on stderr, then pmcheck's line
+// saying what is missing and where.
+func noJournal(env *Env, format string, args ...any) error {
+	fmt.Fprintln(env.Stderr, replay.NoJournalMessage)
+	fmt.Fprintf(env.Stderr, "pmcheck: "+format+"\n", args...)
+	return &ExitError{Code: replay.ExitNoJournal}
+}
+
+// resolve finds the one Workflow run RUN names.
+func (c *ReplayCmd) resolve(env *Env) (*model.Run, error) {
+	arg := c.Run_
+	st, err := os.Stat(arg)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		return c.byPrefix(env, arg)
+	case err != nil:
+		return nil, usageError("replay: %s: cannot be read: %v", arg, err)
+	case st.IsDir():
+		if _, err := os.Stat(filepath.Join(arg, "journal.jsonl")); err != nil {
+			if looksLikeRunDir(arg) {
+				return nil, noJournal(env, "%s: the run directory has no journal.jsonl", filepath.ToSlash(arg))
+			}
+			return nil, usageError("replay: %s: not a Workflow run directory (no journal.jsonl); give a run directory, its journal.jsonl, or a session transcript", filepath.ToSlash(arg))
+		}
+		return loadWorkflow(arg)
+	case filepath.Base(arg) == "journal.jsonl":
+		return loadWorkflow(filepath.Dir(arg))
+	case strings.HasSuffix(arg, ".jsonl"):
+		return c.fromSession(env, arg)
+	}
+	return nil, usageError("replay: %s: not a run directory, a journal.jsonl or a session transcript", arg)
+}
+
+func looksLikeRunDir(dir string) bool {
+	clean := filepath.Clean(dir)
+	return strings.HasPrefix(filepath.Base(clean), "wf_") || filepath.Base(filepath.Dir(clean)) == "workflows"
+}
+
+func loadWorkflow(dir string) (*model.Run, error) {
+	res, err := analyze.Load([]string{dir}, analyze.Options{})
+	if err != nil {
+		return nil, usageError("replay: %v", err)
+	}
+	if len(res.Errors) > 0 {
+		return nil, usageError("replay: %s", res.Errors[0])
+	}
+	for _, r := range res.Runs {
+		if r.Kind == model.KindWorkflow {
+			return r, nil
+		}
+	}
+	return nil, usageError("replay: %s: no Workflow run found there", filepath.ToSlash(dir))
+}
+
+// fromSession replays the one Workflow run a session launched.
+func (c *ReplayCmd) fromSession(env *Env, file string) (*model.Run, error) {
+	res, err := analyze.Load([]string{file}, analyze.Options{})
+	if err != nil {
+		return nil, usageError("replay: %v", err)
+	}
+	var sess *model.Run
+	for _, r := range res.Runs {
+		if r.Kind == model.KindSession && r.Main != nil {
+			sess = r
+			break
+		}
+	}
+	if sess == nil {
+		if len(res.Errors) > 0 {
+			return nil, usageError("replay: %s", res.Errors[0])
+		}
+		return nil, usageError("replay: %s: holds no session transcript rows", filepath.ToSlash(file))
+	}
+	var launches []*model.WorkflowLaunch
+	for _, l := range sess.Launches {
+		if l.RunID != "" {
+			launches = append(launches, l)
+		}
+	}
+	switch len(launches) {
+	case 0:
+		return nil, usageError("replay: %s: the session launched no Workflow run; replay follows Workflow runs (give a run directory)", filepath.ToSlash(file))
+	case 1:
+	default:
+		var ids []string
+		for _, l := range launches {
+			ids = append(ids, l.RunID)
+		}
+		return nil, usageError("replay: %s: the session launched %d Workflow runs (%s); give the run directory of one", filepath.ToSlash(file), len(ids), strings.Join(ids, ", "))
+	}
+	l := launches[0]
+	if l.RunPath == "" {
+		want := strings.TrimSuffix(filepath.Base(file), ".jsonl") + "/subagents/workflows/" + l.RunID
+		return nil, noJournal(env, "%s:%d: the Workflow launch of run %s has no run directory (looked for %s beside the transcript); replay needs the run directory and its journal.jsonl",
+			l.At.File, l.At.Line, l.RunID, want)
+	}
+	dir := filepath.Join(filepath.Dir(file), strings.TrimSuffix(filepath.Base(file), ".jsonl"), "subagents", "workflows", l.RunID)
+	if _, err := os.Stat(filepath.Join(dir, "journal.jsonl")); err != nil {
+		return nil, noJournal(env, "%s: the run directory has no journal.jsonl", filepath.ToSlash(dir))
+	}
+	return loadWorkflow(dir)
+}
+
+// byPrefix is watch's find_run_dir for a run-id prefix: exactly one Workflow
+// run under the root must match; none or several is watch's exit 2.
+func (c *ReplayCmd) byPrefix(env *Env, prefix string) (*model.Run, error) {
+	root := c.Root
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, usageError("replay: %s does not exist, and there is no home directory to look up run ids in; pass --root", prefix)
+		}
+		root = filepath.Join(home, ".claude", "projects")
+	}
+	if strings.ContainsAny(prefix, `/\`) {
+		return nil, usageError("replay: %s: no such file or directory", prefix)
+	}
+	inv, err := discover.Walk(root)
+	if err != nil {
+		return nil, noJournal(env, "no Workflow run under %s matches %q (the root cannot be listed)", root, prefix)
+	}
+	var matches []string
+	for _, d := range inv.WorkflowDirs {
+		if strings.HasPrefix(path.Base(d), prefix) {
+			matches = append(matches, d)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])))
+	case 0:
+		return nil, noJournal(env, "no Workflow run under %s has an id starting with %q", root, prefix)
+	}
+	return nil, noJournal(env, "%d Workflow runs under %s have an id starting with %q (%s); give a longer prefix", len(matches), root, prefix, strings.Join(matches, ", "))
+}
+
+func writeExplain(w io.Writer, rep *replay.Report, jsonMode bool) {
+	if jsonMode {
+		b, _ := json.Marshal(map[string]any{"explain": "start", "start": rep.Start})
+		fmt.Fprintln(w, string(b))
+		for _, lt := range rep.Times {
+			b, _ := json.Marshal(map[string]any{"explain": "journal-line", "line": lt})
+			fmt.Fprintln(w, string(b))
+		}
+		return
+	}
+	why := map[string]string{
+		"flag":    "given with --start",
+		"launch":  "write time of the parent's Workflow launch",
+		"journal": "no launch found: the first journal line's time",
+		"epoch":   "nothing in the run has a timestamp: the Unix epoch",
+	}[rep.Start.Source]
+	where := ""
+	if rep.Start.Where.File != "" {
+		where = fmt.Sprintf(" (%s:%d)", rep.Start.Where.File, rep.Start.Where.Line)
+	}
+	fmt.Fprintf(w, "# watch start %s: %s%s\n", clock.Format(rep.Start.At), why, where)
+	for _, lt := range rep.Times {
+		fmt.Fprintf(w, "# %s\n", lt.Explain())
+	}
+	for _, l := range rep.World.Lines {
+		switch l.Kind {
+		case replay.LineMalformed, replay.LineTooLong, replay.LineTorn:
+			fmt.Fprintf(w, "# journal line at %s:%d (%s) at %s: inherits the time of the line above\n", l.Where.File, l.Where.Line, l.Kind, clock.Format(l.At))
+		}
+	}
+}
+
+func writeWatchdogs(w io.Writer, events []replay.WatchdogEvent, jsonMode bool) {
+	if jsonMode {
+		for _, e := range events {
+			b, _ := json.Marshal(struct {
+				Event string `json:"event"`
+				replay.WatchdogEvent
+			}{"WATCHDOG", e})
+			fmt.Fprintln(w, string(b))
+		}
+		return
+	}
+	fmt.Fprintf(w, "# watchdogs: %d events\n", len(events))
+	for _, e := range events {
+		extra := ""
+		if e.Predicted != "" || e.Observed != "" {
+			extra = fmt.Sprintf(" [predicted %s, observed %s]", orDash(e.Predicted), orDash(e.Observed))
+		}
+		attempt := ""
+		if e.Attempt > 0 {
+			attempt = fmt.Sprintf(" attempt %d", e.Attempt)
+		}
+		fmt.Fprintf(w, "%s %-16s %-18s %s%s: %s%s\n", clock.Format(e.At), e.Source, e.Kind, e.Agent, attempt, e.Message, extra)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

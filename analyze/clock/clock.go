@@ -1,0 +1,292 @@
+// Package clock reconstructs when each file of a run was written, from the
+// files themselves (PRODUCT.md §3). A file's mtime on disk is a different clock
+// from the timestamps inside it (seed 002), so pmcheck never reads mtimes:
+//
+//   - a row's write time is the running maximum of the timestamps of its file
+//     up to that row (a row cannot be written before the rows above it); rows
+//     above the first timestamp take that first timestamp;
+//   - at instant t a file holds the rows whose write time is ≤ t, it does not
+//     exist before its first row, and its simulated mtime is the write time of
+//     its last row held;
+//   - journal lines carry no timestamps, so their times are inferred from the
+//     transcripts they name (JournalTimes), and the watch starts at the write
+//     time of the parent's Workflow launch (WatchStart).
+//
+// docs/replay.md explains every rule with examples; `pmcheck replay --explain`
+// prints the inference line by line.
+package clock
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// File is the simulated life of one transcript file: the distinct instants at
+// which rows were appended to it, in increasing order.
+type File struct {
+	// Writes are the distinct write times, increasing. Writes[0] is when the
+	// file comes into existence. Empty when the file has no timestamps.
+	Writes []time.Time
+	// Lines are the 1-based lines at which each write time is first reached
+	// (parallel to Writes; empty for a file pmcheck made up).
+	Lines []int
+}
+
+// FileOf returns the write staircase of t; a nil transcript gives an empty File.
+func FileOf(t *model.Transcript) File {
+	if t == nil || len(t.Steps) == 0 {
+		return File{}
+	}
+	f := File{Writes: make([]time.Time, 0, len(t.Steps)), Lines: make([]int, 0, len(t.Steps))}
+	for _, s := range t.Steps {
+		at := s.At.UTC()
+		if len(f.Writes) > 0 && !at.After(f.Writes[len(f.Writes)-1]) {
+			continue // Steps only go up; guard against a reader that repeats one
+		}
+		f.Writes = append(f.Writes, at)
+		f.Lines = append(f.Lines, s.Line)
+	}
+	return f
+}
+
+// Timed reports whether the file has any timestamp at all.
+func (f File) Timed() bool { return len(f.Writes) > 0 }
+
+// First is the instant the file comes into existence (zero when untimed).
+func (f File) First() time.Time {
+	if len(f.Writes) == 0 {
+		return time.Time{}
+	}
+	return f.Writes[0]
+}
+
+// Last is the write time of the file's last row (zero when untimed).
+func (f File) Last() time.Time {
+	if len(f.Writes) == 0 {
+		return time.Time{}
+	}
+	return f.Writes[len(f.Writes)-1]
+}
+
+// ExistsAt reports whether the file exists at instant at.
+func (f File) ExistsAt(at time.Time) bool {
+	return len(f.Writes) > 0 && !at.Before(f.Writes[0])
+}
+
+// MtimeAt is the simulated mtime at instant at: the last write time ≤ at.
+// ok is false when the file does not exist yet.
+func (f File) MtimeAt(at time.Time) (mtime time.Time, ok bool) {
+	i := sort.Search(len(f.Writes), func(i int) bool { return f.Writes[i].After(at) })
+	if i == 0 {
+		return time.Time{}, false
+	}
+	return f.Writes[i-1], true
+}
+
+// LineAt is the line of the file's last write at or before at (0 if unknown).
+func (f File) LineAt(at time.Time) int {
+	i := sort.Search(len(f.Writes), func(i int) bool { return f.Writes[i].After(at) })
+	if i == 0 || i > len(f.Lines) {
+		return 0
+	}
+	return f.Lines[i-1]
+}
+
+// NextWriteAfter is the first write time strictly after at.
+func (f File) NextWriteAfter(at time.Time) (time.Time, bool) {
+	i := sort.Search(len(f.Writes), func(i int) bool { return f.Writes[i].After(at) })
+	if i == len(f.Writes) {
+		return time.Time{}, false
+	}
+	return f.Writes[i], true
+}
+
+// WroteIn reports whether some write happened in the half-open span (from, to].
+func (f File) WroteIn(from, to time.Time) bool {
+	w, ok := f.NextWriteAfter(from)
+	return ok && !w.After(to)
+}
+
+// Epoch is the instant a replay starts at when nothing in the run carries a
+// timestamp: any fixed instant works, since only differences are printed
+// (and --timestamps then shows times from the Unix epoch).
+var Epoch = time.Unix(0, 0).UTC()
+
+// Start says where the watch start came from.
+type Start struct {
+	At time.Time `json:"at"`
+	// Source is "flag" (--start), "launch" (the parent's Workflow tool_use
+	// row), "journal" (the first journal line's inferred time), or "epoch".
+	Source string         `json:"source"`
+	Where  model.Evidence `json:"where,omitzero"`
+}
+
+// WatchStart is the instant the live watcher would have started for a
+// Workflow run: the write time of the parent's Workflow tool_use row whose
+// result names the run, else the first journal line whose time a transcript
+// gives, else Epoch. override (from --start) wins when non-zero.
+func WatchStart(run *model.Run, override time.Time) Start {
+	if !override.IsZero() {
+		return Start{At: override.UTC(), Source: "flag"}
+	}
+	if l := run.Launch; l != nil {
+		at := l.At.Time
+		if at.IsZero() && run.Main != nil && l.At.Line > 0 {
+			at = run.Main.WriteTimeAt(l.At.Line)
+		}
+		if !at.IsZero() {
+			return Start{At: at.UTC(), Source: "launch", Where: l.At}
+		}
+	}
+	for _, lt := range rawJournalTimes(run) {
+		if !lt.raw.IsZero() {
+			return Start{At: lt.raw, Source: "journal", Where: lt.where}
+		}
+	}
+	return Start{At: Epoch, Source: "epoch"}
+}
+
+// LineTime is the inferred time of one journal line and why.
+type LineTime struct {
+	Index   int       `json:"index"` // non-blank line number, as watch counts
+	Line    int       `json:"line"`  // physical line
+	Type    string    `json:"type"`
+	AgentID string    `json:"agent_id,omitempty"`
+	At      time.Time `json:"at"`
+	// Rule is one of: "first-row" (a started line: the first row of its
+	// agent's transcript), "last-row" (a result or failed line: the last row
+	// of its agent's transcript), "inherited" (no transcript gives a time:
+	// the previous line's time), "watch-start" (the first line, with no
+	// transcript), and Raised is true when the time was raised to keep the
+	// times non-decreasing in file order.
+	Rule   string         `json:"rule"`
+	Raised bool           `json:"raised,omitempty"`
+	Where  model.Evidence `json:"where,omitzero"`
+}
+
+type rawTime struct {
+	raw   time.Time
+	rule  string
+	where model.Evidence
+}
+
+// AgentTranscripts indexes a run's transcripts by agent id: the attempts'
+// transcripts first, then every transcript of the run directory.
+func AgentTranscripts(run *model.Run) map[string]*model.Transcript {
+	m := map[string]*model.Transcript{}
+	for _, a := range run.Attempts {
+		if a.Transcript != nil && a.AgentID != "" {
+			m[a.AgentID] = a.Transcript
+		}
+	}
+	for _, t := range run.Agents {
+		if t.AgentID != "" {
+			if _, ok := m[t.AgentID]; !ok {
+				m[t.AgentID] = t
+			}
+		}
+	}
+	return m
+}
+
+func rawJournalTimes(run *model.Run) []rawTime {
+	if run.Journal == nil {
+		return nil
+	}
+	byID := AgentTranscripts(run)
+	out := make([]rawTime, len(run.Journal.Lines))
+	for i, jl := range run.Journal.Lines {
+		t := byID[jl.AgentID]
+		if t == nil || len(t.Steps) == 0 {
+			continue
+		}
+		switch jl.Type {
+		case "started":
+			line := t.FirstRowLine
+			if line == 0 {
+				line = t.Steps[0].Line
+			}
+			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "first-row", where: model.Evidence{File: t.File, Line: line}}
+		case "result", "failed":
+			line := t.LastRowLine
+			if line == 0 {
+				line = t.Steps[len(t.Steps)-1].Line
+			}
+			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "last-row", where: model.Evidence{File: t.File, Line: line}}
+		}
+	}
+	return out
+}
+
+// JournalTimes infers the time of every parsed journal line (PRODUCT.md §3):
+// a started line for agent X at the write time of the first row of
+// agent-X.jsonl, a result or failed line at the write time of its last row; a
+// line with no transcript inherits the previous line's time (the first line:
+// the watch start); then times are made non-decreasing in file order.
+func JournalTimes(run *model.Run, start time.Time) []LineTime {
+	if run.Journal == nil {
+		return nil
+	}
+	raw := rawJournalTimes(run)
+	out := make([]LineTime, len(raw))
+	prev := start.UTC()
+	for i, jl := range run.Journal.Lines {
+		lt := LineTime{Index: jl.Index, Line: jl.Line, Type: jl.Type, AgentID: jl.AgentID}
+		switch {
+		case !raw[i].raw.IsZero():
+			lt.At, lt.Rule, lt.Where = raw[i].raw, raw[i].rule, raw[i].where
+			if lt.At.Before(prev) {
+				lt.At, lt.Raised = prev, true
+			}
+		case i == 0:
+			lt.At, lt.Rule = prev, "watch-start"
+		default:
+			lt.At, lt.Rule = prev, "inherited"
+		}
+		prev = lt.At
+		out[i] = lt
+	}
+	return out
+}
+
+// TimeAfterLine is the time of a journal position that is not a parsed line
+// (a malformed line sits between parsed lines): it inherits the time of the
+// last parsed line above it, or start when there is none.
+func TimeAfterLine(times []LineTime, physical int, start time.Time) time.Time {
+	at := start.UTC()
+	for _, lt := range times {
+		if lt.Line > physical {
+			break
+		}
+		at = lt.At
+	}
+	return at
+}
+
+// Explain renders one line of the inference for --explain.
+func (lt LineTime) Explain() string {
+	var why string
+	switch lt.Rule {
+	case "first-row":
+		why = fmt.Sprintf("first row of agent-%s.jsonl (%s:%d)", lt.AgentID, lt.Where.File, lt.Where.Line)
+	case "last-row":
+		why = fmt.Sprintf("last row of agent-%s.jsonl (%s:%d)", lt.AgentID, lt.Where.File, lt.Where.Line)
+	case "inherited":
+		why = "no transcript gives a time: the previous line's time"
+	case "watch-start":
+		why = "first line, no transcript gives a time: the watch start"
+	default:
+		why = lt.Rule
+	}
+	if lt.Raised {
+		why += "; raised to the previous line's time (times never go back in file order)"
+	}
+	return fmt.Sprintf("journal line %d (%s) at %s: %s", lt.Index, lt.Type, Format(lt.At), why)
+}
+
+// Format prints an instant as RFC 3339 in UTC, with fractional seconds only
+// when there are any (2026-05-06T09:04:55Z).
+func Format(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

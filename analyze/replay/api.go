@@ -1,0 +1,297 @@
+package replay
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// The API check uses (kept small on purpose):
+//
+//	rep := replay.Workflow(run, replay.Config{})   // a Workflow run
+//	rep.Outcome.Events, rep.Outcome.Verdict, rep.Facts
+//	facts := replay.Session(run, replay.Config{}) // a session's subagents
+//
+// Workflow runs watch's replay on the simulated clock plus the ProgressWatch,
+// executor-harness and Workflow-runtime replays of every attempt, and turns
+// all of it into model.WatchdogFacts (source watch | progresswatch | harness |
+// workflow-runtime), including one "mismatch" fact for every attempt whose
+// predicted and observed kills disagree. Session runs the ProgressWatch and
+// executor-harness replays of every subagent's transcript. Both are pure
+// functions of the loaded run.
+
+// Config gathers every setting of a replay; the zero Config means watch's
+// and the watchdogs' defaults.
+type Config struct {
+	Watch     Options
+	Watchdogs WatchdogOptions
+	// Start overrides the watch start (--start) when non-zero.
+	Start time.Time
+	// Ledger computes a killed attempt's work (DefaultLedger when nil).
+	Ledger LedgerFunc
+	// Reference selects the poll-every-interval engine (tests only).
+	Reference bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.Watch == (Options{}) {
+		c.Watch = DefaultOptions()
+	}
+	if c.Watchdogs == (WatchdogOptions{}) {
+		c.Watchdogs = DefaultWatchdogOptions()
+	}
+	return c
+}
+
+// Report is the replay of one Workflow run.
+type Report struct {
+	World   *World           `json:"-"`
+	Start   clock.Start      `json:"start"`
+	Times   []clock.LineTime `json:"journal_times"`
+	Outcome Outcome          `json:"outcome"`
+	// Watchdogs are the other watchdogs' events, by time.
+	Watchdogs []WatchdogEvent `json:"watchdogs"`
+	// Facts are the watch events and the watchdog events as rule facts.
+	Facts []model.WatchdogFact `json:"facts"`
+}
+
+// Workflow replays a loaded Workflow run. A run whose journal is missing gives
+// watch's exit 2 and its message in Outcome.Stderr.
+func Workflow(run *model.Run, cfg Config) *Report {
+	cfg = cfg.withDefaults()
+	w, start, times := BuildWorld(run, BuildOptions{Start: cfg.Start, Ledger: cfg.Ledger})
+	rep := &Report{World: w, Start: start, Times: times}
+	if cfg.Reference {
+		rep.Outcome = ReplayReference(w, cfg.Watch)
+	} else {
+		rep.Outcome = Replay(w, cfg.Watch)
+	}
+	rep.Watchdogs = workflowWatchdogs(run, w, cfg.Watchdogs)
+	for _, e := range rep.Outcome.Events {
+		rep.Facts = append(rep.Facts, watchFact(run.ID, e, w))
+	}
+	for _, e := range rep.Watchdogs {
+		rep.Facts = append(rep.Facts, factOf(run.ID, e))
+	}
+	return rep
+}
+
+// Session returns the ProgressWatch and executor-harness facts of every
+// subagent of a session whose transcript was found, ticking from the main
+// transcript's first row.
+func Session(run *model.Run, cfg Config) []model.WatchdogFact {
+	cfg = cfg.withDefaults()
+	var origin time.Time
+	if run.Main != nil {
+		origin = clock.FileOf(run.Main).First()
+	}
+	var events []WatchdogEvent
+	seen := map[*model.Transcript]bool{}
+	for _, sc := range run.Subagents {
+		if sc.Child == nil || seen[sc.Child] {
+			continue
+		}
+		seen[sc.Child] = true
+		s := StreamOf(sc.Child, agentName(sc.AgentID, sc.Description), sc.ToolUseID, 0)
+		o := origin
+		if o.IsZero() {
+			o = s.File.First()
+		}
+		events = append(events, ProgressWatch(s, o, cfg.Watchdogs)...)
+		events = append(events, Harness(s, cfg.Watchdogs)...)
+	}
+	sortEvents(events)
+	facts := make([]model.WatchdogFact, 0, len(events))
+	for _, e := range events {
+		facts = append(facts, factOf(run.ID, e))
+	}
+	return facts
+}
+
+func agentName(id, fallback string) string {
+	if CanonicalAgentID(id) {
+		return "a:" + id
+	}
+	if fallback != "" {
+		return fallback
+	}
+	return "agent"
+}
+
+func sortEvents(es []WatchdogEvent) {
+	sort.SliceStable(es, func(i, j int) bool {
+		if !es[i].At.Equal(es[j].At) {
+			return es[i].At.Before(es[j].At)
+		}
+		if es[i].Source != es[j].Source {
+			return es[i].Source < es[j].Source
+		}
+		return es[i].Agent < es[j].Agent
+	})
+}
+
+// workflowWatchdogs runs the three watchdog replays over every attempt that
+// has a transcript, and compares the runtime's predicted kills with the
+// observed ones.
+func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEvent {
+	var events []WatchdogEvent
+	runEnd := w.Start
+	for _, l := range w.Lines {
+		if l.At.After(runEnd) {
+			runEnd = l.At
+		}
+	}
+	for _, t := range w.Terminals {
+		if t.At.After(runEnd) {
+			runEnd = t.At
+		}
+	}
+	attemptsByKey := map[string]int{}
+	for _, a := range run.Attempts {
+		attemptsByKey[a.Key]++
+	}
+	for _, a := range run.Attempts {
+		name := agentName(a.AgentID, fmt.Sprintf("%s#%d", shortKey(a.Key), a.Ordinal))
+		observed := observedOutcome(run, a)
+		var s Stream
+		if a.Transcript != nil {
+			s = StreamOf(a.Transcript, name, a.Key, a.Ordinal)
+			events = append(events, ProgressWatch(s, w.Start, o)...)
+			for _, e := range Harness(s, o) {
+				if e.Predicted != "" {
+					e.Observed = observed
+				}
+				events = append(events, e)
+			}
+		} else {
+			s = Stream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}
+		}
+		until := runEnd
+		switch {
+		case a.Closed != nil:
+			until = s.File.Last()
+		case a.SupersededBy > 0:
+			for _, b := range run.Attempts {
+				if b.Key == a.Key && b.Ordinal == a.SupersededBy && b.Transcript != nil {
+					if f := clock.FileOf(b.Transcript).First(); !f.IsZero() {
+						until = f
+					}
+				}
+			}
+		}
+		predicted := runtimeStall(s, until, o)
+		if predicted != nil {
+			predicted.Observed = observed
+			events = append(events, *predicted)
+			if a.Ordinal >= o.RuntimeMaxAttempts {
+				g := *predicted
+				g.Kind, g.Message = "give-up", fmt.Sprintf("agent stalled on all %d attempts (no progress for %dms each)", o.RuntimeMaxAttempts, o.RuntimeStall.Milliseconds())
+				events = append(events, g)
+			}
+		}
+		switch {
+		case predicted != nil && observed != model.OutcomeKilled:
+			m := *predicted
+			m.Kind, m.Predicted, m.Observed = "mismatch", "killed", observed
+			m.Message = fmt.Sprintf("the Workflow runtime would have killed this attempt at %s (no progress for %ds); observed: %s", clock.Format(predicted.At), int(o.RuntimeStall/time.Second), observed)
+			events = append(events, m)
+		case predicted == nil && observed == model.OutcomeKilled:
+			m := Stream.event(s, s.File.Last(), SourceWorkflowRuntime, "mismatch", -1, "")
+			if tr := a.Transcript; tr != nil && tr.Tail.LastUser != nil {
+				m.Where = model.Evidence{File: tr.File, Line: tr.Tail.LastUser.Line, Time: tr.Tail.LastUser.WriteTime}
+			}
+			m.Predicted, m.Observed = "not killed", model.OutcomeKilled
+			m.Message = fmt.Sprintf("killed without a %ds stall the Workflow runtime would act on", int(o.RuntimeStall/time.Second))
+			events = append(events, m)
+		}
+		if a.Ordinal == o.RuntimeMaxAttempts+1 {
+			m := Stream.event(s, s.File.First(), SourceWorkflowRuntime, "mismatch", -1, "")
+			m.Where = a.Started
+			m.Predicted, m.Observed = fmt.Sprintf("at most %d attempts", o.RuntimeMaxAttempts), fmt.Sprintf("%d attempts", attemptsByKey[a.Key])
+			m.Message = fmt.Sprintf("key %s was started %d times; the Workflow runtime gives an agent at most %d attempts", shortKey(a.Key), attemptsByKey[a.Key], o.RuntimeMaxAttempts)
+			events = append(events, m)
+		}
+	}
+	sortEvents(events)
+	return events
+}
+
+// runtimeStall predicts the Workflow runtime's stall kill: the first gap of
+// at least the stall window between consecutive rows (or after the last row,
+// while the attempt was still running, until `until`).
+func runtimeStall(s Stream, until time.Time, o WatchdogOptions) *WatchdogEvent {
+	if !s.File.Timed() {
+		return nil
+	}
+	ws := s.File.Writes
+	for i, w := range ws {
+		next := until
+		if i+1 < len(ws) {
+			next = ws[i+1]
+		}
+		if next.Sub(w) >= o.RuntimeStall {
+			at := w.Add(o.RuntimeStall)
+			e := s.event(at, SourceWorkflowRuntime, "stall-kill", o.RuntimeStall.Seconds(),
+				fmt.Sprintf("stalled — no progress for %dms; retrying", o.RuntimeStall.Milliseconds()))
+			e.Predicted = "kill"
+			return &e
+		}
+	}
+	return nil
+}
+
+// observedOutcome is what the files say happened to an attempt: killed
+// (superseded and its transcript ends in the kill sentinel), completed,
+// failed, or open.
+func observedOutcome(run *model.Run, a *model.Attempt) string {
+	if a.ClosedBy == model.OutcomeCompleted || a.ClosedBy == model.OutcomeFailed {
+		return a.ClosedBy
+	}
+	if a.SupersededBy > 0 && a.Transcript != nil && a.Transcript.Tail.LastUser != nil &&
+		strings.HasPrefix(a.Transcript.Tail.LastUser.Text, harness.KillSentinelPrefix) {
+		return model.OutcomeKilled
+	}
+	return model.OutcomeOpen
+}
+
+func shortKey(k string) string {
+	if len(k) > 14 {
+		return k[:14]
+	}
+	return k
+}
+
+func factOf(runID string, e WatchdogEvent) model.WatchdogFact {
+	return model.WatchdogFact{RunID: runID, Source: e.Source, Kind: e.Kind, Agent: e.Agent, SilenceSeconds: e.Silence,
+		Predicted: e.Predicted, Observed: e.Observed, Message: e.Message, Time: e.At, At: e.Where}
+}
+
+// watchFact turns a watch event into a fact, with the evidence that proves it.
+func watchFact(runID string, e Event, w *World) model.WatchdogFact {
+	msg := ""
+	if len(e.Text) > 0 {
+		msg = strings.TrimSpace(e.Text[0][min(labelWidth, len(e.Text[0])):])
+		if e.Kind == KindMalformed {
+			msg = e.Text[0]
+		}
+	}
+	f := model.WatchdogFact{RunID: runID, Source: SourceWatch, Kind: e.Kind, Agent: e.Agent, SilenceSeconds: e.Silence,
+		Message: msg, Time: e.At, At: e.Where}
+	if f.At.IsZero() {
+		if a := w.Agents[e.AgentID]; a != nil && a.Path != "" {
+			f.At = model.Evidence{File: a.Path, Line: a.File.LineAt(e.At)}
+		}
+	}
+	if f.At.File != "" && f.At.Time.IsZero() {
+		f.At.Time = e.At
+	}
+	if e.Kind == KindKill {
+		f.Observed = model.OutcomeKilled
+	}
+	return f
+}

@@ -1,0 +1,101 @@
+package replay
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/clock"
+)
+
+// stretchedWorld is the same run (keys × attempts × rows, a kill and retry
+// on every key) laid out over span: only the gaps between rows change.
+func stretchedWorld(span time.Duration) *World {
+	const keys, rows = 20, 50
+	w := &World{RunID: "wf_bench", Start: t0, Agents: map[string]*Agent{}, HasJournal: true}
+	gap := span / time.Duration(keys*2*rows+10)
+	at := t0.Add(gap)
+	var lines []JLine
+	for k := 0; k < keys; k++ {
+		key := fmt.Sprintf("v2:bench%02d", k)
+		for n := 1; n <= 2; n++ {
+			id := fmt.Sprintf("ab%02d%014d", k, n)
+			f := clock.File{}
+			for r := 0; r < rows; r++ {
+				f.Writes = append(f.Writes, at)
+				at = at.Add(gap)
+			}
+			a := &Agent{ID: id, File: f, HasLastUser: true, LastUserAt: f.Last(), HasLast: true, LastEventAt: f.Last(),
+				SilenceKnown: true, SilenceSeconds: gap.Seconds(), Cause: Cause{Phrase: CauseNotRecorded}}
+			a.LastUserKill = n == 1
+			w.Agents[id] = a
+			lines = append(lines, JLine{At: f.First(), Kind: LineStarted, Key: key, AgentID: id})
+			if n == 2 {
+				lines = append(lines, JLine{At: f.Last(), Kind: LineResult, Key: key, AgentID: id})
+			}
+		}
+	}
+	// started lines of attempt 2 come after attempt 1's rows; keep file order by time
+	for i := 1; i < len(lines); i++ {
+		for j := i; j > 0 && lines[j].At.Before(lines[j-1].At); j-- {
+			lines[j], lines[j-1] = lines[j-1], lines[j]
+		}
+	}
+	w.Lines, w.JournalAt = lines, lines[0].At
+	return w
+}
+
+// TestSixHoursCostLikeSixMinutes: the event-driven engine visits about as
+// many polls for a run stretched over six hours as for the same rows in six
+// minutes, and prints the same lines apart from their times, while the
+// reference poller's cost grows sixtyfold.
+func TestSixHoursCostLikeSixMinutes(t *testing.T) {
+	opt := DefaultOptions()
+	opt.MaxHours = 7
+	short, long := stretchedWorld(6*time.Minute), stretchedWorld(6*time.Hour)
+	a, b := Replay(short, opt), Replay(long, opt)
+	// Compressed, several rows share a poll, so the order of lines within a
+	// poll and the rate limit differ; the same events must still be printed.
+	bag := func(o Outcome) map[string]int {
+		m := map[string]int{}
+		for _, e := range o.Events {
+			m[e.Kind+" "+e.Agent]++
+		}
+		return m
+	}
+	if fmt.Sprint(bag(a)) != fmt.Sprint(bag(b)) || a.Exit != b.Exit {
+		t.Fatalf("the stretched run prints other events:\n%v\n%v", bag(a), bag(b))
+	}
+	if float64(b.Polls) > 1.2*float64(a.Polls)+2 {
+		t.Errorf("six hours visit %d polls, six minutes %d: cost grows with duration", b.Polls, a.Polls)
+	}
+	ref := ReplayReference(long, opt)
+	if ref.Polls < 10*b.Polls {
+		t.Errorf("reference %d polls vs event-driven %d: the benchmark shape does not exercise skipping", ref.Polls, b.Polls)
+	}
+	t.Logf("polls: 6 min %d, 6 h %d (reference poller: 6 h %d); events %d", a.Polls, b.Polls, ref.Polls, len(b.Events))
+}
+
+func BenchmarkReplaySixMinutes(b *testing.B) {
+	w, opt := stretchedWorld(6*time.Minute), DefaultOptions()
+	opt.MaxHours = 7
+	for b.Loop() {
+		Replay(w, opt)
+	}
+}
+
+func BenchmarkReplaySixHours(b *testing.B) {
+	w, opt := stretchedWorld(6*time.Hour), DefaultOptions()
+	opt.MaxHours = 7
+	for b.Loop() {
+		Replay(w, opt)
+	}
+}
+
+func BenchmarkReferenceSixHours(b *testing.B) {
+	w, opt := stretchedWorld(6*time.Hour), DefaultOptions()
+	opt.MaxHours = 7
+	for b.Loop() {
+		ReplayReference(w, opt)
+	}
+}

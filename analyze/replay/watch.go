@@ -1,0 +1,595 @@
+package replay
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Options are watch's flags, with watch's defaults in DefaultOptions.
+type Options struct {
+	Interval   time.Duration
+	QuietAfter time.Duration
+	DoneGrace  time.Duration
+	MaxHours   float64
+}
+
+// DefaultOptions are watch's defaults: --interval 5 --quiet-after 300
+// --done-grace 30 --max-hours 6.
+func DefaultOptions() Options {
+	return Options{Interval: 5 * time.Second, QuietAfter: 300 * time.Second, DoneGrace: 30 * time.Second, MaxHours: 6}
+}
+
+// Validate rejects options watch could not run with.
+func (o Options) Validate() error {
+	switch {
+	case o.Interval <= 0:
+		return fmt.Errorf("--interval must be positive (got %s)", o.Interval)
+	case o.QuietAfter <= 0:
+		return fmt.Errorf("--quiet-after must be positive (got %s)", o.QuietAfter)
+	case o.DoneGrace < 0:
+		return fmt.Errorf("--done-grace must not be negative (got %s)", o.DoneGrace)
+	case !(o.MaxHours > 0) || o.MaxHours > 1e5:
+		return fmt.Errorf("--max-hours must be a positive number of hours (got %g)", o.MaxHours)
+	}
+	return nil
+}
+
+func (o Options) maxDuration() time.Duration {
+	return time.Duration(o.MaxHours * float64(time.Hour))
+}
+
+// Watch's fixed constants (watch.py).
+const (
+	journalWait      = 60 * time.Second
+	rateLimit        = 60 * time.Second
+	maxPendingPolls  = 12
+	NoJournalMessage = "no journal appeared within 60 s: watch follows a Workflow run while it is " +
+		"running (the plugin hands you this command when one starts); agent-postmortem scan lists past runs"
+)
+
+// Exit codes of watch.
+const (
+	ExitDone      = 0 // DONE with a clean verdict
+	ExitNoJournal = 2 // no journal appeared within 60 s
+	ExitFailed    = 3 // DONE with a verdict that begins FAILED
+	ExitLimit     = 4 // LIMIT, MALFORMED (too long), or DONE with an unknown lifecycle terminal
+)
+
+// Outcome is a whole replay: the events, the exit code, and the DONE verdict.
+type Outcome struct {
+	Events []Event `json:"events"`
+	Exit   int     `json:"exit"`
+	// Verdict is the DONE verdict ("" when the watch ended otherwise).
+	Verdict string `json:"verdict,omitempty"`
+	// Stderr is what watch printed on stderr (the missing-journal message).
+	Stderr string `json:"stderr,omitempty"`
+	// Polls counts the polls the engine actually evaluated (a cost measure).
+	Polls int `json:"-"`
+}
+
+// occ is one occurrence of a journal key (reader._run_journal_state_machine).
+type occ struct {
+	key      string
+	ordinal  int
+	agentID  string
+	closedBy string // "", completed, failed
+	started  model.Evidence
+	closed   model.Evidence
+	index    int // position in the watcher's occurrence list
+	prev     int // index of the occurrence it supersedes, -1 for none
+}
+
+type handle struct {
+	key     string
+	ordinal int
+}
+
+type pending struct {
+	h        handle
+	previous *occ // KILL: the superseded occurrence
+	current  *occ // KILL: its successor; FAILED/OK: the occurrence
+	polls    int
+}
+
+// watcher is the state of one watch, advanced one poll at a time. Both
+// engines drive the same watcher; they differ only in which polls they visit.
+type watcher struct {
+	w   *World
+	opt Options
+
+	consumed  int // journal lines of w.Lines read so far
+	occs      []*occ
+	keys      []string        // keys in order of first start
+	lastByKey map[string]*occ // each key's newest occurrence
+	openLast  int             // keys whose newest occurrence is open
+	newSucc   []*occ          // occurrences that superseded another, this poll
+	newClosed []*occ          // occurrences closed this poll
+	openBuf   []*occ
+	lineNo    int
+	malformed bool
+
+	names      *names
+	lastPrint  map[string]time.Time
+	pendKill   []*pending
+	pendFail   []*pending
+	pendOK     []*pending
+	quietThr   map[handle]time.Duration
+	resolvedAt *time.Time
+	startedN   int
+	started    bool
+
+	knownNewestLaunch int
+	watermark         int
+
+	out []Event
+}
+
+func newWatcher(w *World, opt Options) *watcher {
+	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: map[string]*occ{},
+		quietThr: map[handle]time.Duration{}}
+}
+
+func (s *watcher) reset() {
+	s.occs, s.lineNo, s.malformed = nil, 0, false
+	s.keys, s.lastByKey, s.openLast, s.newSucc, s.newClosed = nil, map[string]*occ{}, 0, nil, nil
+	s.lastPrint = map[string]time.Time{}
+	s.pendKill, s.pendFail, s.pendOK = nil, nil, nil
+	s.quietThr = map[handle]time.Duration{}
+	s.resolvedAt, s.startedN = nil, 0
+	s.watermark = s.knownNewestLaunch
+}
+
+func (s *watcher) emit(e Event) { s.out = append(s.out, e) }
+
+// poll is one iteration of watch_run's loop at simulated instant now. It
+// returns done and the exit code when the watch ends at this poll.
+func (s *watcher) poll(now time.Time) (bool, int) {
+	// Read the journal's appended lines (those written by now).
+	var fresh []JLine
+	truncated := false
+	for s.consumed < len(s.w.Lines) && !s.w.Lines[s.consumed].At.After(now) {
+		l := s.w.Lines[s.consumed]
+		switch l.Kind {
+		case LineTruncate:
+			truncated, fresh = true, nil
+		case LineTorn:
+			// withheld: the offset never moves past an unterminated line
+		case LineTooLong:
+			// An immediate, final verdict: a first poll that ends here prints
+			// no START, since the journal was never parsed.
+			s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "line longer than 1 MB", Where: l.Where,
+				Text: []string{"MALFORMED journal line longer than 1 MB"},
+				JSON: pyObj(kv{"event", "MALFORMED"}, kv{"reason", "line longer than 1 MB"})})
+			return true, ExitLimit
+		default:
+			fresh = append(fresh, l)
+		}
+		s.consumed++
+	}
+	if truncated {
+		s.reset()
+		s.emit(Event{At: now, Kind: KindReset, Silence: -1,
+			Text: []string{label("RESET", "journal was truncated or replaced; state cleared.")},
+			JSON: pyObj(kv{"event", "RESET"})})
+	}
+	malformedNotice := 0
+	for _, l := range fresh {
+		s.lineNo++
+		if l.Kind == LineMalformed {
+			if !s.malformed {
+				s.malformed, malformedNotice = true, s.lineNo
+			}
+			continue
+		}
+		s.apply(l)
+	}
+	if !s.started {
+		s.started = true
+		s.emit(Event{At: now, Kind: KindStart, Silence: -1,
+			Text: []string{label("START", fmt.Sprintf("%s: %d agents started so far, %d attempts.", s.w.RunID, len(s.keys), len(s.occs)))},
+			JSON: pyObj(kv{"event", "START"}, kv{"run", s.w.RunID}, kv{"agents", len(s.keys)}, kv{"attempts", len(s.occs)})})
+	}
+	if malformedNotice > 0 {
+		s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "not JSON",
+			Text: []string{fmt.Sprintf("MALFORMED journal line %d is not JSON", malformedNotice)},
+			JSON: pyObj(kv{"event", "MALFORMED"}, kv{"line", malformedNotice}, kv{"reason", "not JSON"})})
+	}
+
+	// KILL: a successor occurrence of a key supersedes its predecessor.
+	// watch rescans every occurrence each poll; a transition can only be new
+	// at the poll whose lines created it, so only those are looked at.
+	for _, o := range s.newSucc {
+		p := s.occs[o.prev]
+		s.pendKill = append(s.pendKill, &pending{h: handle{o.key, p.ordinal}, previous: p, current: o})
+	}
+	s.newSucc = s.newSucc[:0]
+	s.pendKill = s.resolve(s.pendKill, now, s.tryKill, s.forceKill)
+
+	// FAILED and OK: journal lines that closed an occurrence, taken in
+	// occurrence order as watch's scan takes them.
+	sort.Slice(s.newClosed, func(i, j int) bool { return s.newClosed[i].index < s.newClosed[j].index })
+	for _, o := range s.newClosed {
+		if o.closedBy == "failed" {
+			s.pendFail = append(s.pendFail, &pending{h: handle{o.key, o.ordinal}, current: o})
+		}
+	}
+	s.pendFail = s.resolve(s.pendFail, now, s.tryFailed, s.forceFailed)
+	for _, o := range s.newClosed {
+		if o.closedBy == "completed" {
+			s.pendOK = append(s.pendOK, &pending{h: handle{o.key, o.ordinal}, current: o})
+		}
+	}
+	s.newClosed = s.newClosed[:0]
+	s.pendOK = s.resolve(s.pendOK, now, s.tryOK, s.forceOK)
+
+	// DONE: at once on an immediate lifecycle terminal, or after the grace
+	// once every key is resolved; never while a KILL/FAILED/OK is pending.
+	resolved := s.journalResolved()
+	if len(s.occs) != s.startedN {
+		s.startedN = len(s.occs)
+		s.resolvedAt = nil
+	}
+	if resolved {
+		if s.resolvedAt == nil {
+			t := now
+			s.resolvedAt = &t
+		}
+	} else {
+		s.resolvedAt = nil
+	}
+	terminal, parentUnknown := s.lifecycle(now, resolved)
+	eligible := terminal == "completed" || terminal == "failed" || terminal == "stopped" ||
+		(terminal == "journal_resolved" && s.resolvedAt != nil && now.Sub(*s.resolvedAt) >= s.opt.DoneGrace)
+	for g, at := range s.w.Launches {
+		if !at.After(now) && g+1 > s.knownNewestLaunch {
+			s.knownNewestLaunch = g + 1
+		}
+	}
+	if eligible && len(s.pendKill) == 0 && len(s.pendFail) == 0 && len(s.pendOK) == 0 {
+		if s.malformed {
+			s.emit(Event{At: now, Kind: KindLimit, Silence: -1, Detail: "malformed",
+				Text: []string{label("LIMIT", "journal has malformed lines; run state unknown.")},
+				JSON: pyObj(kv{"event", "LIMIT"}, kv{"reason", "malformed"})})
+			return true, ExitLimit
+		}
+		return true, s.done(now, parentUnknown)
+	}
+
+	// QUIET: the open last occurrence of every key.
+	for _, o := range s.lastOpen() {
+		s.maybeQuiet(o, now)
+	}
+
+	if now.Sub(s.w.Start) >= s.opt.maxDuration() {
+		s.emit(Event{At: now, Kind: KindLimit, Silence: -1, Detail: "hours",
+			Text: []string{label("LIMIT", formatHours(s.opt.MaxHours)+"h reached; run not finished.")},
+			JSON: pyObj(kv{"event", "LIMIT"}, kv{"hours", s.opt.MaxHours})})
+		return true, ExitLimit
+	}
+	return false, 0
+}
+
+// apply runs one journal entry through the state machine: started opens the
+// next occurrence of its key; result/failed closes the open occurrence of its
+// agent id (the latest one), or is an orphan that closes nothing.
+func (s *watcher) apply(l JLine) {
+	switch l.Kind {
+	case LineStarted:
+		o := &occ{key: l.Key, ordinal: 1, agentID: l.AgentID, started: l.Where, index: len(s.occs), prev: -1}
+		if last, ok := s.lastByKey[l.Key]; ok {
+			o.ordinal, o.prev = last.ordinal+1, last.index
+			if last.closedBy != "" {
+				s.openLast++
+			}
+			s.newSucc = append(s.newSucc, o)
+		} else {
+			s.keys = append(s.keys, l.Key)
+			s.openLast++
+		}
+		s.lastByKey[l.Key] = o
+		s.occs = append(s.occs, o)
+	case LineResult, LineFailed:
+		if l.AgentID == "" {
+			return
+		}
+		for i := len(s.occs) - 1; i >= 0; i-- {
+			o := s.occs[i]
+			if o.closedBy == "" && o.agentID == l.AgentID {
+				o.closedBy, o.closed = "completed", l.Where
+				if l.Kind == LineFailed {
+					o.closedBy = "failed"
+				}
+				if s.lastByKey[o.key] == o {
+					s.openLast--
+				}
+				s.newClosed = append(s.newClosed, o)
+				return
+			}
+		}
+	}
+}
+
+// resolve retries every pending item of one kind, in the order detected; an
+// item still unresolved after maxPendingPolls polls is forced out.
+func (s *watcher) resolve(ps []*pending, now time.Time,
+	try func(*pending, time.Time) string, force func(*pending, time.Time)) []*pending {
+	keep := ps[:0]
+	for _, p := range ps {
+		if try(p, now) == "retry" {
+			p.polls++
+			if p.polls < maxPendingPolls {
+				keep = append(keep, p)
+				continue
+			}
+			force(p, now)
+		}
+	}
+	for i := len(keep); i < len(ps); i++ {
+		ps[i] = nil
+	}
+	return keep
+}
+
+func (s *watcher) rateLimited(key string, now time.Time) bool {
+	last, ok := s.lastPrint[key]
+	return ok && now.Sub(last) < rateLimit
+}
+
+func (s *watcher) tryKill(p *pending, now time.Time) string {
+	prev := p.previous
+	if prev.agentID == "" {
+		return "not_a_kill"
+	}
+	a := s.w.Agents[prev.agentID]
+	if a == nil || !a.File.ExistsAt(now) {
+		return "retry"
+	}
+	// The transcript as it stands now: its last user row must be written by
+	// now and be the kill sentinel (docs/replay.md: a later last user row
+	// means watch saw an earlier, ordinary one).
+	if !a.HasLastUser || a.LastUserAt.After(now) || !a.LastUserKill {
+		return "not_a_kill"
+	}
+	if s.rateLimited(prev.key, now) {
+		return "retry"
+	}
+	agent := s.names.name(prev)
+	silence, silenceJSON, silenceText := -1.0, any(nil), "unknown"
+	if a.SilenceKnown {
+		r := pyRound(a.SilenceSeconds)
+		silence, silenceJSON, silenceText = a.SilenceSeconds, r, fmt.Sprint(r)
+	}
+	l := a.Ledger
+	s.emit(Event{At: now, Kind: KindKill, Key: prev.key, Attempt: prev.ordinal, Agent: agent, AgentID: prev.agentID, Silence: silence,
+		Where: model.Evidence{File: a.Path, Line: a.LastUserLine, Time: a.LastUserAt},
+		Text: []string{
+			label("KILL", fmt.Sprintf("%s attempt %d after %ss of silence; restarted as attempt %d.", agent, prev.ordinal, silenceText, p.current.ordinal)),
+			label("", fmt.Sprintf("attempt %d wrote %s, %s.  -> agent-postmortem rescue plan %s", prev.ordinal, pathsWords(l.Paths, l.PathsPartial), commitWords(l.Commits, l.CommitsWithoutID), s.w.RunID)),
+		},
+		JSON: pyObj(kv{"event", "KILL"}, kv{"agent", agent}, kv{"attempt", prev.ordinal}, kv{"silence_seconds", silenceJSON},
+			kv{"restarted_as", p.current.ordinal}, kv{"paths_written", l.Paths}, kv{"commits", l.Commits}, kv{"run_id", s.w.RunID})})
+	s.lastPrint[prev.key] = now
+	return "emitted"
+}
+
+// forceKill is watch's _emit_kill_fallback: printed without the transcript's
+// details so a kill is never dropped. Like watch, it does not touch the rate
+// limit's clock.
+func (s *watcher) forceKill(p *pending, now time.Time) {
+	prev := p.previous
+	agent := s.names.name(prev)
+	s.emit(Event{At: now, Kind: KindKill, Key: prev.key, Attempt: prev.ordinal, Agent: agent, AgentID: prev.agentID, Silence: -1,
+		Where: p.current.started, Detail: "details unavailable",
+		Text: []string{label("KILL", fmt.Sprintf("%s attempt %d (details unavailable); restarted as attempt %d.", agent, prev.ordinal, p.current.ordinal))},
+		JSON: pyObj(kv{"event", "KILL"}, kv{"agent", agent}, kv{"attempt", prev.ordinal}, kv{"silence_seconds", nil},
+			kv{"restarted_as", p.current.ordinal}, kv{"paths_written", nil}, kv{"commits", nil}, kv{"run_id", s.w.RunID},
+			kv{"details_unavailable", true})})
+}
+
+func (s *watcher) tryFailed(p *pending, now time.Time) string {
+	if s.rateLimited(p.current.key, now) {
+		return "retry"
+	}
+	s.forceFailed(p, now)
+	return "emitted"
+}
+
+func (s *watcher) forceFailed(p *pending, now time.Time) {
+	o := p.current
+	cause := Cause{Phrase: CauseNotRecorded}
+	if a := s.w.Agents[o.agentID]; o.agentID != "" && a != nil && a.File.ExistsAt(now) {
+		if a.HasLast && !a.LastEventAt.After(now) {
+			cause = a.Cause
+		}
+	}
+	agent := s.names.name(o)
+	var reset any
+	if cause.ResetTime != "" {
+		reset = cause.ResetTime
+	}
+	s.emit(Event{At: now, Kind: KindFailed, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: -1, Detail: cause.Phrase, Where: o.closed,
+		Text: []string{label("FAILED", fmt.Sprintf("%s attempt %d: %s.", agent, o.ordinal, cause.Phrase))},
+		JSON: pyObj(kv{"event", "FAILED"}, kv{"agent", agent}, kv{"attempt", o.ordinal}, kv{"cause", cause.Phrase}, kv{"reset_time", reset})})
+	s.lastPrint[o.key] = now
+}
+
+func (s *watcher) tryOK(p *pending, now time.Time) string {
+	if s.rateLimited(p.current.key, now) {
+		return "retry"
+	}
+	s.forceOK(p, now)
+	return "emitted"
+}
+
+func (s *watcher) forceOK(p *pending, now time.Time) {
+	o := p.current
+	agent := s.names.name(o)
+	s.emit(Event{At: now, Kind: KindOK, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: -1, Where: o.closed,
+		Text: []string{label("OK", fmt.Sprintf("%s attempt %d returned a result.", agent, o.ordinal))},
+		JSON: pyObj(kv{"event", "OK"}, kv{"agent", agent}, kv{"attempt", o.ordinal})})
+	s.lastPrint[o.key] = now
+}
+
+// journalResolved: every key's last occurrence is closed (and at least one
+// key has started: an empty journal is not a finished run).
+func (s *watcher) journalResolved() bool {
+	return len(s.occs) > 0 && s.openLast == 0
+}
+
+// lifecycle is the run's terminal as watch evaluates it at this poll: the
+// parent's newest terminal evidence written by now (of a launch after the
+// epoch watermark) when it is completed, failed or stopped; else
+// journal_resolved or running. parentUnknown reports parent evidence with a
+// status watch does not know as terminal (DONE then exits 4).
+func (s *watcher) lifecycle(now time.Time, resolved bool) (string, bool) {
+	var latest *Terminal
+	for i := range s.w.Terminals {
+		t := &s.w.Terminals[i]
+		if t.At.After(now) || t.Generation <= s.watermark {
+			continue
+		}
+		latest = t
+	}
+	if latest != nil && latest.Status != "unknown" {
+		return latest.Status, false
+	}
+	unknown := latest != nil
+	if resolved {
+		return "journal_resolved", unknown
+	}
+	return "running", unknown
+}
+
+func (s *watcher) lastOpen() []*occ {
+	s.openBuf = s.openBuf[:0]
+	for _, k := range s.keys {
+		if o := s.lastByKey[k]; o.closedBy == "" {
+			s.openBuf = append(s.openBuf, o)
+		}
+	}
+	return s.openBuf
+}
+
+func (s *watcher) threshold(o *occ) time.Duration {
+	if t, ok := s.quietThr[handle{o.key, o.ordinal}]; ok {
+		return t
+	}
+	return s.opt.QuietAfter
+}
+
+func (s *watcher) maybeQuiet(o *occ, now time.Time) {
+	if o.agentID == "" {
+		return
+	}
+	a := s.w.Agents[o.agentID]
+	if a == nil {
+		return
+	}
+	mtime, ok := a.File.MtimeAt(now)
+	if !ok {
+		return
+	}
+	silence := now.Sub(mtime)
+	thr := s.threshold(o)
+	if silence < 0 || silence < thr || s.rateLimited(o.key, now) {
+		return
+	}
+	agent := s.names.name(o)
+	sec := pyRound(silence.Seconds())
+	s.emit(Event{At: now, Kind: KindQuiet, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: silence.Seconds(),
+		Where: model.Evidence{File: a.Path, Line: a.File.LineAt(mtime), Time: mtime},
+		Text:  []string{label("QUIET", fmt.Sprintf("%s attempt %d has produced nothing for %ds.", agent, o.ordinal, sec))},
+		JSON:  pyObj(kv{"event", "QUIET"}, kv{"agent", agent}, kv{"attempt", o.ordinal}, kv{"silence_seconds", sec})})
+	s.lastPrint[o.key] = now
+	s.quietThr[handle{o.key, o.ordinal}] = thr * 2
+}
+
+// done prints DONE and returns its exit code: 3 for a FAILED verdict, else 4
+// when the parent's evidence names a terminal watch does not know, else 0.
+func (s *watcher) done(now time.Time, parentUnknown bool) int {
+	agents, attempts, verdict := Verdict(s.occs)
+	s.emit(Event{At: now, Kind: KindDone, Silence: -1, Detail: verdict,
+		Text: []string{label("DONE", fmt.Sprintf("%d agents, %d attempts, %s.  -> agent-postmortem run %s", agents, attempts, verdict, s.w.RunID))},
+		JSON: pyObj(kv{"event", "DONE"}, kv{"agents", agents}, kv{"attempts", attempts}, kv{"verdict", verdict},
+			kv{"run_id", s.w.RunID}, kv{"next_command", "agent-postmortem run " + s.w.RunID})})
+	switch {
+	case len(verdict) >= 6 && verdict[:6] == "FAILED":
+		return ExitFailed
+	case parentUnknown:
+		return ExitLimit
+	}
+	return ExitDone
+}
+
+// Verdict is pmcheck's DONE verdict (watch's report.verdict_of is not
+// public; docs/replay.md): "FAILED: N agent(s) returned no result" exactly
+// when some key's last occurrence did not return a result, else "clean",
+// "clean after 1 retry" or "clean after N retries".
+func Verdict(occs []*occ) (agents, attempts int, verdict string) {
+	last := map[string]*occ{}
+	var keys []string
+	for _, o := range occs {
+		if _, ok := last[o.key]; !ok {
+			keys = append(keys, o.key)
+		}
+		last[o.key] = o
+	}
+	failed := 0
+	for _, k := range keys {
+		if last[k].closedBy != "completed" {
+			failed++
+		}
+	}
+	agents, attempts = len(keys), len(occs)
+	switch {
+	case failed > 0:
+		verdict = fmt.Sprintf("FAILED: %d %s returned no result", failed, plural(failed, "agent"))
+	case attempts > agents:
+		r := attempts - agents
+		verdict = fmt.Sprintf("clean after %d %s", r, map[bool]string{true: "retry", false: "retries"}[r == 1])
+	default:
+		verdict = "clean"
+	}
+	return
+}
+
+// names is the agent-name book (watch's _AgentNames). An attempt with a
+// valid agent id is named by its stable alias "a:<agentId>"; one without (or
+// with an id that is not a valid one) by a positional "agent-N", numbered
+// within this watch in the order first named. Registration cannot fail
+// offline, so the degraded mode and its stderr line never occur.
+type names struct {
+	positional map[handle]int
+}
+
+func newNames() *names { return &names{positional: map[handle]int{}} }
+
+func (n *names) name(o *occ) string {
+	if CanonicalAgentID(o.agentID) {
+		return "a:" + o.agentID
+	}
+	h := handle{o.key, o.ordinal}
+	if _, ok := n.positional[h]; !ok {
+		n.positional[h] = len(n.positional) + 1
+	}
+	return fmt.Sprintf("agent-%d", n.positional[h])
+}
+
+// CanonicalAgentID: a non-empty id of ASCII letters, digits, '-' and '_'
+// (at most 128 bytes) — what can safely become agent-<id>.jsonl.
+func CanonicalAgentID(id string) bool {
+	if id == "" || len(id) > 128 || !discover.ValidID(id) {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const killRetryRun = "../../fixtures/runs/replay-kill-retry/30000000-0000-4000-8000-000000000001/subagents/workflows/wf_kill0001"
+
+func TestReplayFlagsAndErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		exit   int
+		stderr string
+	}{
+		{"zero interval", []string{"--interval", "0", killRetryRun}, 2, "--interval must be positive"},
+		{"bad seconds", []string{"--quiet-after", "soon", killRetryRun}, 2, "not a number of seconds"},
+		{"bad start", []string{"--start", "yesterday", killRetryRun}, 2, "not an RFC 3339 time"},
+		{"kill-after below inactivity", []string{"--pw-inactivity", "300", "--pw-kill-after", "100", killRetryRun}, 2, "--pw-kill-after must be >= --pw-inactivity"},
+		{"not a run", []string{"../../fixtures/runs"}, 2, "not a Workflow run directory"},
+		{"session without launches", []string{"../../fixtures/runs/session-sync-and-async/10000000-0000-4000-8000-000000000001.jsonl"}, 2, "launched no Workflow run"},
+		{"unknown prefix", []string{"--root", "../../fixtures/runs", "wf_nothing"}, 2, "no journal appeared within 60 s"},
+		{"ambiguous prefix", []string{"--root", "../../fixtures/runs", "wf_"}, 2, "Workflow runs under"},
+	}
+	for _, c := range cases {
+		out, errs, code := runReplay(t, c.args...)
+		if code != c.exit || !strings.Contains(errs, c.stderr) {
+			t.Errorf("%s: exit %d stderr %q, want exit %d and %q", c.name, code, errs, c.exit, c.stderr)
+		}
+		if out != "" {
+			t.Errorf("%s: printed on stdout: %q", c.name, out)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+			if len(l) == 0 {
+				t.Errorf("%s: empty stderr line", c.name)
+			}
+		}
+	}
+}
+
+func TestReplayRunDirWithoutJournal(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sess", "subagents", "workflows", "wf_empty01")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runReplay(t, dir)
+	if code != 2 || out != "" || !strings.HasPrefix(errs, "no journal appeared within 60 s") || !strings.Contains(errs, "has no journal.jsonl") {
+		t.Errorf("exit %d out %q err %q", code, out, errs)
+	}
+}
+
+func TestReplayByPrefixAndStart(t *testing.T) {
+	out, _, code := runReplay(t, "--root", "../../fixtures/runs/replay-kill-retry", "wf_kill")
+	if code != 0 || !strings.HasPrefix(out, "START  wf_kill0001: 2 agents") {
+		t.Errorf("prefix lookup: exit %d\n%s", code, out)
+	}
+	// --start 10:00:00 instead of the launch at 10:00:02: the journal (first
+	// line at :04) is found at the wait check :05, and polls run on :05 + 5k.
+	out, _, _ = runReplay(t, "--timestamps", "--start", "2026-05-07T10:00:00Z", killRetryRun)
+	if !strings.HasPrefix(out, "2026-05-07T10:00:05Z START") || !strings.Contains(out, "2026-05-07T10:01:40Z OK     a:ak00000000000003") {
+		t.Errorf("--start:\n%s", out)
+	}
+	// --interval 60: polls every minute from the start.
+	out, _, _ = runReplay(t, "--timestamps", "--interval", "60", killRetryRun)
+	if !strings.HasPrefix(out, "2026-05-07T10:01:02Z START") {
+		t.Errorf("--interval 60:\n%s", out)
+	}
+}
+
+func TestReplayJSONExtras(t *testing.T) {
+	out, _, code := runReplay(t, "--json", "--timestamps", "--explain", "--watchdogs", killRetryRun)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	kinds := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %s", l)
+		}
+		switch {
+		case m["explain"] != nil:
+			kinds["explain"]++
+		case m["event"] == "WATCHDOG":
+			kinds["watchdog"]++
+		default:
+			kinds["watch"]++
+			if _, ok := m["time"]; !ok {
+				t.Errorf("--timestamps in --json adds a time field: %s", l)
+			}
+		}
+	}
+	if kinds["explain"] != 6 || kinds["watch"] != 5 || kinds["watchdog"] == 0 {
+		t.Errorf("lines by kind: %v", kinds)
+	}
+}
