@@ -236,7 +236,8 @@ func (l *loader) findAgent(id string) *model.Transcript {
 func allNotifications(t *model.Transcript) []*model.Notification {
 	out := append([]*model.Notification(nil), t.Notifications...)
 	for _, op := range t.QueueOps {
-		if op.Notification != nil {
+		// A remove repeats the enqueued notification; count each delivery once.
+		if op.Notification != nil && op.Operation == "enqueue" {
 			out = append(out, op.Notification)
 		}
 	}

@@ -72,7 +72,7 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 			j.Malformed = append(j.Malformed, model.Malformed{Line: l.N, Reason: reason, Skipped: true})
 			continue
 		}
-		jl := model.JournalLine{Line: l.N, Index: index, Type: "other"}
+		jl := model.JournalLine{Line: l.N, Index: index, Type: "other", Torn: l.Torn}
 		if v.Type != nil {
 			jl.Type = *v.Type
 		}

@@ -103,3 +103,12 @@ func TestMalformedJournalLines(t *testing.T) {
 		t.Errorf("a number where the key belongs leaves the line keyless: %+v", l)
 	}
 }
+
+// TestTornFinalLineIsMarked: a valid final line without its newline is read
+// but marked, because a live watch would never have seen it.
+func TestTornFinalLineIsMarked(t *testing.T) {
+	j := parse(t, `{"type":"started","key":"k","agentId":"a"}`+"\n"+`{"type":"result","key":"k","agentId":"a"}`)
+	if len(j.Lines) != 2 || j.Lines[0].Torn || !j.Lines[1].Torn {
+		t.Fatalf("lines = %+v", j.Lines)
+	}
+}

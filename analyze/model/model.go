@@ -188,7 +188,7 @@ type ToolResult struct {
 // enqueue (older CLIs, the resume-gate reference rule) or as a user row.
 type Notification struct {
 	At        Evidence `json:"at"`
-	Source    string   `json:"source"` // "queue-enqueue" | "user-row"
+	Source    string   `json:"source"` // "user-row" or "queue-<operation>" (enqueue, remove, …)
 	TaskID    string   `json:"task_id,omitempty"`
 	ToolUseID string   `json:"tool_use_id,omitempty"`
 	// Status is the raw <status> text; StatusOK is false when it is missing.
@@ -436,6 +436,9 @@ type JournalLine struct {
 	Key     string `json:"key,omitempty"`
 	HasKey  bool   `json:"has_key"`
 	AgentID string `json:"agent_id,omitempty"`
+	// Torn is true for a final line with no newline after it: it parsed, but a
+	// live watch would hold it back until its newline arrives.
+	Torn bool `json:"torn,omitempty"`
 }
 
 // Attempt outcomes.

@@ -193,6 +193,9 @@ func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []J
 		case "started", "result", "failed":
 			kind = l.Type
 		}
+		if l.Torn {
+			kind = LineTorn // watch holds an unterminated line back, even valid JSON
+		}
 		key := l.Key
 		if !l.HasKey || l.Key == "" {
 			key = "agent:" + l.AgentID

@@ -1,0 +1,547 @@
+// Package detect derives the facts rules see from one linked run
+// (PRODUCT.md §2, §4): killed synchronous and asynchronous subagents
+// (resume-gate Signatures A and B, windowed to the current resume segment),
+// Workflow attempt outcomes, the work ledger of each attempt and subagent,
+// ship actions and what was outstanding when each ran, review evidence, and
+// the join with the branch under check. docs/detectors.md explains every
+// inference.
+//
+// The detectors read only model values; they never touch the disk (the git
+// join is read beforehand by package gitjoin and passed in Options).
+package detect
+
+import (
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// DefaultPublishTools are the non-Bash tools that publish client-facing
+// output when no list is configured (the resume-gate installer's list).
+var DefaultPublishTools = []string{
+	"Artifact",
+	"ShareOnboardingGuide",
+	"DesignSync",
+	"mcp__claude_ai_Atlassian__createConfluencePage",
+	"mcp__claude_ai_Atlassian__updateConfluencePage",
+	"mcp__claude_ai_Google_Drive__create_file",
+	"mcp__claude_ai_Gmail__create_draft",
+}
+
+// DefaultReviewTrailers name the commit trailers that record a review.
+var DefaultReviewTrailers = []string{"Reviewed-Killed-Agent"}
+
+// DefaultReviewerKeywords identify a review subagent by its description or
+// subagent type.
+var DefaultReviewerKeywords = []string{"review"}
+
+// Options configure the detectors. A nil list means its default; an empty,
+// non-nil list switches that source off.
+type Options struct {
+	// PublishTools are tool names (path.Match patterns allowed, e.g.
+	// "mcp__*__publish*") whose calls are publish actions.
+	PublishTools []string
+	// DeployLabels are the labels whose `gh pr edit --add-label` deploys.
+	DeployLabels []string
+	Review       ReviewOptions
+	// Git is the branch under check (from gitjoin.Join), nil when not given.
+	Git *gitjoin.Branch
+}
+
+// ReviewOptions say what counts as evidence that a killed subagent's or
+// attempt's work was reviewed.
+type ReviewOptions struct {
+	// Trailers are commit-trailer keys on the branch under check whose value
+	// names the agent (its id, tool-use id or description).
+	Trailers []string
+	// FilePatterns are path.Match patterns for review files; "{agent}" stands
+	// for the agent id or tool-use id. A pattern without it must match a path
+	// that contains one of them.
+	FilePatterns []string
+	// ReviewerKeywords identify a review subagent (description or type).
+	ReviewerKeywords []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.PublishTools == nil {
+		o.PublishTools = DefaultPublishTools
+	}
+	if o.Review.Trailers == nil {
+		o.Review.Trailers = DefaultReviewTrailers
+	}
+	if o.Review.ReviewerKeywords == nil {
+		o.Review.ReviewerKeywords = DefaultReviewerKeywords
+	}
+	return o
+}
+
+// killedItem is one killed (or otherwise unreturned) subagent or attempt whose
+// work is at risk until reviewed.
+type killedItem struct {
+	kind      string // "subagent" | "attempt"
+	id        string // agent id
+	toolUseID string
+	name      string // description or agent name
+	key       string
+	ledger    Ledger
+	known     model.Evidence // when the kill became visible in the files
+	evidence  []string
+	// timeless is true when some evidence has no time (trailer, file);
+	// reviewedAt is the earliest review subagent's completion otherwise.
+	timeless   bool
+	reviewedAt *model.Evidence
+	onBranch   bool
+	shipped    bool // a ship action ran after the kill
+}
+
+func (k *killedItem) reviewed() bool { return k.timeless || k.reviewedAt != nil }
+
+type analysis struct {
+	run      *model.Run
+	opts     Options
+	shipOpts ship.Options
+	facts    model.Facts
+	killed   []*killedItem
+	// attemptItems / subagentItems are parallel to facts.Attempts / Subagents.
+	attemptItems  []*killedItem
+	subagentItems []*killedItem
+	// written are paths written by transcripts that are not killed work.
+	written []string
+}
+
+// Analyze derives the facts of one run. Watchdog facts are the replay's and
+// are left empty here.
+func Analyze(run *model.Run, opts Options) model.Facts {
+	a := &analysis{run: run, opts: opts.withDefaults()}
+	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
+	a.facts = model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
+	if run == nil {
+		return a.facts
+	}
+	a.runFact()
+	a.subagentFacts()
+	a.attemptFacts()
+	a.reviewEvidence()
+	a.gitJoin()
+	a.shipFacts()
+	a.finish()
+	return a.facts
+}
+
+func (a *analysis) runFact() {
+	run := a.run
+	f := model.RunFact{Kind: run.Kind, ID: run.ID, Path: run.Path, Attempts: len(run.Attempts), Segments: 1}
+	f.At = model.Evidence{File: run.Path}
+	if run.Main != nil && run.Kind == model.KindSession {
+		f.At = model.Evidence{File: run.Main.File, Line: run.Main.FirstRowLine, Time: run.Main.FirstTime}
+		f.Segments = ReadSegments(run.Main).Count
+		f.Branch = run.Main.GitBranch
+	}
+	if run.Kind == model.KindWorkflow {
+		keys := map[string]bool{}
+		for _, at := range run.Attempts {
+			keys[at.Key] = true
+		}
+		f.Agents = len(keys)
+	} else {
+		f.Agents = len(run.Subagents)
+	}
+	for _, t := range a.transcripts() {
+		f.Malformed += len(t.Malformed)
+		if !t.FirstTime.IsZero() && (f.Start.IsZero() || t.FirstTime.Before(f.Start)) {
+			f.Start = t.FirstTime
+		}
+		if t.LastTime.After(f.End) {
+			f.End = t.LastTime
+		}
+	}
+	if run.Journal != nil {
+		f.Malformed += len(run.Journal.Malformed)
+	}
+	if a.opts.Git != nil {
+		f.Branch = a.opts.Git.Name
+	}
+	a.facts.Run = f
+}
+
+// transcripts are the run's files in a fixed order: main, agents, attempts.
+func (a *analysis) transcripts() []*model.Transcript {
+	var out []*model.Transcript
+	seen := map[*model.Transcript]bool{}
+	add := func(t *model.Transcript) {
+		if t != nil && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if a.run.Kind == model.KindSession {
+		add(a.run.Main)
+	}
+	for _, t := range a.run.Agents {
+		add(t)
+	}
+	for _, at := range a.run.Attempts {
+		add(at.Transcript)
+	}
+	return out
+}
+
+// subagentFacts: one fact per Agent/Task call, with the resume-gate scan of
+// the transcript that owns it.
+func (a *analysis) subagentFacts() {
+	run := a.run
+	owners := map[string]*model.Transcript{}
+	for _, t := range append([]*model.Transcript{run.Main}, run.Agents...) {
+		if t != nil {
+			owners[t.File] = t
+		}
+	}
+	scans := map[string]Scan{}
+	for _, sc := range run.Subagents {
+		owner := owners[sc.Owner]
+		scan, ok := scans[sc.Owner]
+		if !ok {
+			scan = ScanTranscript(owner)
+			scans[sc.Owner] = scan
+		}
+		f := model.SubagentFact{
+			RunID: run.ID, ToolUseID: sc.ToolUseID, Description: sc.Description, Mode: sc.Mode,
+			AgentID: sc.AgentID, Time: sc.At.Time, At: sc.At,
+			Segment: scan.Segments.SegmentOf(sc.At.Line),
+		}
+		f.InLastSegment = f.Segment == scan.Segments.Count
+		outcome, known := subagentOutcome(sc)
+		f.Outcome = outcome
+		for _, h := range scan.Hits {
+			if h.ToolUseID == sc.ToolUseID {
+				f.Signature, f.Rule = h.Signature, h.Rule
+				known = h.At
+				break
+			}
+		}
+		if sc.Result != nil && SignatureA(sc.Result) {
+			// The notice proves a kill even outside the current segment.
+			f.Outcome = OutcomeTerminatedEarly
+		}
+		f.Killed = terminatedEarly(f.Outcome, sc.Mode) || f.Signature != ""
+		if f.Outcome == OutcomeCompleted && sc.Child != nil {
+			cause, _ := Ending(sc.Child)
+			f.FalseDone = cause != ""
+		}
+		l := LedgerOf(sc.Child, a.shipOpts)
+		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown
+		var item *killedItem
+		if f.Killed || f.FalseDone {
+			name := sc.Description
+			if name == "" {
+				name = noDescription
+			}
+			item = &killedItem{kind: "subagent", id: sc.AgentID, toolUseID: sc.ToolUseID, name: name, ledger: l, known: known}
+			a.killed = append(a.killed, item)
+		} else if sc.Child != nil {
+			a.written = append(a.written, l.Paths...)
+		}
+		a.subagentItems = append(a.subagentItems, item)
+		a.facts.Subagents = append(a.facts.Subagents, f)
+	}
+	if run.Kind == model.KindSession && run.Main != nil {
+		a.written = append(a.written, LedgerOf(run.Main, a.shipOpts).Paths...)
+	}
+}
+
+// names are the strings that identify an item in a trailer or a prompt.
+func (k *killedItem) names() []string {
+	var out []string
+	for _, s := range []string{k.id, k.toolUseID, k.name} {
+		if s != "" && s != noDescription {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// namedBy reports whether text names the item: its agent id or tool-use id
+// (at least 7 characters) anywhere, or its whole description (at least 8
+// characters), case-insensitively.
+func (k *killedItem) namedBy(text string) bool {
+	low := strings.ToLower(text)
+	for _, s := range []string{k.id, k.toolUseID} {
+		if len(s) >= 7 && strings.Contains(low, strings.ToLower(s)) {
+			return true
+		}
+	}
+	if k.kind == "subagent" && len(k.name) >= 8 && k.name != noDescription && strings.Contains(low, strings.ToLower(k.name)) {
+		return true
+	}
+	return false
+}
+
+// reviewEvidence collects the configured evidence for every killed item.
+func (a *analysis) reviewEvidence() {
+	ro := a.opts.Review
+	for _, k := range a.killed {
+		// Commit trailers on the branch under check.
+		if a.opts.Git != nil {
+			for _, c := range a.opts.Git.Commits {
+				for _, tr := range c.Trailers {
+					if !containsFold(ro.Trailers, tr.Key) {
+						continue
+					}
+					if equalsAnyFold(tr.Value, k.names()) || k.namedBy(tr.Value) {
+						k.timeless = true
+						k.evidence = append(k.evidence, "trailer "+tr.Key+": "+tr.Value+" in commit "+short(c.ID))
+					}
+				}
+			}
+		}
+		// Review files on the branch or written by work that was not killed.
+		var candidates []string
+		if a.opts.Git != nil {
+			candidates = append(candidates, a.opts.Git.Paths...)
+		}
+		candidates = append(candidates, a.written...)
+		for _, pat := range ro.FilePatterns {
+			for _, p := range uniqueSorted(candidates) {
+				if reviewFileMatches(pat, p, k) {
+					k.timeless = true
+					k.evidence = append(k.evidence, "review file "+p)
+				}
+			}
+		}
+		// A later completed review subagent whose prompt names the item.
+		for i, sc := range a.run.Subagents {
+			f := a.facts.Subagents[i]
+			if f.Killed || f.FalseDone || f.Outcome != OutcomeCompleted || sc.ToolUseID == k.toolUseID {
+				continue
+			}
+			if !a.isReviewer(sc) || sc.Call == nil || !k.namedBy(sc.Call.Prompt+"\n"+sc.Description) {
+				continue
+			}
+			if !before(k.known, sc.At, false) {
+				continue
+			}
+			done := sc.At
+			if sc.LastNotification != nil {
+				done = sc.LastNotification.At
+			} else if sc.ResultAt != nil {
+				done = *sc.ResultAt
+			}
+			if k.reviewedAt == nil || before(done, *k.reviewedAt, false) {
+				d := done
+				k.reviewedAt = &d
+			}
+			k.evidence = append(k.evidence, "review subagent "+quote(sc.Description)+" ("+sc.ToolUseID+") at "+loc(sc.At))
+		}
+	}
+}
+
+func (a *analysis) isReviewer(sc *model.SubagentCall) bool {
+	text := strings.ToLower(sc.Description + " " + sc.SubagentType)
+	for _, kw := range a.opts.Review.ReviewerKeywords {
+		if kw != "" && strings.Contains(text, strings.ToLower(kw)) {
+			return true
+		}
+	}
+	return false
+}
+
+// reviewFileMatches matches a review-file pattern against a path for an item.
+func reviewFileMatches(pattern, p string, k *killedItem) bool {
+	if strings.Contains(pattern, "{agent}") {
+		for _, id := range []string{k.id, k.toolUseID} {
+			if id == "" {
+				continue
+			}
+			pat := strings.ReplaceAll(pattern, "{agent}", id)
+			if ok, _ := path.Match(pat, p); ok {
+				return true
+			}
+			if ok, _ := path.Match("*/"+pat, p); ok && !strings.HasPrefix(pat, "/") {
+				return true
+			}
+		}
+		return false
+	}
+	ok, _ := path.Match(pattern, p)
+	return ok && ((k.id != "" && strings.Contains(p, k.id)) || (k.toolUseID != "" && strings.Contains(p, k.toolUseID)))
+}
+
+// gitJoin intersects the branch under check with each killed item's ledger.
+func (a *analysis) gitJoin() {
+	b := a.opts.Git
+	if b == nil {
+		return
+	}
+	for _, k := range a.killed {
+		for _, id := range k.ledger.Commits {
+			if b.HasCommit(id) {
+				k.onBranch = true
+			}
+		}
+		for _, lp := range k.ledger.Paths {
+			for _, bp := range b.Paths {
+				if pathMatches(lp, bp) {
+					k.onBranch = true
+				}
+			}
+		}
+	}
+}
+
+// shipFacts finds every ship action in the run's transcripts.
+func (a *analysis) shipFacts() {
+	for _, t := range a.transcripts() {
+		for _, c := range t.ToolCalls {
+			var acts []ship.Action
+			switch {
+			case c.Name == "Bash":
+				acts = ship.Classify(c.Command, a.shipOpts).Actions
+			case a.isPublishTool(c.Name):
+				acts = []ship.Action{{Kind: ship.KindPublish, Command: c.Name}}
+			}
+			for _, act := range acts {
+				f := model.ShipFact{RunID: a.run.ID, Kind: act.Kind, Command: act.Command, Tool: c.Name,
+					Branch: act.Branch, Time: c.At.Time, At: c.At, OutstandingKilled: []string{}}
+				if f.Branch == "" && act.Kind == ship.KindPush {
+					f.Branch = t.GitBranch
+				}
+				for _, k := range a.killed {
+					if !before(k.known, c.At, true) {
+						continue
+					}
+					k.shipped = true
+					if k.timeless || (k.reviewedAt != nil && before(*k.reviewedAt, c.At, false)) {
+						continue
+					}
+					f.OutstandingKilled = append(f.OutstandingKilled, k.name)
+				}
+				f.Outstanding = len(f.OutstandingKilled) > 0
+				a.facts.Ships = append(a.facts.Ships, f)
+			}
+		}
+	}
+	sort.SliceStable(a.facts.Ships, func(i, j int) bool {
+		x, y := a.facts.Ships[i].At, a.facts.Ships[j].At
+		if !x.Time.Equal(y.Time) {
+			return x.Time.Before(y.Time)
+		}
+		if x.File != y.File {
+			return x.File < y.File
+		}
+		return x.Line < y.Line
+	})
+	for _, s := range a.facts.Ships {
+		if s.Kind == ship.KindPush || s.Kind == ship.KindMerge {
+			a.facts.Run.Shipped = true
+		}
+	}
+	if a.opts.Git != nil {
+		a.facts.Run.Shipped = true
+	}
+}
+
+func (a *analysis) isPublishTool(name string) bool {
+	for _, p := range a.opts.PublishTools {
+		if p == name {
+			return true
+		}
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// finish copies review, branch and ship results into the facts.
+func (a *analysis) finish() {
+	for i, k := range a.subagentItems {
+		if k == nil {
+			continue
+		}
+		f := &a.facts.Subagents[i]
+		f.Reviewed, f.ReviewEvidence = k.reviewed(), nonNil(k.evidence)
+		f.OnShippedBranch, f.ShippedAfterKill = k.onBranch, k.shipped
+	}
+	for i := range a.facts.Subagents {
+		f := &a.facts.Subagents[i]
+		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
+	}
+	for i, k := range a.attemptItems {
+		f := &a.facts.Attempts[i]
+		if k != nil {
+			f.Reviewed, f.ReviewEvidence = k.reviewed(), k.evidence
+			f.OnShippedBranch = k.onBranch
+		}
+		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
+	}
+}
+
+// before reports whether evidence x precedes y: by line in the same file,
+// else by simulated time. When the order cannot be known it returns unknown
+// (callers choose the direction that reports rather than hides).
+func before(x, y model.Evidence, unknown bool) bool {
+	if x.File == y.File && x.File != "" {
+		return x.Line < y.Line
+	}
+	if x.Time.IsZero() || y.Time.IsZero() {
+		return unknown
+	}
+	return !x.Time.After(y.Time)
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalsAnyFold(v string, list []string) bool {
+	v = strings.TrimSpace(v)
+	for _, x := range list {
+		if strings.EqualFold(v, strings.TrimSpace(x)) {
+			return true
+		}
+	}
+	return false
+}
+
+func uniqueSorted(s []string) []string {
+	m := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !m[x] {
+			m[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+func loc(e model.Evidence) string {
+	return e.File + ":" + strconv.Itoa(e.Line)
+}

@@ -1,0 +1,146 @@
+// Package gitjoin reads the branch under check from a real git repository:
+// its commits (with subjects and trailers) and the paths it changes, between a
+// base and a head revision. It runs the `git` found on PATH; the detectors then
+// intersect the result with the work ledger of killed attempts and subagents.
+//
+// pmcheck never writes into the repository: every command here is read-only.
+package gitjoin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+// Trailer is one `Key: value` trailer of a commit message.
+type Trailer struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Commit is one commit of the branch.
+type Commit struct {
+	ID       string    `json:"id"`
+	Subject  string    `json:"subject"`
+	Trailers []Trailer `json:"trailers,omitempty"`
+	// Paths the commit changes (empty for merge commits).
+	Paths []string `json:"paths,omitempty"`
+}
+
+// Branch is the branch under check.
+type Branch struct {
+	// Name is the head's branch name when it names one, else the head as given.
+	Name string `json:"name"`
+	Base string `json:"base"`
+	Head string `json:"head"`
+	// Commits are base..head, oldest first.
+	Commits []Commit `json:"commits"`
+	// Paths are the paths changed between the merge base and head, sorted.
+	Paths []string `json:"paths"`
+}
+
+// Join lists base..head in the repository at dir.
+func Join(dir, base, head string) (*Branch, error) {
+	if dir == "" || base == "" || head == "" {
+		return nil, errors.New("git join: --git, --base and --head must all be given")
+	}
+	for _, rev := range []string{base, head} {
+		if strings.HasPrefix(rev, "-") {
+			return nil, fmt.Errorf("git join: revision %q starts with '-': give a branch, tag or commit id", rev)
+		}
+		if _, err := git(dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
+			return nil, fmt.Errorf("git join: %q is not a commit in %s: check --base/--head (fetch the branch first in a shallow CI checkout)", rev, dir)
+		}
+	}
+	b := &Branch{Base: base, Head: head, Name: head}
+	if name, err := git(dir, "rev-parse", "--abbrev-ref", head); err == nil {
+		if n := strings.TrimSpace(name); n != "" && n != "HEAD" {
+			b.Name = n
+		}
+	}
+	// Records are separated by RS, fields by NUL; --name-only appends the
+	// commit's paths after the format, one per line.
+	out, err := git(dir, "-c", "core.quotePath=false", "log", "--reverse", "--no-renames", "--name-only",
+		"--format=%x1e%H%x00%s%x00%(trailers:unfold,only)%x00", base+".."+head)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range strings.Split(out, "\x1e") {
+		if strings.TrimSpace(rec) == "" {
+			continue
+		}
+		f := strings.SplitN(rec, "\x00", 4)
+		if len(f) < 4 {
+			return nil, fmt.Errorf("git join: unexpected git log output in %s", dir)
+		}
+		c := Commit{ID: f[0], Subject: f[1], Trailers: parseTrailers(f[2])}
+		for _, p := range strings.Split(f[3], "\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				c.Paths = append(c.Paths, p)
+			}
+		}
+		b.Commits = append(b.Commits, c)
+	}
+	diff, err := git(dir, "-c", "core.quotePath=false", "diff", "--no-renames", "--name-only", base+"..."+head)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range strings.Split(diff, "\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			b.Paths = append(b.Paths, p)
+		}
+	}
+	sort.Strings(b.Paths)
+	return b, nil
+}
+
+// parseTrailers reads `Key: value` lines (already unfolded by git).
+func parseTrailers(s string) []Trailer {
+	var out []Trailer
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.TrimSpace(k) == "" || strings.ContainsAny(strings.TrimSpace(k), " \t") {
+			continue
+		}
+		out = append(out, Trailer{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return out
+}
+
+// HasCommit reports whether the branch holds a commit whose id starts with
+// the given (possibly abbreviated, at least 7 hex digits) id.
+func (b *Branch) HasCommit(id string) bool {
+	if b == nil || len(id) < 7 {
+		return false
+	}
+	id = strings.ToLower(id)
+	for _, c := range b.Commits {
+		if strings.HasPrefix(c.ID, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// git runs one read-only git command and returns its stdout.
+func git(dir string, args ...string) (string, error) {
+	full := append([]string{"-C", dir}, args...)
+	cmd := exec.Command("git", full...)
+	cmd.Env = append(cmd.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git join: git %s failed in %s: %s", args[0], dir, msg)
+	}
+	return stdout.String(), nil
+}

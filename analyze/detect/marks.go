@@ -1,0 +1,153 @@
+package detect
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// The resume-gate segment mark (seed 002, research/peers.md §4):
+//
+//	<prefix>outstanding=<n> payload=<base64 of the items joined by U+001F>
+//
+// where <prefix> is harness.SegmentMarkPrefix. The pattern matches anywhere in
+// a raw row (the mark sits mid-string in a system reminder); the payload group
+// stops at the first character outside the base64 alphabet, so quotes,
+// escaped newlines and prose after the mark end it naturally.
+var MarkPattern = regexp.MustCompile(regexp.QuoteMeta(harness.SegmentMarkPrefix) + `outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)
+
+// markItemSeparator joins the items inside the payload.
+const markItemSeparator = "\x1f"
+
+// Mark states: what the newest mark of a transcript says.
+const (
+	// MarkAbsent: no mark at all (a session that was never resumed).
+	MarkAbsent = "absent"
+	// MarkUndecodable: the newest mark does not decode. Its items are unknown,
+	// and an older mark's items are never used in their place.
+	MarkUndecodable = "undecodable"
+	// MarkEmpty: the newest mark lists nothing (the gate was disarmed).
+	MarkEmpty = "empty"
+	// MarkItems: the newest mark lists outstanding items (the gate is armed).
+	MarkItems = "items"
+)
+
+// EncodeMark builds a segment mark listing items. A separator character inside
+// an item becomes a space, so a description cannot corrupt the mark it is
+// written into.
+func EncodeMark(items []string) string {
+	safe := make([]string, len(items))
+	for i, it := range items {
+		safe[i] = strings.ReplaceAll(it, markItemSeparator, " ")
+	}
+	payload := base64.StdEncoding.EncodeToString([]byte(strings.Join(safe, markItemSeparator)))
+	return harness.SegmentMarkPrefix + "outstanding=" + strconv.Itoa(len(safe)) + " payload=" + payload
+}
+
+// DecodeMark decodes a mark's two captured groups. It fails (ok false) on
+// invalid base64 (padding included), invalid UTF-8, or an item count that
+// differs from the declared one; empty items are dropped before counting, as
+// the reference does. A truncated mark and noise right after "payload=" both
+// land here.
+func DecodeMark(outstanding, payload string) (items []string, ok bool) {
+	n, err := strconv.Atoi(outstanding)
+	if err != nil || n < 0 {
+		return nil, false
+	}
+	raw, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil || !utf8.Valid(raw) {
+		return nil, false
+	}
+	items = []string{}
+	for _, part := range strings.Split(string(raw), markItemSeparator) {
+		if part != "" {
+			items = append(items, part)
+		}
+	}
+	if len(items) != n {
+		return nil, false
+	}
+	return items, true
+}
+
+// FindMarks returns every mark in text, in order (the readers use the same
+// pattern on raw rows; this is for tests and tools).
+func FindMarks(text string) [][2]string {
+	var out [][2]string
+	for _, m := range MarkPattern.FindAllStringSubmatch(text, -1) {
+		out = append(out, [2]string{m[1], m[2]})
+	}
+	return out
+}
+
+// DecodedMark is one mark of a transcript with its decoding.
+type DecodedMark struct {
+	At    model.Evidence `json:"at"`
+	OK    bool           `json:"ok"`
+	Items []string       `json:"items,omitempty"`
+}
+
+// Segments is what a transcript's marks say.
+type Segments struct {
+	Marks []DecodedMark `json:"marks,omitempty"`
+	// State of the newest mark (MarkAbsent, MarkUndecodable, MarkEmpty,
+	// MarkItems) and its items when it decodes.
+	State string   `json:"state"`
+	Items []string `json:"items,omitempty"`
+	// WindowAfter is the line of the newest mark that DECODES (0 when none):
+	// the current segment is the rows below it. A corrupt newer mark is not a
+	// boundary, so it can never shrink the window to nothing (the reference's
+	// fail-open fix).
+	WindowAfter int `json:"window_after"`
+	// Count is the number of resume segments: decodable marks + 1.
+	Count int `json:"count"`
+}
+
+// ReadSegments decodes every mark of t (in file order; several marks on one
+// row keep their order).
+func ReadSegments(t *model.Transcript) Segments {
+	s := Segments{State: MarkAbsent, Count: 1}
+	if t == nil {
+		return s
+	}
+	for _, m := range t.Marks {
+		items, ok := DecodeMark(m.Outstanding, m.Payload)
+		s.Marks = append(s.Marks, DecodedMark{At: m.At, OK: ok, Items: items})
+		if ok {
+			s.WindowAfter = m.At.Line
+			s.Count++
+		}
+	}
+	if n := len(s.Marks); n > 0 {
+		last := s.Marks[n-1]
+		switch {
+		case !last.OK:
+			s.State = MarkUndecodable
+		case len(last.Items) == 0:
+			s.State = MarkEmpty
+		default:
+			s.State, s.Items = MarkItems, last.Items
+		}
+	}
+	return s
+}
+
+// SegmentOf returns the 1-based segment a row belongs to: one more than the
+// number of decodable marks on rows above it.
+func (s Segments) SegmentOf(line int) int {
+	seg := 1
+	for _, m := range s.Marks {
+		if m.OK && m.At.Line < line {
+			seg++
+		}
+	}
+	return seg
+}
+
+// InWindow reports whether a row is in the current segment.
+func (s Segments) InWindow(line int) bool { return line > s.WindowAfter }

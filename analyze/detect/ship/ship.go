@@ -1,0 +1,670 @@
+// Package ship classifies one Bash command line the way pmcheck's detectors
+// need it: which ship actions it runs (push, merge, deploy, release, publish),
+// which files it obviously writes, whether it may have written others, and
+// how many `git commit` invocations it contains.
+//
+// The command is parsed with a real shell parser (mvdan.cc/sh/v3/syntax), never
+// matched with a regular expression: a ship verb inside a quoted argument
+// (`git commit -m "git push later"`) or an argument of another program
+// (`echo git push`) is not a ship action, while one in the second clause of a
+// chain, in a subshell, in a command substitution, or in a `bash -c` / `eval`
+// string is.
+package ship
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Ship action kinds.
+const (
+	KindPush    = "push"
+	KindMerge   = "merge"
+	KindDeploy  = "deploy"
+	KindRelease = "release"
+	KindPublish = "publish"
+)
+
+// DefaultDeployLabels are the pull-request labels whose addition triggers a
+// deployment when no list is configured (the resume-gate incident ran
+// `gh pr edit <n> --add-label auto-deploy`).
+var DefaultDeployLabels = []string{"auto-deploy", "deploy"}
+
+// Options configure the classifier.
+type Options struct {
+	// DeployLabels are labels whose `gh pr edit --add-label` counts as a deploy;
+	// nil means DefaultDeployLabels.
+	DeployLabels []string
+}
+
+// Action is one ship action found in a command line.
+type Action struct {
+	Kind string `json:"kind"`
+	// Branch is the remote branch a push updates (the destination of the first
+	// refspec, without refs/heads/), "" when the command does not name one.
+	Branch string `json:"branch,omitempty"`
+	// Target is the pull request, API endpoint, release tag or label involved.
+	Target string `json:"target,omitempty"`
+	// Command is the simple command that ships, its words resolved and joined
+	// by spaces (e.g. "git -C ../wt push origin HEAD:main").
+	Command string `json:"command"`
+}
+
+// Analysis is everything the classifier found in one command line.
+type Analysis struct {
+	Actions []Action `json:"actions,omitempty"`
+	// Writes are paths the command obviously writes (redirection targets, tee,
+	// touch, cp/mv destinations, sed -i, rm), as written in the command.
+	Writes []string `json:"writes,omitempty"`
+	// MayWrite is true when some part of the command may have written files
+	// that Writes does not list (an unknown program, a dynamic target).
+	MayWrite bool `json:"may_write,omitempty"`
+	// Commits counts `git commit` invocations.
+	Commits int `json:"commits,omitempty"`
+	// ParseError is set when the line is not valid shell; the analysis then
+	// comes from a conservative word split (see fallback) and MayWrite is true.
+	ParseError string `json:"parse_error,omitempty"`
+}
+
+// maxDepth bounds `bash -c "bash -c '…'"` recursion.
+const maxDepth = 4
+
+// Classify analyses one command line.
+func Classify(command string, opts Options) Analysis {
+	c := classifier{opts: opts}
+	if c.opts.DeployLabels == nil {
+		c.opts.DeployLabels = DefaultDeployLabels
+	}
+	c.script(command, 0)
+	return c.out
+}
+
+type classifier struct {
+	opts Options
+	out  Analysis
+}
+
+// script parses src and classifies every simple command in it.
+func (c *classifier) script(src string, depth int) {
+	if depth > maxDepth {
+		c.out.MayWrite = true
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		if c.out.ParseError == "" {
+			c.out.ParseError = err.Error()
+		}
+		c.fallback(src, depth)
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok {
+			c.stmt(st, depth)
+		}
+		return true
+	})
+}
+
+// fallback classifies a line the parser rejected (often a command cut at the
+// transcript's length cap): split on the usual separators and read each clause
+// as plain words. It fails toward reporting: a ship verb still counts, and the
+// ledger is marked partial.
+func (c *classifier) fallback(src string, depth int) {
+	c.out.MayWrite = true
+	repl := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "(", "\n", ")", "\n", "`", "\n", "$(", "\n")
+	for _, clause := range strings.Split(repl.Replace(src), "\n") {
+		words := strings.Fields(clause)
+		for i := range words {
+			words[i] = strings.Trim(words[i], `"'`)
+		}
+		c.call(words, nil, depth, true)
+	}
+}
+
+// stmt classifies the redirections of a statement and, when it is a simple
+// command, the command itself.
+func (c *classifier) stmt(st *syntax.Stmt, depth int) {
+	var heredoc string
+	hasHeredoc := false
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
+			target, static := wordString(r.Word)
+			switch {
+			case !static:
+				c.out.MayWrite = true
+			case isDevice(target):
+			default:
+				c.addWrite(target)
+			}
+		case syntax.DplOut:
+			// >&2, >&- and the like duplicate descriptors; `>& file` is bash's
+			// spelling of &> file.
+			target, static := wordString(r.Word)
+			if !static {
+				c.out.MayWrite = true
+			} else if target != "-" && !isDigits(target) && !isDevice(target) {
+				c.addWrite(target)
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				heredoc, hasHeredoc = wordString(r.Hdoc)
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				heredoc, hasHeredoc = wordString(r.Word)
+			}
+		}
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	words := make([]string, 0, len(call.Args))
+	static := true
+	for _, w := range call.Args {
+		s, ok := wordString(w)
+		if !ok {
+			static = false
+		}
+		words = append(words, s)
+	}
+	c.call(words, &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc}, depth, static)
+}
+
+// stmtContext carries what a simple command's statement adds to its words.
+type stmtContext struct {
+	heredoc    string
+	hasHeredoc bool
+}
+
+// wrappers run the rest of their arguments as a command; the inner map lists
+// the options that take a separate value.
+var wrappers = map[string]map[string]bool{
+	"sudo":       {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true},
+	"env":        {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
+	"nohup":      {},
+	"time":       {"-o": true, "-f": true},
+	"command":    {},
+	"exec":       {"-a": true},
+	"timeout":    {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
+	"nice":       {"-n": true},
+	"ionice":     {"-c": true, "-n": true, "-p": true},
+	"stdbuf":     {"-i": true, "-o": true, "-e": true},
+	"caffeinate": {"-t": true, "-w": true},
+	"xargs":      {"-I": true, "-n": true, "-P": true, "-L": true, "-d": true, "-E": true, "-s": true, "-a": true},
+}
+
+// call classifies one simple command given as resolved words.
+func (c *classifier) call(words []string, ctx *stmtContext, depth int, static bool) {
+	words = unwrap(words)
+	if len(words) == 0 {
+		return
+	}
+	name := path.Base(words[0])
+	args := words[1:]
+	switch name {
+	case "git":
+		c.git(words, args)
+	case "gh":
+		c.gh(words, args)
+	case "bash", "sh", "zsh", "dash", "ksh":
+		if i := indexOf(args, "-c"); i >= 0 || hasShortFlag(args, 'c') {
+			if i < 0 {
+				i = firstShortFlagWith(args, 'c')
+			}
+			if i+1 < len(args) {
+				c.script(args[i+1], depth+1)
+			} else {
+				c.out.MayWrite = true
+			}
+			return
+		}
+		if ctx != nil && ctx.hasHeredoc && positionals(args) == 0 {
+			c.script(ctx.heredoc, depth+1)
+			return
+		}
+		c.out.MayWrite = true // runs a script file we cannot see
+	case "eval":
+		c.script(strings.Join(args, " "), depth+1)
+	case "npm", "pnpm":
+		if len(args) > 0 && args[0] == "publish" {
+			c.add(KindPublish, "", "", words)
+		}
+		c.out.MayWrite = true
+	case "cargo":
+		if len(args) > 0 && args[0] == "publish" {
+			c.add(KindPublish, "", "", words)
+		}
+		c.out.MayWrite = true
+	case "twine":
+		if len(args) > 0 && args[0] == "upload" {
+			c.add(KindPublish, "", "", words)
+		}
+	default:
+		c.writes(name, args)
+	}
+	if !static {
+		// A dynamic word ($VAR, $(…)) may name a file we cannot resolve.
+		if name != "echo" && name != "printf" {
+			c.out.MayWrite = true
+		}
+	}
+}
+
+// unwrap strips leading wrappers (sudo, env A=B, timeout 60, …) so the real
+// program is words[0].
+func unwrap(words []string) []string {
+	for len(words) > 0 {
+		name := path.Base(words[0])
+		valued, ok := wrappers[name]
+		if !ok {
+			return words
+		}
+		words = words[1:]
+		sawDuration := false
+		for len(words) > 0 {
+			w := words[0]
+			switch {
+			case name == "env" && !strings.HasPrefix(w, "-") && strings.Contains(w, "="):
+				words = words[1:]
+			case name == "timeout" && !sawDuration && !strings.HasPrefix(w, "-"):
+				sawDuration = true
+				words = words[1:]
+			case strings.HasPrefix(w, "-") && len(w) > 1:
+				words = words[1:]
+				if valued[w] && len(words) > 0 {
+					words = words[1:]
+				}
+			default:
+				goto program
+			}
+		}
+	program:
+	}
+	return words
+}
+
+// git classifies a git invocation: push (unless a dry run), commit; other
+// subcommands only for the ledger.
+func (c *classifier) git(words, args []string) {
+	sub, rest := gitSubcommand(args)
+	switch sub {
+	case "push":
+		positional := []string{}
+		dry := false
+		for i := 0; i < len(rest); i++ {
+			a := rest[i]
+			switch {
+			case a == "-n" || a == "--dry-run":
+				dry = true
+			case a == "-o" || a == "--push-option" || a == "--repo" || a == "--receive-pack" || a == "--exec":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				positional = append(positional, a)
+			}
+		}
+		if dry {
+			return
+		}
+		branch := ""
+		if len(positional) > 1 {
+			branch = refBranch(positional[1])
+		}
+		c.add(KindPush, branch, strings.Join(positional, " "), words)
+	case "commit":
+		c.out.Commits++
+	case "", "status", "log", "diff", "show", "rev-parse", "rev-list", "fetch", "remote", "config", "ls-files",
+		"blame", "describe", "shortlog", "grep", "add", "tag", "notes", "reflog", "cat-file", "for-each-ref",
+		"ls-remote", "show-ref", "merge-base", "name-rev", "count-objects", "help", "version", "worktree", "branch":
+		// These change no tracked file in the work tree.
+	default:
+		// checkout, switch, restore, reset, merge, pull, rebase, stash, apply,
+		// cherry-pick, revert, am, rm, mv, clean, …: work-tree changes we do not
+		// enumerate.
+		c.out.MayWrite = true
+	}
+}
+
+// gitSubcommand skips git's global options (-C dir, -c k=v, --git-dir …).
+func gitSubcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--exec-path" || a == "--config-env":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a, args[i+1:]
+		}
+	}
+	return "", nil
+}
+
+// refBranch turns a push refspec into the remote branch it updates.
+func refBranch(spec string) string {
+	spec = strings.TrimPrefix(spec, "+")
+	if i := strings.LastIndexByte(spec, ':'); i >= 0 {
+		spec = spec[i+1:]
+	}
+	spec = strings.TrimPrefix(spec, "refs/heads/")
+	return spec
+}
+
+// gh classifies a GitHub CLI invocation.
+func (c *classifier) gh(words, args []string) {
+	sub, rest := ghSubcommand(args)
+	switch sub {
+	case "pr merge":
+		c.add(KindMerge, "", firstPositional(rest), words)
+	case "pr edit":
+		for i := 0; i < len(rest); i++ {
+			var labels string
+			switch {
+			case rest[i] == "--add-label" && i+1 < len(rest):
+				labels = rest[i+1]
+				i++
+			case strings.HasPrefix(rest[i], "--add-label="):
+				labels = strings.TrimPrefix(rest[i], "--add-label=")
+			default:
+				continue
+			}
+			for _, l := range strings.Split(labels, ",") {
+				if c.isDeployLabel(strings.TrimSpace(l)) {
+					c.add(KindDeploy, "", strings.TrimSpace(l), words)
+				}
+			}
+		}
+	case "release create":
+		c.add(KindRelease, "", firstPositional(rest), words)
+	case "api":
+		method, endpoint := "", ""
+		for i := 0; i < len(rest); i++ {
+			a := rest[i]
+			switch {
+			case a == "-X" || a == "--method":
+				if i+1 < len(rest) {
+					method = rest[i+1]
+					i++
+				}
+			case strings.HasPrefix(a, "--method="):
+				method = strings.TrimPrefix(a, "--method=")
+			case strings.HasPrefix(a, "-X") && len(a) > 2:
+				method = a[2:]
+			case a == "-f" || a == "-F" || a == "--field" || a == "--raw-field" || a == "-H" || a == "--header" ||
+				a == "--input" || a == "-q" || a == "--jq" || a == "-t" || a == "--template" || a == "--hostname" || a == "--cache" || a == "-p" || a == "--preview":
+				i++
+			case strings.HasPrefix(a, "-"):
+			case endpoint == "":
+				endpoint = a
+			}
+		}
+		ep := strings.TrimSuffix(strings.SplitN(endpoint, "?", 2)[0], "/")
+		m := strings.ToUpper(method)
+		switch {
+		case m == "PUT" && strings.HasSuffix(ep, "/merge"):
+			c.add(KindMerge, "", endpoint, words)
+		case m == "POST" && strings.HasSuffix(ep, "/merges"):
+			c.add(KindMerge, "", endpoint, words)
+		}
+	}
+}
+
+// ghSubcommand returns "pr merge", "api", "release create", … skipping the
+// global -R/--repo option.
+func ghSubcommand(args []string) (string, []string) {
+	var parts []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-R" || a == "--repo":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			parts = append(parts, a)
+			if len(parts) == 1 && a == "api" {
+				return "api", args[i+1:]
+			}
+			if len(parts) == 2 {
+				return parts[0] + " " + parts[1], args[i+1:]
+			}
+		}
+	}
+	return strings.Join(parts, " "), nil
+}
+
+func (c *classifier) isDeployLabel(l string) bool {
+	for _, d := range c.opts.DeployLabels {
+		if strings.EqualFold(d, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *classifier) add(kind, branch, target string, words []string) {
+	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, Command: strings.Join(words, " ")})
+}
+
+func (c *classifier) addWrite(p string) {
+	for _, w := range c.out.Writes {
+		if w == p {
+			return
+		}
+	}
+	c.out.Writes = append(c.out.Writes, p)
+}
+
+// readOnly programs write no file unless redirected (redirections are
+// handled separately).
+var readOnly = map[string]bool{
+	"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
+	"rg": true, "ag": true, "echo": true, "printf": true, "pwd": true, "cd": true, "pushd": true, "popd": true,
+	"which": true, "type": true, "test": true, "[": true, "[[": true, "true": true, "false": true, "sleep": true,
+	"date": true, "stat": true, "file": true, "du": true, "df": true, "tree": true, "jq": true, "yq": true,
+	"sort": true, "uniq": true, "cut": true, "tr": true, "diff": true, "cmp": true, "basename": true,
+	"dirname": true, "realpath": true, "readlink": true, "ps": true, "whoami": true, "uname": true, "id": true,
+	"less": true, "more": true, "nl": true, "column": true, "comm": true, "md5sum": true, "sha256sum": true,
+	"shasum": true, "hostname": true, "env": true, "printenv": true, "export": true, "set": true, "unset": true,
+	"source": true, ".": true, "exit": true, "return": true, "read": true, "wait": true, "kill": true,
+	"curl": true, "wget": true, "awk": true, "xxd": true, "od": true, "hexdump": true, "fd": true, "locate": true,
+	"history": true, "alias": true, "local": true, "declare": true, "shift": true, "seq": true, "yes": true,
+}
+
+// writes records what a non-git, non-gh program writes.
+func (c *classifier) writes(name string, args []string) {
+	switch name {
+	case "tee", "touch", "rm", "truncate", "shred", "unlink":
+		for _, a := range operands(args) {
+			c.addWrite(a)
+		}
+	case "cp", "mv", "install", "ln", "rsync":
+		ops := operands(args)
+		if len(ops) >= 2 {
+			c.addWrite(ops[len(ops)-1])
+		} else {
+			c.out.MayWrite = true
+		}
+		if name == "cp" || name == "rsync" || name == "mv" {
+			// A directory destination receives files we cannot name.
+			if len(ops) >= 2 && strings.HasSuffix(ops[len(ops)-1], "/") {
+				c.out.MayWrite = true
+			}
+		}
+	case "sed", "perl":
+		inPlace := false
+		for _, a := range args {
+			if a == "-i" || strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") || (name == "perl" && strings.HasPrefix(a, "-") && strings.Contains(a, "i")) {
+				inPlace = true
+			}
+		}
+		if inPlace {
+			ops := operands(args)
+			if len(ops) >= 2 {
+				for _, a := range ops[1:] {
+					c.addWrite(a)
+				}
+			} else {
+				c.out.MayWrite = true
+			}
+		}
+	case "mkdir", "rmdir":
+		// Directories only; no file content changes.
+	case "find":
+		for _, a := range args {
+			if a == "-delete" || a == "-exec" || a == "-execdir" || a == "-fprint" || a == "-ok" {
+				c.out.MayWrite = true
+			}
+		}
+	default:
+		if !readOnly[name] {
+			c.out.MayWrite = true
+		}
+	}
+}
+
+// operands are the non-option arguments (everything after "--" counts).
+func operands(args []string) []string {
+	var out []string
+	dashdash := false
+	for _, a := range args {
+		if !dashdash && a == "--" {
+			dashdash = true
+			continue
+		}
+		if !dashdash && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func firstPositional(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-R" || a == "--repo" || a == "-t" || a == "--title" || a == "-n" || a == "--notes" || a == "-b" || a == "--body" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+func positionals(args []string) int {
+	n := 0
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			n++
+		}
+	}
+	return n
+}
+
+func indexOf(args []string, s string) int {
+	for i, a := range args {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasShortFlag reports a combined short flag such as -lc or -ec.
+func hasShortFlag(args []string, f byte) bool { return firstShortFlagWith(args, f) >= 0 }
+
+func firstShortFlagWith(args []string, f byte) int {
+	for i, a := range args {
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f) >= 0 {
+			return i
+		}
+		if !strings.HasPrefix(a, "-") {
+			return -1
+		}
+	}
+	return -1
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDevice(p string) bool {
+	return p == "/dev/null" || p == "/dev/stderr" || p == "/dev/stdout" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/")
+}
+
+// wordString resolves a word to the string the shell would pass, when it is
+// static (literals and quotes only). For a dynamic word it returns the static
+// parts and false.
+func wordString(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	static := true
+	for _, part := range w.Parts {
+		if !partString(&b, part, false) {
+			static = false
+		}
+	}
+	return b.String(), static
+}
+
+func partString(b *strings.Builder, part syntax.WordPart, quoted bool) bool {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		b.WriteString(unescape(p.Value, quoted))
+		return true
+	case *syntax.SglQuoted:
+		b.WriteString(p.Value)
+		return true
+	case *syntax.DblQuoted:
+		ok := true
+		for _, q := range p.Parts {
+			if !partString(b, q, true) {
+				ok = false
+			}
+		}
+		return ok
+	default:
+		return false
+	}
+}
+
+// unescape removes the backslashes the shell would remove: any escaped
+// character outside quotes, only $ ` " \ and newline inside double quotes.
+func unescape(s string, quoted bool) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			n := s[i+1]
+			if !quoted || n == '$' || n == '`' || n == '"' || n == '\\' || n == '\n' {
+				if n != '\n' {
+					b.WriteByte(n)
+				}
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,163 @@
+package ship
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestShipActions is the ship-action table: real-world command lines as agents
+// type them, with the actions each one runs. "" means no ship action; several
+// actions are separated by spaces as kind[:branch].
+func TestShipActions(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want string
+	}{
+		// Pushes.
+		{`git push`, "push"},
+		{`git push origin feature/login`, "push:feature/login"},
+		{`git push -u origin HEAD`, "push:HEAD"},
+		{`git push origin fix-123:main`, "push:main"},
+		{`git push origin HEAD:refs/heads/main`, "push:main"},
+		{`git push --force-with-lease origin +wip:release`, "push:release"},
+		{`git -C ../worktrees/feat push origin feat`, "push:feat"},
+		{`git -C "/Users/me/code/my repo" push`, "push"},
+		{`git -c core.sshCommand="ssh -i ~/.ssh/deploy" push origin main`, "push:main"},
+		{`git --no-pager push --tags`, "push"},
+		{`git add -A && git commit -m "fix: parser" && git push origin main`, "push:main"},
+		{`npm test; git push`, "push"},
+		{`make lint || git push --no-verify`, "push"},
+		{`(cd ../wt && git push origin feat)`, "push:feat"},
+		{`cd /repo && { git fetch && git rebase origin/main; } && git push -f`, "push"},
+		{`bash -c "git push origin main"`, "push:main"},
+		{`sh -c 'cd repo && git push'`, "push"},
+		{`bash -lc "git -C /srv/app push origin HEAD:main"`, "push:main"},
+		{`eval "git push origin $BRANCH"`, "push"},
+		{`echo "$(git push 2>&1)"`, "push"},
+		{`GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=no' git push origin main`, "push:main"},
+		{`sudo -u deploy git push origin main`, "push:main"},
+		{`timeout 60 git push origin main 2>&1 | tail -5`, "push:main"},
+		{"bash <<'EOF'\ncd /repo\ngit push origin main\nEOF", "push:main"},
+		{`git status && git push origin main --force-with-lease && gh pr merge 42 --squash`, "push:main merge"},
+		// Merges.
+		{`gh pr merge 42 --squash --delete-branch`, "merge"},
+		{`gh pr merge --auto --merge`, "merge"},
+		{`gh -R acme/web pr merge 7 --rebase`, "merge"},
+		{`gh api -X PUT repos/acme/web/pulls/42/merge -f merge_method=squash`, "merge"},
+		{`gh api --method PUT /repos/acme/web/pulls/42/merge`, "merge"},
+		{`gh api repos/acme/web/pulls/42/merge -X PUT`, "merge"},
+		{`gh api -XPUT repos/acme/web/pulls/42/merge`, "merge"},
+		{`gh api -X POST repos/acme/web/merges -f base=main -f head=feat`, "merge"},
+		// Deploys and releases.
+		{`gh pr edit 42 --add-label auto-deploy`, "deploy"},
+		{`gh pr edit 42 --add-label "needs-review,auto-deploy"`, "deploy"},
+		{`gh pr edit 42 --add-label=deploy`, "deploy"},
+		{`gh release create v1.4.0 --generate-notes`, "release"},
+		{`gh release create v2.0.0 ./dist/*.tar.gz -t "v2.0.0" -n "Major"`, "release"},
+		{`npm publish --access public`, "publish"},
+		{`cargo publish`, "publish"},
+		// Not ship actions.
+		{`git commit -m "git push later"`, ""},
+		{`echo git push`, ""},
+		{`echo "now run: git push origin main"`, ""},
+		{`printf '%s\n' "gh pr merge 42"`, ""},
+		{`git log --oneline origin/main..HEAD`, ""},
+		{`git push --dry-run origin main`, ""},
+		{`git push -n`, ""},
+		{`git status --porcelain`, ""},
+		{`git merge origin/main`, ""},
+		{`git commit -am "merge: resolve conflicts"`, ""},
+		{`grep -rn "git push" .claude/hooks/`, ""},
+		{`gh pr view 42 --json mergeable,mergeStateStatus`, ""},
+		{`gh pr create --title "Fix" --body "Merges the fix; then git push"`, ""},
+		{`gh pr edit 42 --add-label needs-review`, ""},
+		{`gh pr edit 42 --remove-label auto-deploy`, ""},
+		{`gh api repos/acme/web/pulls/42/merge`, ""},
+		{`gh api -X GET repos/acme/web/pulls/42`, ""},
+		{`gh release view v1.4.0`, ""},
+		{`cat <<'EOF' > notes.md` + "\ngit push origin main\nEOF", ""},
+		{`# git push origin main`, ""},
+		{`npm run build && npm test`, ""},
+		{`git config --get remote.origin.pushurl`, ""},
+	}
+	if len(cases) < 40 {
+		t.Fatalf("the table needs at least 40 command lines, has %d", len(cases))
+	}
+	for _, tc := range cases {
+		a := Classify(tc.cmd, Options{})
+		var got []string
+		for _, act := range a.Actions {
+			s := act.Kind
+			if act.Branch != "" {
+				s += ":" + act.Branch
+			}
+			got = append(got, s)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("Classify(%q) = %q, want %q (parse error %q)", tc.cmd, g, tc.want, a.ParseError)
+		}
+	}
+}
+
+func TestDeployLabelsAreConfigurable(t *testing.T) {
+	a := Classify(`gh pr edit 9 --add-label ship-it`, Options{DeployLabels: []string{"ship-it"}})
+	if len(a.Actions) != 1 || a.Actions[0].Kind != KindDeploy || a.Actions[0].Target != "ship-it" {
+		t.Fatalf("got %+v", a.Actions)
+	}
+	if a := Classify(`gh pr edit 9 --add-label auto-deploy`, Options{DeployLabels: []string{"ship-it"}}); len(a.Actions) != 0 {
+		t.Fatalf("a label outside the configured list deployed: %+v", a.Actions)
+	}
+}
+
+func TestWritesAndCommits(t *testing.T) {
+	cases := []struct {
+		cmd      string
+		writes   []string
+		mayWrite bool
+		commits  int
+	}{
+		{`echo hi > notes.txt`, []string{"notes.txt"}, false, 0},
+		{`cat a.txt >> b.txt 2>/dev/null`, []string{"b.txt"}, false, 0},
+		{`go test ./... 2>&1 | tee test.log`, []string{"test.log"}, true, 0},
+		{`sed -i 's/foo/bar/' main.go util.go`, []string{"main.go", "util.go"}, false, 0},
+		{`cp src/a.go dst/b.go && mv old.txt new.txt`, []string{"dst/b.go", "new.txt"}, false, 0},
+		{`touch a b && rm -f c`, []string{"a", "b", "c"}, false, 0},
+		{`ls -la && git status && git diff`, nil, false, 0},
+		{`grep -rn TODO . > /dev/null`, nil, false, 0},
+		{`echo x > "$OUT"`, nil, true, 0},
+		{`python3 gen.py`, nil, true, 0},
+		{`git add -A && git commit -m "one" && git commit --amend --no-edit`, nil, false, 2},
+		{`git commit -m "git push later"`, nil, false, 1},
+		{`git checkout -- file.go`, nil, true, 0},
+		{`echo 'unterminated`, nil, true, 0},
+	}
+	for _, tc := range cases {
+		a := Classify(tc.cmd, Options{})
+		if !reflect.DeepEqual(a.Writes, tc.writes) || a.MayWrite != tc.mayWrite || a.Commits != tc.commits {
+			t.Errorf("Classify(%q) = writes %q may %v commits %d, want %q %v %d", tc.cmd, a.Writes, a.MayWrite, a.Commits, tc.writes, tc.mayWrite, tc.commits)
+		}
+	}
+}
+
+// TestUnparsableLineFailsTowardReporting: a command cut at the length cap is
+// not valid shell, but a ship verb in it still counts.
+func TestUnparsableLineFailsTowardReporting(t *testing.T) {
+	a := Classify(`git push origin main && echo "done`, Options{})
+	if a.ParseError == "" {
+		t.Fatal("expected a parse error")
+	}
+	if len(a.Actions) != 1 || a.Actions[0].Kind != KindPush || a.Actions[0].Branch != "main" {
+		t.Fatalf("got %+v", a.Actions)
+	}
+	if !a.MayWrite {
+		t.Fatal("an unparsable command must mark the ledger partial")
+	}
+}
+
+func FuzzClassifyNeverPanics(f *testing.F) {
+	for _, s := range []string{`git push`, `bash -c "eval 'git push'"`, `gh api -X`, `sudo`, `timeout`, `$(`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { _ = Classify(s, Options{}) })
+}

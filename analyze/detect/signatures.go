@@ -1,0 +1,171 @@
+package detect
+
+import (
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Rule names, as reported in SubagentFact.Rule and Hit.Rule.
+const (
+	// RuleA: a tool_result that resolves to an Agent/Task call, contains the
+	// harness's partial-output notice and begins with the API-error prefix.
+	RuleA = "A:prefix-anchored"
+	// RuleBQueue: the reference rule — task-notification queue operations for
+	// an Agent/Task call whose enqueues outnumber removes and whose latest
+	// status is not "completed" (missing counts as outstanding).
+	RuleBQueue = "B:queue-balance"
+	// RuleBUserRow: the newer delivery — a task-notification delivered as a
+	// user row, for an Agent/Task call that has no queue accounting in the
+	// segment, whose latest status is not "completed".
+	RuleBUserRow = "B:user-row"
+)
+
+// noDescription labels an Agent call without a description, as the reference does.
+const noDescription = "(no description)"
+
+// Hit is one subagent reported by Signature A or B.
+type Hit struct {
+	ToolUseID   string `json:"tool_use_id"`
+	Description string `json:"description"`
+	Signature   string `json:"signature"` // "A" | "B"
+	Rule        string `json:"rule"`
+	// Status is the notification status for B ("" when missing).
+	Status string `json:"status,omitempty"`
+	// At is the row that proves it: the tool_result (A) or the latest
+	// notification (B).
+	At model.Evidence `json:"at"`
+}
+
+// Scan is the resume-gate detector run once over one transcript: its marks,
+// its current segment, and the hits in that segment.
+type Scan struct {
+	Segments Segments `json:"segments"`
+	Hits     []Hit    `json:"hits,omitempty"`
+	// Items are the hits' descriptions, Signature A first, deduplicated in
+	// stable order: what the reference's detect() returns.
+	Items []string `json:"items,omitempty"`
+}
+
+// agentCalls maps every Agent/Task call id of t to its description. It is
+// never windowed: a dispatch may sit before the mark while its result lands
+// after it. A repeated id keeps the last description, as the reference's dict does.
+func agentCalls(t *model.Transcript) map[string]string {
+	calls := map[string]string{}
+	for _, c := range t.ToolCalls {
+		if !c.IsSubagentSpawn() {
+			continue
+		}
+		d := c.Description
+		if d == "" {
+			d = noDescription
+		}
+		calls[c.ID] = d
+	}
+	return calls
+}
+
+// SignatureA reports whether a tool result of an Agent/Task call qualifies:
+// it holds the partial-output notice and, left-trimmed, begins with the
+// harness prefix. (Rule 1 — resolving to an Agent/Task call — is the caller's.)
+func SignatureA(r *model.ToolResult) bool {
+	return r != nil && r.HasPartialNotice && r.StartsWithAPIErrorPrefix
+}
+
+// ScanTranscript runs Signature A and B over the current segment of t.
+func ScanTranscript(t *model.Transcript) Scan {
+	s := Scan{Segments: ReadSegments(t)}
+	if t == nil {
+		return s
+	}
+	calls := agentCalls(t)
+	w := s.Segments
+
+	// Signature A, in file order.
+	for _, r := range t.ToolResults {
+		if !w.InWindow(r.At.Line) {
+			continue
+		}
+		desc, ok := calls[r.ToolUseID]
+		if !ok || !SignatureA(r) {
+			continue
+		}
+		s.Hits = append(s.Hits, Hit{ToolUseID: r.ToolUseID, Description: desc, Signature: "A", Rule: RuleA, At: r.At})
+	}
+
+	// Signature B, reference rule: balance and latest status per tool-use id
+	// over the segment's queue operations, in first-seen order.
+	type acct struct {
+		balance   int
+		status    string
+		hasStatus bool
+		at        model.Evidence
+	}
+	queue := map[string]*acct{}
+	var order []string
+	for _, op := range t.QueueOps {
+		n := op.Notification
+		if n == nil || n.ToolUseID == "" || !w.InWindow(op.At.Line) {
+			continue
+		}
+		a := queue[n.ToolUseID]
+		if a == nil {
+			a = &acct{}
+			queue[n.ToolUseID] = a
+			order = append(order, n.ToolUseID)
+		}
+		switch op.Operation {
+		case "enqueue":
+			a.balance++
+		case "remove":
+			a.balance--
+		}
+		a.status, a.hasStatus, a.at = n.Status, n.HasStatus, op.At
+	}
+	for _, id := range order {
+		a := queue[id]
+		desc, ok := calls[id]
+		if a.balance > 0 && !(a.hasStatus && a.status == "completed") && ok {
+			s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: RuleBQueue, Status: a.status, At: a.at})
+		}
+	}
+
+	// Signature B, newer delivery: user-row notifications of calls that have
+	// no queue accounting in the segment (latest status wins).
+	type delivered struct {
+		status    string
+		hasStatus bool
+		at        model.Evidence
+	}
+	rows := map[string]*delivered{}
+	var rowOrder []string
+	for _, n := range t.Notifications {
+		if n.Source != "user-row" || n.ToolUseID == "" || !w.InWindow(n.At.Line) {
+			continue
+		}
+		if _, accounted := queue[n.ToolUseID]; accounted {
+			continue
+		}
+		d := rows[n.ToolUseID]
+		if d == nil {
+			d = &delivered{}
+			rows[n.ToolUseID] = d
+			rowOrder = append(rowOrder, n.ToolUseID)
+		}
+		d.status, d.hasStatus, d.at = n.Status, n.HasStatus, n.At
+	}
+	for _, id := range rowOrder {
+		d := rows[id]
+		desc, ok := calls[id]
+		if ok && !(d.hasStatus && d.status == "completed") {
+			s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: RuleBUserRow, Status: d.status, At: d.at})
+		}
+	}
+
+	seen := map[string]bool{}
+	for _, h := range s.Hits {
+		if !seen[h.Description] {
+			seen[h.Description] = true
+			s.Items = append(s.Items, h.Description)
+		}
+	}
+	return s
+}
