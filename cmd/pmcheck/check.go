@@ -7,6 +7,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/report"
@@ -135,7 +136,7 @@ func Facts(runs []*model.Run, opts detect.Options) []model.Facts {
 		f := detect.Analyze(run, opts)
 		switch run.Kind {
 		case model.KindWorkflow:
-			rep := replay.Workflow(run, replay.Config{})
+			rep := replay.Workflow(run, replay.Config{Ledger: replayLedger})
 			f.Watchdogs = append(f.Watchdogs, rep.Facts...)
 			if f.Run.Verdict == "" {
 				f.Run.Verdict = rep.Outcome.Verdict
@@ -146,6 +147,18 @@ func Facts(runs []*model.Run, opts detect.Options) []model.Facts {
 		out = append(out, f)
 	}
 	return out
+}
+
+// replayLedger gives KILL's second line the detectors' work ledger, so the
+// replay and the findings count the same paths and commits.
+func replayLedger(t *model.Transcript) replay.Ledger {
+	l := detect.LedgerOf(t, ship.Options{})
+	return replay.Ledger{
+		Paths:            len(l.Paths),
+		PathsPartial:     l.Partial,
+		Commits:          len(l.Commits),
+		CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
+	}
 }
 
 func reportRules(p *rules.Pack) []report.Rule {

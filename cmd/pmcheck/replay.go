@@ -71,7 +71,8 @@ func (s Seconds) d() time.Duration { return time.Duration(s) }
 
 func (c *ReplayCmd) config() (replay.Config, error) {
 	cfg := replay.Config{
-		Watch: replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
+		Ledger: replayLedger,
+		Watch:  replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
 		Watchdogs: replay.WatchdogOptions{
 			PWTick: c.PWTick.d(), PWInactivity: c.PWInactivity.d(), PWKillAfter: c.PWKillAfter.d(),
 			HarnessInactivity: c.HarnessInactivity.d(), HarnessMaxDuration: c.HarnessMaxDuration.d(),
