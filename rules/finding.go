@@ -1,5 +1,14 @@
 // Package rules evaluates YAML-declared policy over the facts pmcheck derived,
 // producing Findings. Rules never print: reports render Findings.
+//
+// What a check does with it (docs/rules.md documents the file format):
+//
+//	pack, err := rules.Build(rules.Options{Files: f, Disable: d, Severity: s}) // the embedded defaults when f is empty
+//	// pack.Settings configure the detectors: review evidence, publish tools, deploy labels
+//	findings, err := rules.Evaluate(pack, facts) // sorted, with stable fingerprints
+//	stale := baseline.Apply(findings)            // from rules.LoadBaseline; marks Suppressed
+//	if rules.Failing(findings, failLevel) > 0 { /* exit 1 */ }
+//	meta := pack.Meta()                          // the rule table of SARIF and JUnit
 package rules
 
 import (

@@ -7,9 +7,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
-	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
@@ -55,9 +53,6 @@ func (c *CheckCmd) Run(env *Env) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if len(pack.Rules) == 0 {
-		return usageError("no rules left to evaluate (all disabled or the rule file is empty); a check that evaluates nothing cannot pass")
-	}
 	var baseline *rules.Baseline
 	if c.Baseline != "" {
 		if baseline, err = rules.LoadBaseline(c.Baseline); err != nil {
@@ -81,9 +76,22 @@ func (c *CheckCmd) Run(env *Env) error {
 	if len(res.Runs) == 0 && !c.AllowEmpty {
 		return usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
-	dopts := detect.Options{DeployLabels: c.DeployLabels}
+	// The rule file's settings configure the detectors; flags override them.
+	set := pack.Settings
+	dopts := detect.Options{
+		PublishTools: set.PublishTools,
+		DeployLabels: set.DeployLabels,
+		Review: detect.ReviewOptions{
+			Trailers:         set.ReviewTrailers,
+			FilePatterns:     set.ReviewFiles,
+			ReviewerKeywords: set.ReviewerKeywords,
+		},
+	}
 	if len(c.PublishTools) > 0 {
 		dopts.PublishTools = c.PublishTools
+	}
+	if len(c.DeployLabels) > 0 {
+		dopts.DeployLabels = c.DeployLabels
 	}
 	if c.Git != "" {
 		branch, err := gitjoin.Join(c.Git, c.Base, c.Head)
@@ -92,7 +100,7 @@ func (c *CheckCmd) Run(env *Env) error {
 		}
 		dopts.Git = branch
 	}
-	facts := Facts(res.Runs, dopts)
+	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: dopts})
 	findings, err := rules.Evaluate(pack, facts)
 	if err != nil {
 		return usageError("%v", err)
@@ -127,38 +135,6 @@ func (c *CheckCmd) Run(env *Env) error {
 		return &ExitError{Code: ExitFindings}
 	}
 	return nil
-}
-
-// Facts runs the detectors and the replays over every run, in run order.
-func Facts(runs []*model.Run, opts detect.Options) []model.Facts {
-	out := make([]model.Facts, 0, len(runs))
-	for _, run := range runs {
-		f := detect.Analyze(run, opts)
-		switch run.Kind {
-		case model.KindWorkflow:
-			rep := replay.Workflow(run, replay.Config{Ledger: replayLedger})
-			f.Watchdogs = append(f.Watchdogs, rep.Facts...)
-			if f.Run.Verdict == "" {
-				f.Run.Verdict = rep.Outcome.Verdict
-			}
-		default:
-			f.Watchdogs = append(f.Watchdogs, replay.Session(run, replay.Config{})...)
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// replayLedger gives KILL's second line the detectors' work ledger, so the
-// replay and the findings count the same paths and commits.
-func replayLedger(t *model.Transcript) replay.Ledger {
-	l := detect.LedgerOf(t, ship.Options{})
-	return replay.Ledger{
-		Paths:            len(l.Paths),
-		PathsPartial:     l.Partial,
-		Commits:          len(l.Commits),
-		CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
-	}
 }
 
 func reportRules(p *rules.Pack) []report.Rule {

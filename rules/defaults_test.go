@@ -1,0 +1,209 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+var t0 = time.Date(2026, 5, 6, 9, 0, 0, 0, time.UTC)
+
+func at(file string, line int) model.Evidence {
+	return model.Evidence{File: file, Line: line, Time: t0.Add(time.Duration(line) * time.Second)}
+}
+
+func session(id string) model.RunFact {
+	return model.RunFact{Kind: model.KindSession, ID: id, Path: id + ".jsonl", At: at(id+".jsonl", 1)}
+}
+
+func workflow(id string) model.RunFact {
+	return model.RunFact{Kind: model.KindWorkflow, ID: id, Path: "s/subagents/workflows/" + id, At: at("s/subagents/workflows/"+id+"/journal.jsonl", 1)}
+}
+
+// killedSubagent is a sync subagent killed by the harness (Signature A) that
+// wrote a file and made a commit.
+func killedSubagent() model.SubagentFact {
+	return model.SubagentFact{
+		RunID: "s1", ToolUseID: "toolu_01", Description: "Refactor the parser", Mode: "sync",
+		AgentID: "a111", Outcome: "killed", Signature: "A", Rule: "A:prefix-anchored", Segment: 1,
+		InLastSegment: true, Killed: true, Paths: []string{"parser.go"}, Commits: []string{"abc1234"},
+		Time: t0.Add(time.Minute), At: at("s1.jsonl", 3),
+	}
+}
+
+func killedAttempt() model.AttemptFact {
+	return model.AttemptFact{
+		RunID: "wf1", Key: "v2:k", Agent: "review-a", AgentID: "aw1", Ordinal: 1, Outcome: "killed",
+		SilenceSeconds: 190, SupersededBy: 2, Paths: []string{"a.go", "b.go"}, CommitsReported: 1, CommitsUnknown: true,
+		Time: t0, At: at("s/subagents/workflows/wf1/journal.jsonl", 1),
+	}
+}
+
+// defaultRuleCase is a hand-built good and bad fact set for one default rule:
+// the bad one must produce exactly want, the good one nothing from this rule.
+type defaultRuleCase struct {
+	bad, good model.Facts
+	want      string
+}
+
+func defaultRuleCases() map[string]defaultRuleCase {
+	shippedKill := killedSubagent()
+	shippedKill.OnShippedBranch = true
+	shippedKill.ShippedAfterKill = true
+	reviewedKill := shippedKill
+	reviewedKill.Reviewed = true
+	reviewedKill.ReviewEvidence = []string{"trailer Reviewed-Killed-Agent: a111"}
+
+	push := model.ShipFact{RunID: "s1", Kind: "push", Command: "git push origin main", Tool: "Bash", Branch: "main",
+		OutstandingKilled: []string{"Refactor the parser", "Write tests"}, Outstanding: true, Time: t0.Add(2 * time.Minute), At: at("s1.jsonl", 9)}
+	cleanPush := push
+	cleanPush.OutstandingKilled, cleanPush.Outstanding = nil, false
+
+	idleKill := killedAttempt()
+	idleKill.Paths, idleKill.CommitsReported, idleKill.CommitsUnknown = nil, 0, false
+
+	open := model.AttemptFact{RunID: "wf1", Key: "v2:k", Agent: "review-b", AgentID: "aw2", Ordinal: 2, Outcome: "open", NeverReturned: true, At: at("s/subagents/workflows/wf1/journal.jsonl", 3)}
+	superseded := open
+	superseded.NeverReturned, superseded.Ordinal, superseded.SupersededBy = false, 1, 2
+
+	falseDone := model.SubagentFact{RunID: "s1", ToolUseID: "toolu_02", Description: "Write tests", Mode: "async", AgentID: "a222", Outcome: "completed", FalseDone: true, At: at("s1.jsonl", 12)}
+	trueDone := falseDone
+	trueDone.FalseDone = false
+
+	mismatch := model.WatchdogFact{RunID: "wf1", Source: "workflow-runtime", Kind: "mismatch", Agent: "review-a", SilenceSeconds: -1, Predicted: "not killed", Observed: "killed",
+		Message: "killed without a 180s stall the Workflow runtime would act on", At: at("s/subagents/workflows/wf1/agent-aw1.jsonl", 7)}
+	agree := mismatch
+	agree.Kind, agree.Predicted, agree.Observed = "retry", "", ""
+
+	quiet := func(s float64, line int) model.WatchdogFact {
+		return model.WatchdogFact{RunID: "wf1", Source: "watch", Kind: "QUIET", Agent: "review-a", SilenceSeconds: s, At: at("s/subagents/workflows/wf1/agent-aw1.jsonl", line)}
+	}
+
+	return map[string]defaultRuleCase{
+		"unreviewed-killed-subagent": {
+			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{shippedKill}},
+			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{reviewedKill, killedSubagent()}},
+			want: `sync subagent "Refactor the parser" (agent a111) was killed before it finished, and its work reached a shipped branch without review`,
+		},
+		"ship-while-killed-outstanding": {
+			bad:  model.Facts{Run: session("s1"), Ships: []model.ShipFact{push}},
+			good: model.Facts{Run: session("s1"), Ships: []model.ShipFact{cleanPush}},
+			want: `push ran while killed subagents were still unreviewed (Refactor the parser, Write tests): git push origin main`,
+		},
+		"killed-attempt-with-work": {
+			bad:  model.Facts{Run: workflow("wf1"), Attempts: []model.AttemptFact{killedAttempt()}},
+			good: model.Facts{Run: workflow("wf1"), Attempts: []model.AttemptFact{idleKill}},
+			want: `attempt 1 of agent review-a was killed after it changed the working tree (wrote: a.go, b.go; commits: made, ids not reported); the retry started from whatever it left behind`,
+		},
+		"agent-never-returned": {
+			bad:  model.Facts{Run: workflow("wf1"), Attempts: []model.AttemptFact{superseded, open}},
+			good: model.Facts{Run: workflow("wf1"), Attempts: []model.AttemptFact{superseded}},
+			want: `agent review-b (attempt 2) was started and never returned a result, so the run's DONE verdict is FAILED`,
+		},
+		"false-done": {
+			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{falseDone}},
+			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{trueDone}},
+			want: `agent a222 reported completed, but its transcript ends in an API error, a usage limit or an interruption`,
+		},
+		"watchdog-disagreement": {
+			bad:  model.Facts{Run: workflow("wf1"), Watchdogs: []model.WatchdogFact{mismatch}},
+			good: model.Facts{Run: workflow("wf1"), Watchdogs: []model.WatchdogFact{agree}},
+			want: `agent review-a: killed without a 180s stall the Workflow runtime would act on`,
+		},
+		"quiet-agent": {
+			bad:  model.Facts{Run: workflow("wf1"), Watchdogs: []model.WatchdogFact{quiet(300, 5), quiet(600, 6), quiet(1200, 8)}},
+			good: model.Facts{Run: workflow("wf1"), Watchdogs: []model.WatchdogFact{quiet(300, 5), quiet(599, 6)}},
+			want: `agent review-a wrote nothing for 600 seconds`,
+		},
+	}
+}
+
+// TestDefaultRulesOnHandBuiltFacts: each default rule fires once on its bad
+// facts with the exact message, and stays silent on its good facts.
+func TestDefaultRulesOnHandBuiltFacts(t *testing.T) {
+	pack, err := Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := defaultRuleCases()
+	for _, r := range pack.Rules {
+		tc, ok := cases[r.ID]
+		if !ok {
+			t.Errorf("default rule %s has no hand-built case in defaultRuleCases", r.ID)
+			continue
+		}
+		only := &Pack{Rules: []*Rule{r}}
+		bad, err := Evaluate(only, []model.Facts{tc.bad})
+		if err != nil {
+			t.Fatalf("%s: %v", r.ID, err)
+		}
+		if len(bad) != 1 || bad[0].Message != tc.want || bad[0].RuleID != r.ID || bad[0].Severity != r.Severity {
+			t.Errorf("%s on its bad facts:\n got %+v\nwant one finding %q", r.ID, bad, tc.want)
+		}
+		good, err := Evaluate(only, []model.Facts{tc.good})
+		if err != nil {
+			t.Fatalf("%s: %v", r.ID, err)
+		}
+		if len(good) != 0 {
+			t.Errorf("%s fired on its good facts: %+v", r.ID, good)
+		}
+	}
+	for id := range cases {
+		if pack.Rule(id) == nil {
+			t.Errorf("defaultRuleCases has a case for %s, which is not a default rule", id)
+		}
+	}
+}
+
+// TestDefaultPackShape: the pack is led by the shipped-branch rule, and every
+// rule carries the metadata reports and docs need.
+func TestDefaultPackShape(t *testing.T) {
+	pack, err := Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pack.Rules[0].ID != "unreviewed-killed-subagent" || pack.Rules[0].Severity != SeverityError {
+		t.Errorf("the first default rule is %s (%s); it must be unreviewed-killed-subagent at error", pack.Rules[0].ID, pack.Rules[0].Severity)
+	}
+	for _, r := range pack.Rules {
+		if r.Title == "" || len(r.Description) < 40 || len(r.Help) < 80 || len(r.Tags) == 0 {
+			t.Errorf("%s lacks metadata: title %q, description %d bytes, help %d bytes, %d tags", r.ID, r.Title, len(r.Description), len(r.Help), len(r.Tags))
+		}
+		if !slices.Contains(Severities, r.Severity) {
+			t.Errorf("%s: severity %q", r.ID, r.Severity)
+		}
+	}
+	a, _ := Defaults()
+	a.Rules[0].Severity = SeverityNote
+	b, _ := Defaults()
+	if b.Rules[0].Severity != SeverityError {
+		t.Error("Defaults returned a shared pack: re-levelling one copy changed another")
+	}
+}
+
+// TestKilledAttemptMessageVariants pins the branches of the one default
+// message with real logic in it.
+func TestKilledAttemptMessageVariants(t *testing.T) {
+	pack, _ := Defaults()
+	only := &Pack{Rules: []*Rule{pack.Rule("killed-attempt-with-work")}}
+	many := killedAttempt()
+	many.Paths = []string{"1", "2", "3", "4", "5", "6", "7"}
+	many.PathsPartial = true
+	many.Commits, many.CommitsReported, many.CommitsUnknown = []string{"abc1234"}, 1, false
+	shellOnly := killedAttempt()
+	shellOnly.Paths, shellOnly.PathsPartial, shellOnly.CommitsReported, shellOnly.CommitsUnknown = nil, true, 0, false
+	for _, tc := range []struct {
+		a    model.AttemptFact
+		want string
+	}{
+		{many, "attempt 1 of agent review-a was killed after it changed the working tree (wrote: 1, 2, 3, 4, 5 and 2 more, maybe more through shell commands; commits: abc1234); the retry started from whatever it left behind"},
+		{shellOnly, "attempt 1 of agent review-a was killed after it changed the working tree (wrote: no listed path, maybe more through shell commands; commits: none); the retry started from whatever it left behind"},
+	} {
+		got, err := Evaluate(only, []model.Facts{{Run: workflow("wf1"), Attempts: []model.AttemptFact{tc.a}}})
+		if err != nil || len(got) != 1 || got[0].Message != tc.want {
+			t.Errorf("got %v %+v\nwant %s", err, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package rules
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// EvalError is a rule that failed at evaluation time (an index out of range, a
+// nil map access): the check must not pass silently over a rule it could not
+// evaluate, so this is an error, not a skipped rule.
+type EvalError struct {
+	Rule  *Rule
+	RunID string
+	Kind  string
+	At    model.Evidence
+	Err   error
+}
+
+func (e *EvalError) Error() string {
+	where := ""
+	if !e.At.IsZero() {
+		where = fmt.Sprintf(" at %s:%d", e.At.File, e.At.Line)
+	}
+	msg := oneLine(e.Err.Error())
+	var fe *file.Error
+	if errors.As(e.Err, &fe) {
+		// expr's own text carries a multi-line source snippet; keep the message.
+		msg = oneLine(fe.Message)
+	}
+	return fmt.Sprintf("%s: rule %q failed on the %s fact of run %q%s: %s; fix the rule's expression",
+		e.Rule.Pos, e.Rule.ID, e.Kind, e.RunID, where, msg)
+}
+
+// Evaluate runs every rule of the pack over the facts of every run and returns
+// the findings sorted by evidence (file, line), then rule id and fingerprint.
+// Facts that hash to the same fingerprint under one rule (a watcher repeating
+// QUIET at doubling thresholds, one command pushed twice) collapse into one
+// finding: the first in fact order, with the others' locations added to its
+// evidence.
+func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
+	var out []Finding
+	var machine vm.VM // reused: one VM per evaluation, not one per fact
+	for i := range runs {
+		facts := &runs[i]
+		for _, r := range pack.Rules {
+			index := map[string]int{} // fingerprint -> position in out
+			for _, c := range r.compiled {
+				err := eachFact(facts, c.kind, func(fact any, at model.Evidence, t time.Time, identity string) error {
+					ok, err := machine.Run(c.where, fact)
+					if err != nil {
+						return &EvalError{Rule: r, RunID: facts.Run.ID, Kind: c.kind, At: at, Err: err}
+					}
+					if b, _ := ok.(bool); !b {
+						return nil
+					}
+					fp := Fingerprint(r.ID, facts.Run.ID, c.kind, identity)
+					if j, seen := index[fp]; seen {
+						if !at.IsZero() && !slices.Contains(out[j].Evidence, at) {
+							out[j].Evidence = append(out[j].Evidence, at)
+						}
+						return nil
+					}
+					msg, err := c.message.render(&machine, fact)
+					if err != nil {
+						return &EvalError{Rule: r, RunID: facts.Run.ID, Kind: c.kind, At: at, Err: fmt.Errorf("message: %w", err)}
+					}
+					f := Finding{
+						RuleID: r.ID, Severity: r.Severity, Message: msg,
+						RunID: facts.Run.ID, RunKind: facts.Run.Kind,
+						Evidence: []model.Evidence{}, Time: t, Fingerprint: fp,
+					}
+					if !at.IsZero() {
+						f.Evidence = append(f.Evidence, at)
+					}
+					if f.Time.IsZero() {
+						f.Time = at.Time
+					}
+					index[fp] = len(out)
+					out = append(out, f)
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	SortFindings(out)
+	return out, nil
+}
+
+// SortFindings orders findings deterministically: by primary evidence file and
+// line, then rule id, run id, fingerprint and message.
+func SortFindings(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		ae, be := primary(a), primary(b)
+		return cmp.Or(
+			strings.Compare(ae.File, be.File),
+			cmp.Compare(ae.Line, be.Line),
+			strings.Compare(a.RuleID, b.RuleID),
+			strings.Compare(a.RunID, b.RunID),
+			strings.Compare(a.Fingerprint, b.Fingerprint),
+			strings.Compare(a.Message, b.Message),
+		)
+	})
+}
+
+func primary(f Finding) model.Evidence {
+	if len(f.Evidence) == 0 {
+		return model.Evidence{}
+	}
+	return f.Evidence[0]
+}
+
+// eachFact calls fn for every fact of a kind, with its evidence, simulated time
+// and identity: the part of the fingerprint that names this fact within its
+// run. Identities use ids and names the files carry, never lines or times, so
+// a fingerprint survives a transcript growing above the fact.
+func eachFact(f *model.Facts, kind string, fn func(fact any, at model.Evidence, t time.Time, identity string) error) error {
+	switch kind {
+	case model.FactRun:
+		return fn(f.Run, f.Run.At, f.Run.Start, "run")
+	case model.FactAttempt:
+		for _, a := range f.Attempts {
+			if err := fn(a, a.At, a.Time, join(a.Key, strconv.Itoa(a.Ordinal), a.AgentID)); err != nil {
+				return err
+			}
+		}
+	case model.FactSubagent:
+		for _, s := range f.Subagents {
+			id := s.ToolUseID
+			if id == "" {
+				id = join("agent", s.AgentID, s.Description)
+			}
+			if err := fn(s, s.At, s.Time, id); err != nil {
+				return err
+			}
+		}
+	case model.FactShip:
+		for _, s := range f.Ships {
+			if err := fn(s, s.At, s.Time, join(s.Tool, s.Kind, s.Branch, s.Command)); err != nil {
+				return err
+			}
+		}
+	case model.FactWatchdog:
+		for _, w := range f.Watchdogs {
+			if err := fn(w, w.At, w.Time, join(w.Source, w.Kind, w.Agent, w.Predicted, w.Observed)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(parts ...string) string { return strings.Join(parts, "\x1f") }
+
+// Fingerprint is the stable identity of a finding: a hash of the rule id, the
+// run id, the fact kind and the fact's identity within the run. It never
+// includes line numbers, times, severities or messages, so re-levelling a rule
+// or rewording its message keeps baselines valid.
+func Fingerprint(ruleID, runID, kind, identity string) string {
+	h := sha256.Sum256([]byte(join("pmcheck-finding-v1", ruleID, runID, kind, identity)))
+	return hex.EncodeToString(h[:16])
+}
+
+// FailLevels are the values --fail-level accepts, from strictest to laxest.
+var FailLevels = []string{SeverityNote, SeverityWarning, SeverityError, "none"}
+
+// ValidFailLevel reports whether level is a --fail-level value.
+func ValidFailLevel(level string) bool { return slices.Contains(FailLevels, level) }
+
+// Failing counts the findings that fail a check at the given level: those not
+// suppressed by a baseline whose severity is at or above the level. "none"
+// never fails.
+func Failing(findings []Finding, level string) int {
+	threshold := severityRank(level)
+	if threshold == 0 {
+		return 0
+	}
+	n := 0
+	for _, f := range findings {
+		if !f.Suppressed && severityRank(f.Severity) >= threshold {
+			n++
+		}
+	}
+	return n
+}
