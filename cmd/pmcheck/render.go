@@ -1,11 +1,63 @@
 package main
 
-// RenderCmd renders saved canonical JSON reports (issue 6).
+import (
+	"io"
+	"os"
+	"slices"
+
+	"github.com/pmcheck/pmcheck/report"
+)
+
+// RenderCmd renders saved canonical JSON reports in other formats. Several
+// inputs (the shards of a split scan) are merged into one report first.
 type RenderCmd struct {
-	Inputs []string `arg:"" name:"saved.json" help:"Saved canonical JSON reports."`
+	Inputs          []string `arg:"" name:"saved.json" help:"Saved canonical JSON reports ('pmcheck check --format json=FILE'); '-' reads standard input. Several are merged."`
+	Format          []string `short:"f" placeholder:"FORMAT[=PATH]" help:"Output format, optionally with a file to write (repeatable): text, json, sarif, junit, github, markdown. Default: text on standard output."`
+	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave out the file and line attributes of JUnit testcases (for Jenkins' junit-10.xsd)."`
+	SARIFCategory   string   `name:"sarif-category" placeholder:"CATEGORY" help:"Write CATEGORY as the SARIF run's automationDetails.id (otherwise upload-sarif's category input applies)."`
+	Fail            bool     `help:"Exit 1 when the (merged) report has findings at or above its fail level, as check does."`
 }
 
-// Run is not built yet.
+// Run reads, merges and renders.
 func (c *RenderCmd) Run(env *Env) error {
-	return exitf(ExitInternal, "render is not built yet")
+	outs, err := report.ParseOutputs(c.Format)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if i := slices.Index(c.Inputs, "-"); i >= 0 && slices.Contains(c.Inputs[i+1:], "-") {
+		return usageError("standard input ('-') given twice: give it once")
+	}
+	docs := make([]*report.Document, 0, len(c.Inputs))
+	for _, name := range c.Inputs {
+		var r io.Reader
+		if name == "-" {
+			r = env.Stdin
+		} else {
+			f, err := os.Open(name)
+			if err != nil {
+				return usageError("reading report: %v", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		doc, err := report.Decode(r, name)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		docs = append(docs, doc)
+	}
+	doc := docs[0]
+	if len(docs) > 1 {
+		if doc, err = report.Merge(docs...); err != nil {
+			return usageError("merging %d reports: %v", len(docs), err)
+		}
+	}
+	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, SARIFCategory: c.SARIFCategory}
+	if err := report.WriteOutputs(doc, outs, env.Stdout, opts); err != nil {
+		return exitf(ExitInternal, "%v", err)
+	}
+	if c.Fail && doc.Outcome.Failed {
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
 }

@@ -1,0 +1,439 @@
+// Package report holds pmcheck's canonical JSON Document and the renderers
+// that turn it into text, JSON, SARIF, JUnit, GitHub annotations and a
+// markdown job summary.
+//
+// Every renderer reads only the Document, so `pmcheck render` on a saved JSON
+// report produces the same bytes as the run that saved it. The schema is
+// described in docs/report-format.md.
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/rules"
+)
+
+// Kind marks a JSON file as a pmcheck report, so render can refuse other JSON
+// with a clear message instead of rendering an empty report.
+const Kind = "pmcheck-report"
+
+// SchemaVersion is the version of the Document's JSON schema. It changes when
+// a field is renamed, removed or changes meaning; render refuses other versions.
+const SchemaVersion = 1
+
+// Fail levels: the lowest severity that fails the check. "none" never fails.
+const (
+	FailLevelError   = rules.SeverityError
+	FailLevelWarning = rules.SeverityWarning
+	FailLevelNote    = rules.SeverityNote
+	FailLevelNone    = "none"
+)
+
+// MaxTagsPerRule is GitHub code scanning's hard limit on tags per rule.
+const MaxTagsPerRule = 20
+
+// Document is the canonical report: everything any renderer needs, and nothing
+// that depends on the machine or the wall clock.
+type Document struct {
+	Kind          string `json:"kind"`
+	SchemaVersion int    `json:"schema_version"`
+	Tool          Tool   `json:"tool"`
+	// Root is the directory that evidence paths are relative to, itself
+	// relative to the repository root (or the working directory); "." when
+	// evidence paths are already repository-relative. Renderers join it with
+	// evidence paths so that SARIF and annotations land on the right file.
+	Root string `json:"root"`
+	// Rules are every rule that was evaluated, sorted by id, whether it fired
+	// or not: SARIF lists them all and JUnit has a suite for each.
+	Rules []Rule `json:"rules"`
+	// Findings are sorted: severity (error first), rule id, primary evidence
+	// file and line, simulated time, run id, fingerprint, message.
+	Findings []rules.Finding `json:"findings"`
+	// Runs are the runs that were analyzed, sorted by path, kind and id.
+	Runs   []RunSummary `json:"runs"`
+	Inputs Inputs       `json:"inputs"`
+	// StaleBaseline lists baseline entries that matched no finding; they can
+	// be removed from the baseline file.
+	StaleBaseline []BaselineEntry `json:"stale_baseline"`
+	Outcome       Outcome         `json:"outcome"`
+}
+
+// Tool names the program that wrote the Document.
+type Tool struct {
+	Name           string `json:"name"`
+	Version        string `json:"version"`
+	InformationURI string `json:"information_uri,omitempty"`
+}
+
+// Rule is what reports show of a rule. It is report's own type so that report
+// does not depend on how rules are loaded or evaluated.
+type Rule struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Severity    string `json:"severity"`
+	Description string `json:"description"`
+	// Help says what to do about a finding, in markdown.
+	Help string   `json:"help"`
+	Tags []string `json:"tags"`
+}
+
+// RunSummary describes one analyzed run.
+type RunSummary struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	// Path is the main transcript (sessions) or run directory (workflows),
+	// relative to Document.Root.
+	Path      string `json:"path"`
+	Agents    int    `json:"agents"`
+	Attempts  int    `json:"attempts"`
+	Malformed int    `json:"malformed"`
+}
+
+// RunSummaryFromFact builds a RunSummary from the run fact rules saw.
+func RunSummaryFromFact(f model.RunFact) RunSummary {
+	return RunSummary{Kind: f.Kind, ID: f.ID, Path: f.Path, Agents: f.Agents, Attempts: f.Attempts, Malformed: f.Malformed}
+}
+
+// Inputs summarises what was read.
+type Inputs struct {
+	// Files counts the input files read (transcripts, journals, sidecars).
+	Files int `json:"files"`
+	// Malformed counts malformed lines over all files.
+	Malformed int `json:"malformed"`
+	// Problems are non-fatal input problems (unreadable sidecar, unlinked
+	// agent…), each with where it happened.
+	Problems []Problem `json:"problems"`
+}
+
+// Problem is a non-fatal input problem.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// BaselineEntry is a baseline entry that no longer matches any finding.
+type BaselineEntry struct {
+	Fingerprint string `json:"fingerprint"`
+	RuleID      string `json:"rule_id,omitempty"`
+	Note        string `json:"note,omitempty"`
+}
+
+// Outcome is the verdict at the fail level.
+type Outcome struct {
+	FailLevel string `json:"fail_level"`
+	// Failed is true when an unsuppressed finding is at or above FailLevel.
+	Failed     bool `json:"failed"`
+	Errors     int  `json:"errors"`
+	Warnings   int  `json:"warnings"`
+	Notes      int  `json:"notes"`
+	Suppressed int  `json:"suppressed"`
+}
+
+// Input is what check hands to New.
+type Input struct {
+	Tool          Tool
+	Root          string
+	Rules         []Rule
+	Findings      []rules.Finding
+	Runs          []RunSummary
+	Inputs        Inputs
+	StaleBaseline []BaselineEntry
+	// FailLevel defaults to "error".
+	FailLevel string
+}
+
+// New builds a canonical Document: it copies, sorts and validates the input
+// and computes the outcome. The input slices are not modified.
+func New(in Input) (*Document, error) {
+	doc := &Document{
+		Kind:          Kind,
+		SchemaVersion: SchemaVersion,
+		Tool:          in.Tool,
+		Root:          in.Root,
+		Rules:         slices.Clone(in.Rules),
+		Findings:      slices.Clone(in.Findings),
+		Runs:          slices.Clone(in.Runs),
+		Inputs:        in.Inputs,
+		StaleBaseline: slices.Clone(in.StaleBaseline),
+		Outcome:       Outcome{FailLevel: in.FailLevel},
+	}
+	doc.Inputs.Problems = slices.Clone(in.Inputs.Problems)
+	if doc.Outcome.FailLevel == "" {
+		doc.Outcome.FailLevel = FailLevelError
+	}
+	if doc.Root == "" {
+		doc.Root = "."
+	}
+	doc.normalize()
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// normalize puts the Document in canonical form: UTC times, nil slices as
+// empty ones, everything sorted, the outcome recomputed.
+func (d *Document) normalize() {
+	for i := range d.Rules {
+		r := &d.Rules[i]
+		r.Tags = slices.Clone(r.Tags)
+		if r.Tags == nil {
+			r.Tags = []string{}
+		}
+	}
+	slices.SortStableFunc(d.Rules, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
+	for i := range d.Findings {
+		f := &d.Findings[i]
+		f.Evidence = slices.Clone(f.Evidence)
+		if f.Evidence == nil {
+			f.Evidence = []model.Evidence{}
+		}
+		f.Time = utc(f.Time)
+		for j := range f.Evidence {
+			f.Evidence[j].Time = utc(f.Evidence[j].Time)
+		}
+	}
+	slices.SortStableFunc(d.Findings, compareFindings)
+	slices.SortStableFunc(d.Runs, func(a, b RunSummary) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
+	})
+	if d.Runs == nil {
+		d.Runs = []RunSummary{}
+	}
+	slices.SortStableFunc(d.Inputs.Problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Message, b.Message))
+	})
+	if d.Inputs.Problems == nil {
+		d.Inputs.Problems = []Problem{}
+	}
+	slices.SortStableFunc(d.StaleBaseline, func(a, b BaselineEntry) int {
+		return cmp.Or(cmp.Compare(a.RuleID, b.RuleID), cmp.Compare(a.Fingerprint, b.Fingerprint), cmp.Compare(a.Note, b.Note))
+	})
+	if d.StaleBaseline == nil {
+		d.StaleBaseline = []BaselineEntry{}
+	}
+	if d.Rules == nil {
+		d.Rules = []Rule{}
+	}
+	if d.Findings == nil {
+		d.Findings = []rules.Finding{}
+	}
+	d.computeOutcome()
+}
+
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// severityRank orders severities from most to least severe; unknown last.
+func severityRank(s string) int {
+	switch s {
+	case rules.SeverityError:
+		return 0
+	case rules.SeverityWarning:
+		return 1
+	case rules.SeverityNote:
+		return 2
+	}
+	return 3
+}
+
+func compareFindings(a, b rules.Finding) int {
+	pa, pb := primaryEvidence(a), primaryEvidence(b)
+	return cmp.Or(
+		cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)),
+		cmp.Compare(a.RuleID, b.RuleID),
+		cmp.Compare(pa.File, pb.File),
+		cmp.Compare(pa.Line, pb.Line),
+		a.Time.Compare(b.Time),
+		cmp.Compare(a.RunID, b.RunID),
+		cmp.Compare(a.Fingerprint, b.Fingerprint),
+		cmp.Compare(a.Message, b.Message),
+		boolCompare(a.Suppressed, b.Suppressed),
+	)
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// primaryEvidence is the first evidence that names a file (zero if none).
+func primaryEvidence(f rules.Finding) model.Evidence {
+	for _, e := range f.Evidence {
+		if e.File != "" {
+			return e
+		}
+	}
+	return model.Evidence{}
+}
+
+func (d *Document) computeOutcome() {
+	o := Outcome{FailLevel: d.Outcome.FailLevel}
+	threshold := severityRank(o.FailLevel)
+	for _, f := range d.Findings {
+		if f.Suppressed {
+			o.Suppressed++
+			continue
+		}
+		switch f.Severity {
+		case rules.SeverityError:
+			o.Errors++
+		case rules.SeverityWarning:
+			o.Warnings++
+		case rules.SeverityNote:
+			o.Notes++
+		}
+		if o.FailLevel != FailLevelNone && severityRank(f.Severity) <= threshold {
+			o.Failed = true
+		}
+	}
+	d.Outcome = o
+}
+
+// Validate checks the invariants every renderer relies on. Its errors name
+// the offending rule or finding and say how to fix it.
+func (d *Document) Validate() error {
+	if d.Kind != Kind {
+		return fmt.Errorf("not a pmcheck report: kind is %q, want %q", d.Kind, Kind)
+	}
+	if d.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("report schema_version %d is not supported (this pmcheck reads %d): render it with the pmcheck version that wrote it", d.SchemaVersion, SchemaVersion)
+	}
+	if d.Tool.Name == "" {
+		return fmt.Errorf("report has no tool name: set tool.name")
+	}
+	if err := checkRelativePath("root", d.Root); err != nil {
+		return err
+	}
+	switch d.Outcome.FailLevel {
+	case FailLevelError, FailLevelWarning, FailLevelNote, FailLevelNone:
+	default:
+		return fmt.Errorf("fail level %q is not one of error, warning, note, none", d.Outcome.FailLevel)
+	}
+	ids := make(map[string]bool, len(d.Rules))
+	for _, r := range d.Rules {
+		switch {
+		case r.ID == "":
+			return fmt.Errorf("a rule has no id (title %q): every rule needs an id", r.Title)
+		case ids[r.ID]:
+			return fmt.Errorf("rule %s is listed twice: rule ids must be unique", r.ID)
+		case severityRank(r.Severity) > 2:
+			return fmt.Errorf("rule %s has severity %q: use error, warning or note", r.ID, r.Severity)
+		case strings.TrimSpace(r.Title) == "":
+			return fmt.Errorf("rule %s has no title: every rule needs a title", r.ID)
+		case len(r.Tags) > MaxTagsPerRule:
+			return fmt.Errorf("rule %s has %d tags: GitHub code scanning accepts at most %d", r.ID, len(r.Tags), MaxTagsPerRule)
+		}
+		ids[r.ID] = true
+	}
+	for i, f := range d.Findings {
+		where := fmt.Sprintf("finding %d (rule %s, run %s)", i+1, f.RuleID, f.RunID)
+		if !ids[f.RuleID] {
+			return fmt.Errorf("%s: rule %q is not among the evaluated rules: add it to the document's rules", where, f.RuleID)
+		}
+		if severityRank(f.Severity) > 2 {
+			return fmt.Errorf("%s: severity %q: use error, warning or note", where, f.Severity)
+		}
+		if primaryEvidence(f).File == "" {
+			return fmt.Errorf("%s has no evidence with a file: every finding must point at the row that proves it", where)
+		}
+		for _, e := range f.Evidence {
+			if e.File == "" {
+				continue
+			}
+			if err := checkRelativePath(where+" evidence", e.File); err != nil {
+				return err
+			}
+			if e.Line < 0 {
+				return fmt.Errorf("%s: evidence %s has line %d: lines are 1-based (0 means the whole file)", where, e.File, e.Line)
+			}
+		}
+	}
+	for _, r := range d.Runs {
+		if r.Path != "" {
+			if err := checkRelativePath("run "+r.ID+" path", r.Path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkRelativePath rejects host paths: reports carry slash-separated paths
+// relative to the root so they are the same on every machine.
+func checkRelativePath(what, p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("%s is empty: give a relative path (\".\" for the root)", what)
+	case strings.Contains(p, `\`):
+		return fmt.Errorf("%s %q contains a backslash: use slash-separated paths", what, p)
+	case path.IsAbs(p) || (len(p) >= 2 && p[1] == ':'):
+		return fmt.Errorf("%s %q is absolute: reports carry paths relative to the root", what, p)
+	}
+	return nil
+}
+
+// displayPath joins the Document root and a root-relative path into the
+// repository-relative path that reports show.
+func (d *Document) displayPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if d.Root == "" || d.Root == "." {
+		return path.Clean(p)
+	}
+	return path.Join(d.Root, p)
+}
+
+// ruleByID returns the rule table as a map (the Document is validated, so
+// every finding's rule is present).
+func (d *Document) ruleByID() map[string]*Rule {
+	m := make(map[string]*Rule, len(d.Rules))
+	for i := range d.Rules {
+		m[d.Rules[i].ID] = &d.Rules[i]
+	}
+	return m
+}
+
+// runByID returns the runs keyed by id.
+func (d *Document) runByID() map[string]*RunSummary {
+	m := make(map[string]*RunSummary, len(d.Runs))
+	for i := range d.Runs {
+		if _, dup := m[d.Runs[i].ID]; !dup {
+			m[d.Runs[i].ID] = &d.Runs[i]
+		}
+	}
+	return m
+}
+
+// simTime formats a simulated time for people: RFC 3339 in UTC, to the second.
+func simTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown time"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// findingTime is the finding's simulated time, else its primary evidence's.
+func findingTime(f rules.Finding) time.Time {
+	if !f.Time.IsZero() {
+		return f.Time
+	}
+	return primaryEvidence(f).Time
+}

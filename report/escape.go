@@ -1,0 +1,186 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Messages and evidence come from transcripts, which anyone can write. Every
+// renderer therefore makes control characters visible before they reach a
+// terminal, an XML file or a GitHub log line, where they could recolour the
+// screen, break the file, or smuggle in a workflow command.
+
+// visible replaces control characters (except tab and newline), DEL, C1
+// controls, the non-characters U+FFFE/U+FFFF and invalid UTF-8 with readable
+// escapes such as \x1b. Newlines are kept; callers decide what a line is.
+func visible(s string) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if needsEscape(r, size) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\r':
+			b.WriteString(`\r`)
+		case needsEscape(r, size) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r, size):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return true
+	case r == '\t' || r == '\n':
+		return false
+	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+		return true
+	case r == 0xfffe, r == 0xffff:
+		return true
+	}
+	return false
+}
+
+// singleLine is visible with newlines shown as \n, for one-line contexts
+// (table cells, attribute values, titles).
+func singleLine(s string) string {
+	return strings.ReplaceAll(visible(s), "\n", `\n`)
+}
+
+// indent prefixes every non-empty line of s after the first with prefix, so
+// blank lines carry no trailing spaces.
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != "" {
+			lines[i] = prefix + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// truncateRunes cuts s to at most n runes, ending with "…" when cut.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	return string(runes[:n-1]) + "…"
+}
+
+// truncateBytes cuts s to at most n bytes on a rune boundary, ending with
+// "…" when cut.
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// uriPath percent-encodes a slash-separated relative path as a URI
+// reference: unreserved characters and a few safe sub-delimiters stay, every
+// other byte (space, colon, backslash, non-ASCII) becomes %XX. The colon is
+// always encoded because "a:b" in a first segment would read as a scheme.
+func uriPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '/' || isUnreserved(c) || strings.IndexByte("!$&'()*+,;=@", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// firstParagraph is the help text up to the first blank line, on one line.
+func firstParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// plural returns "1 finding" / "2 findings".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// staleBaselineSentence says how many baseline entries match nothing.
+func staleBaselineSentence(n int) string {
+	if n == 1 {
+		return "1 baseline entry no longer matches any finding; remove it from the baseline file"
+	}
+	return fmt.Sprintf("%d baseline entries no longer match any finding; remove them from the baseline file", n)
+}
+
+// actionText is the part of a rule's help that says what to do, flattened to
+// one line for annotations and JUnit properties: the paragraphs under a
+// "What to do" heading when the help has one, else its first paragraph.
+func actionText(help string) string {
+	paras := strings.Split(strings.ReplaceAll(strings.TrimSpace(help), "\r\n", "\n"), "\n\n")
+	for i, p := range paras {
+		if !isWhatToDoHeading(p) {
+			continue
+		}
+		var out []string
+		for _, q := range paras[i+1:] {
+			if isHeading(q) {
+				break
+			}
+			out = append(out, strings.Join(strings.Fields(q), " "))
+		}
+		if len(out) > 0 {
+			return strings.Join(out, " ")
+		}
+	}
+	return firstParagraph(help)
+}
+
+func isWhatToDoHeading(p string) bool {
+	t := strings.ToLower(strings.Trim(strings.TrimSpace(p), "#*_: "))
+	return t == "what to do" || t == "how to fix" || t == "fix"
+}
+
+// isHeading reports whether a paragraph is a markdown heading or a line that
+// is bold and nothing else.
+func isHeading(p string) bool {
+	p = strings.TrimSpace(p)
+	if strings.Contains(p, "\n") {
+		return false
+	}
+	return strings.HasPrefix(p, "#") || (strings.HasPrefix(p, "**") && strings.HasSuffix(p, "**"))
+}

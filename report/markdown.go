@@ -1,0 +1,170 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// A step summary above 1 MiB is not shown at all (research/ci-formats.md
+// §5.3), so the summary is built to a budget well below it: the fixed parts
+// first, then as many finding rows as fit, then a note saying how many were
+// left out.
+const (
+	markdownBudget      = 900 << 10
+	markdownMaxListed   = 100 // runs, problems, stale baseline entries
+	markdownMaxCellText = 1000
+)
+
+// Markdown renders a GitHub job summary.
+func Markdown(doc *Document) []byte {
+	o := doc.Outcome
+	var head strings.Builder
+	status := "passed"
+	if o.Failed {
+		status = "FAILED"
+	}
+	fmt.Fprintf(&head, "## %s: %s at fail level %s\n\n", mdCell(doc.Tool.Name), status, o.FailLevel)
+	fmt.Fprintf(&head, "%s, %s, %s", plural(o.Errors, "error"), plural(o.Warnings, "warning"), plural(o.Notes, "note"))
+	if o.Suppressed > 0 {
+		fmt.Fprintf(&head, " (%d suppressed by the baseline)", o.Suppressed)
+	}
+	fmt.Fprintf(&head, " in %s; %s evaluated.\n\n", plural(len(doc.Runs), "run"), plural(len(doc.Rules), "rule"))
+
+	// Counts per rule, for every rule that fired.
+	type count struct{ open, suppressed int }
+	counts := map[string]*count{}
+	for _, f := range doc.Findings {
+		c := counts[f.RuleID]
+		if c == nil {
+			c = &count{}
+			counts[f.RuleID] = c
+		}
+		if f.Suppressed {
+			c.suppressed++
+		} else {
+			c.open++
+		}
+	}
+	if len(counts) > 0 {
+		head.WriteString("| rule | severity | title | findings | suppressed |\n|---|---|---|---:|---:|\n")
+		for _, r := range doc.Rules {
+			if c := counts[r.ID]; c != nil {
+				fmt.Fprintf(&head, "| %s | %s | %s | %d | %d |\n", mdCell(r.ID), r.Severity, mdCell(r.Title), c.open, c.suppressed)
+			}
+		}
+		head.WriteString("\n")
+	}
+
+	var tail strings.Builder
+	if len(counts) > 0 {
+		tail.WriteString("### What to do\n\n")
+		for _, r := range doc.Rules {
+			if counts[r.ID] == nil {
+				continue
+			}
+			fmt.Fprintf(&tail, "<details><summary><b>%s</b> %s</summary>\n\n", mdCell(r.ID), mdCell(r.Title))
+			if d := strings.TrimSpace(visible(r.Description)); d != "" {
+				fmt.Fprintf(&tail, "%s\n\n", truncateBytes(d, 4096))
+			}
+			if h := strings.TrimSpace(visible(r.Help)); h != "" {
+				fmt.Fprintf(&tail, "%s\n\n", truncateBytes(h, 8192))
+			}
+			tail.WriteString("</details>\n\n")
+		}
+	}
+	if len(doc.StaleBaseline) > 0 {
+		fmt.Fprintf(&tail, "### Stale baseline entries\n\n%s.\n\n", staleBaselineSentence(len(doc.StaleBaseline)))
+		for i, e := range doc.StaleBaseline {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&tail, "- … and %d more\n", len(doc.StaleBaseline)-i)
+				break
+			}
+			fmt.Fprintf(&tail, "- %s %s %s\n", mdCell(e.Fingerprint), mdCell(e.RuleID), mdCell(e.Note))
+		}
+		tail.WriteString("\n")
+	}
+	if len(doc.Inputs.Problems) > 0 {
+		fmt.Fprintf(&tail, "### Input problems\n\n")
+		for i, p := range doc.Inputs.Problems {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&tail, "- … and %d more\n", len(doc.Inputs.Problems)-i)
+				break
+			}
+			fmt.Fprintf(&tail, "- %s: %s\n", mdCell(location(doc.displayPath(p.File), p.Line)), mdCell(p.Message))
+		}
+		tail.WriteString("\n")
+	}
+	if len(doc.Runs) > 0 {
+		tail.WriteString("### Runs analyzed\n\n| kind | path | id | agents | attempts | malformed lines |\n|---|---|---|---:|---:|---:|\n")
+		for i, r := range doc.Runs {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&tail, "\n… and %d more runs.\n", len(doc.Runs)-i)
+				break
+			}
+			fmt.Fprintf(&tail, "| %s | %s | %s | %d | %d | %d |\n", mdCell(r.Kind), mdCell(doc.displayPath(r.Path)), mdCell(r.ID), r.Agents, r.Attempts, r.Malformed)
+		}
+		tail.WriteString("\n")
+	}
+	fmt.Fprintf(&tail, "%s\n", mdCell(verdictLine(doc)))
+
+	var rows strings.Builder
+	shown := 0
+	if len(doc.Findings) > 0 {
+		rows.WriteString("### Findings\n\n| severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|\n")
+		budget := markdownBudget - head.Len() - tail.Len() - 200
+		for _, f := range doc.Findings {
+			p := primaryEvidence(f)
+			sev := f.Severity
+			if f.Suppressed {
+				sev += " (suppressed)"
+			}
+			var ev []string
+			for _, e := range f.Evidence {
+				if e.File != "" && e != p {
+					ev = append(ev, fmt.Sprintf("%s at %s", location(doc.displayPath(e.File), e.Line), simTime(e.Time)))
+				}
+			}
+			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
+				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdCell(truncateBytes(strings.Join(ev, "; "), markdownMaxCellText)))
+			if rows.Len()+len(row) > budget {
+				break
+			}
+			rows.WriteString(row)
+			shown++
+		}
+		if left := len(doc.Findings) - shown; left > 0 {
+			fmt.Fprintf(&rows, "\n%s not shown: the job summary is limited to 1 MiB. Render the JSON report with 'pmcheck render' or open the SARIF results for all of them.\n", plural(left, "more finding"))
+		}
+		rows.WriteString("\n")
+	}
+	var b bytes.Buffer
+	b.WriteString(head.String())
+	b.WriteString(rows.String())
+	b.WriteString(tail.String())
+	return b.Bytes()
+}
+
+// mdCell makes transcript text inert in markdown: one line, HTML special
+// characters as entities, markdown punctuation backslash-escaped, so a
+// message cannot open a link, an image, a table cell or an HTML tag.
+func mdCell(s string) string {
+	s = singleLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '~', '!', '#':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

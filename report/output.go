@@ -1,0 +1,169 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Format names, as --format takes them.
+const (
+	FormatText     = "text"
+	FormatJSON     = "json"
+	FormatSARIF    = "sarif"
+	FormatJUnit    = "junit"
+	FormatGitHub   = "github"
+	FormatMarkdown = "markdown"
+)
+
+// Formats lists every format, in the order help texts show them.
+var Formats = []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit, FormatGitHub, FormatMarkdown}
+
+// Options tune renderers without changing the Document.
+type Options struct {
+	// JUnitNoFileLine drops the file and line attributes of JUnit testcases,
+	// for consumers that validate against Jenkins' junit-10.xsd.
+	JUnitNoFileLine bool
+	// SARIFCategory, when set, is written as runs[0].automationDetails.id
+	// ("<category>/"); left empty, upload-sarif's own category input applies.
+	SARIFCategory string
+}
+
+// Render writes doc in the given format.
+func Render(w io.Writer, doc *Document, format string, opts Options) error {
+	if err := doc.Validate(); err != nil {
+		return err
+	}
+	var (
+		b   []byte
+		err error
+	)
+	switch format {
+	case FormatText:
+		b = Text(doc)
+	case FormatJSON:
+		b, err = JSON(doc)
+	case FormatSARIF:
+		b, err = SARIF(doc, opts)
+	case FormatJUnit:
+		b, err = JUnit(doc, opts)
+	case FormatGitHub:
+		b = GitHub(doc)
+	case FormatMarkdown:
+		b = Markdown(doc)
+	default:
+		return fmt.Errorf("unknown report format %q: use one of %s", format, strings.Join(Formats, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Output is one --format value: a format and where it goes ("" or "-" for
+// standard output).
+type Output struct {
+	Format string
+	Path   string
+}
+
+// ToStdout reports whether the output goes to standard output.
+func (o Output) ToStdout() bool { return o.Path == "" || o.Path == "-" }
+
+// ParseOutput parses "FORMAT" or "FORMAT=PATH".
+func ParseOutput(spec string) (Output, error) {
+	format, file, hasPath := strings.Cut(spec, "=")
+	o := Output{Format: strings.TrimSpace(format), Path: file}
+	if !slices.Contains(Formats, o.Format) {
+		return Output{}, fmt.Errorf("--format %q: unknown format %q: use one of %s, optionally as FORMAT=PATH", spec, o.Format, strings.Join(Formats, ", "))
+	}
+	if hasPath && file == "" {
+		return Output{}, fmt.Errorf("--format %q: empty path after '=': write FORMAT=PATH, or FORMAT alone for standard output", spec)
+	}
+	return o, nil
+}
+
+// ParseOutputs parses every --format value and rejects two outputs to the
+// same file. An empty list means text on standard output.
+func ParseOutputs(specs []string) ([]Output, error) {
+	if len(specs) == 0 {
+		return []Output{{Format: FormatText}}, nil
+	}
+	var outs []Output
+	seen := map[string]string{}
+	for _, s := range specs {
+		o, err := ParseOutput(s)
+		if err != nil {
+			return nil, err
+		}
+		if !o.ToStdout() {
+			key := filepath.Clean(o.Path)
+			if prev, dup := seen[key]; dup {
+				return nil, fmt.Errorf("--format %q and --format %q write the same file %s: give each output its own path", prev, s, o.Path)
+			}
+			seen[key] = s
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// WriteOutputs renders doc once per output. Everything is rendered before
+// anything is written, so a rendering error leaves no half-written set of
+// reports; files are replaced atomically (temp file + rename in the same
+// directory), so a reader never sees a partial report.
+func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) error {
+	rendered := make([][]byte, len(outs))
+	for i, o := range outs {
+		var buf bytes.Buffer
+		if err := Render(&buf, doc, o.Format, opts); err != nil {
+			return fmt.Errorf("rendering %s: %w", o.Format, err)
+		}
+		rendered[i] = buf.Bytes()
+	}
+	for i, o := range outs {
+		if o.ToStdout() {
+			if _, err := stdout.Write(rendered[i]); err != nil {
+				return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
+			}
+			continue
+		}
+		if err := WriteFileAtomic(o.Path, rendered[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteFileAtomic writes data to name through a temporary file in the same
+// directory and a rename, so the file is either the old one or the new one.
+func WriteFileAtomic(name string, data []byte) error {
+	dir := filepath.Dir(name)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing report %s: %w (check that the directory exists and is writable)", name, err)
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if _, err := tmp.Write(data); err != nil {
+		cleanup()
+		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		cleanup()
+		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	return nil
+}

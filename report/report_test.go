@@ -1,0 +1,421 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/rules"
+)
+
+func render(t testing.TB, doc *Document, format string, opts Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Render(&buf, doc, format, opts); err != nil {
+		t.Fatalf("Render %s: %v", format, err)
+	}
+	return buf.Bytes()
+}
+
+// jsonEqual compares two JSON texts by value: for the JSON and SARIF goldens
+// the layout is not the point (determinism is tested byte for byte below).
+func jsonEqual(actual, expected []byte) bool {
+	var a, e any
+	if json.Unmarshal(actual, &a) != nil || json.Unmarshal(expected, &e) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, e)
+}
+
+// TestGolden renders every fixture in every format against golden/report.
+// Regenerate with: go test ./report -run TestGolden -update
+func TestGolden(t *testing.T) {
+	semantic := goldie.New(t, goldie.WithFixtureDir("../golden/report"), goldie.WithNameSuffix(".golden"),
+		goldie.WithEqualFn(jsonEqual))
+	exact := goldie.New(t, goldie.WithFixtureDir("../golden/report"), goldie.WithNameSuffix(".golden"))
+	for _, fx := range fixtures {
+		doc := fx.build(t)
+		for _, format := range Formats {
+			t.Run(fx.name+"/"+format, func(t *testing.T) {
+				got := render(t, doc, format, Options{})
+				name := fx.name + "." + goldenExt[format]
+				if format == FormatJSON || format == FormatSARIF {
+					semantic.Assert(t, name, got)
+				} else {
+					exact.Assert(t, name, got)
+				}
+			})
+		}
+	}
+}
+
+// TestRenderFromSavedJSON proves the renderers read only the Document: a
+// report saved as JSON and decoded again renders to the same bytes.
+func TestRenderFromSavedJSON(t *testing.T) {
+	for _, fx := range fixtures {
+		doc := fx.build(t)
+		saved := render(t, doc, FormatJSON, Options{})
+		back, err := Decode(bytes.NewReader(saved), fx.name+".json")
+		if err != nil {
+			t.Fatalf("%s: Decode: %v", fx.name, err)
+		}
+		for _, format := range Formats {
+			for _, opts := range []Options{{}, {JUnitNoFileLine: true, SARIFCategory: "pmcheck"}} {
+				direct := render(t, doc, format, opts)
+				again := render(t, back, format, opts)
+				if !bytes.Equal(direct, again) {
+					t.Errorf("%s/%s: rendering the saved JSON differs from the direct rendering", fx.name, format)
+				}
+			}
+		}
+	}
+}
+
+// TestByteIdenticalAcrossGOMAXPROCS renders everything under GOMAXPROCS 1 and
+// 8, sequentially and from many goroutines at once, and expects one output.
+func TestByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
+	renderAll := func() map[string][]byte {
+		out := map[string][]byte{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, fx := range fixtures {
+			for _, format := range Formats {
+				wg.Go(func() {
+					b := render(t, fx.build(t), format, Options{})
+					mu.Lock()
+					out[fx.name+"/"+format] = b
+					mu.Unlock()
+				})
+			}
+		}
+		wg.Wait()
+		return out
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	one := renderAll()
+	runtime.GOMAXPROCS(8)
+	eight := renderAll()
+	for k, b := range one {
+		if !bytes.Equal(b, eight[k]) {
+			t.Errorf("%s differs between GOMAXPROCS=1 and GOMAXPROCS=8", k)
+		}
+	}
+	if len(one) != len(fixtures)*len(Formats) {
+		t.Fatalf("rendered %d outputs, want %d", len(one), len(fixtures)*len(Formats))
+	}
+}
+
+// TestInputOrderDoesNotMatter: New sorts, so shuffled inputs give the same
+// bytes.
+func TestInputOrderDoesNotMatter(t *testing.T) {
+	doc := fixtureMixed(t)
+	in := Input{Tool: doc.Tool, Root: doc.Root, Inputs: doc.Inputs, StaleBaseline: doc.StaleBaseline}
+	for i := len(doc.Rules) - 1; i >= 0; i-- {
+		in.Rules = append(in.Rules, doc.Rules[i])
+	}
+	for i := len(doc.Findings) - 1; i >= 0; i-- {
+		in.Findings = append(in.Findings, doc.Findings[i])
+	}
+	for i := len(doc.Runs) - 1; i >= 0; i-- {
+		in.Runs = append(in.Runs, doc.Runs[i])
+	}
+	rev := mustNew(t, in)
+	for _, format := range Formats {
+		if !bytes.Equal(render(t, doc, format, Options{}), render(t, rev, format, Options{})) {
+			t.Errorf("%s: output depends on input order", format)
+		}
+	}
+}
+
+// TestEveryReportExplains: each report a person opens names the rule, what
+// happened, the evidence as file:line with simulated time, and what to do.
+func TestEveryReportExplains(t *testing.T) {
+	doc := fixtureMixed(t)
+	want := map[string][]string{
+		FormatText:     {"PM001", "Unreviewed killed subagent", "refactor parser", "agent-runs/s1.jsonl:120", "2026-05-06T09:12:00Z", "Review what the killed subagent wrote", "agent-runs/s1/subagents/agent-b7.jsonl:88"},
+		FormatJUnit:    {"PM001", "Unreviewed killed subagent", "refactor parser", "agent-runs/s1.jsonl:120", "2026-05-06T09:12:00Z", "Review what the killed subagent wrote"},
+		FormatMarkdown: {"PM001", "Unreviewed killed subagent", "refactor parser", "agent-runs/s1.jsonl:120", "2026-05-06T09:12:00Z", "Review what the killed subagent wrote"},
+		FormatGitHub:   {"PM001", "Unreviewed killed subagent", "refactor parser", "file=agent-runs/s1.jsonl,line=120", "2026-05-06T09:12:00Z", "Review what the killed subagent wrote"},
+		FormatSARIF:    {"PM001", "Unreviewed killed subagent", "refactor parser", `"uri": "agent-runs/s1.jsonl"`, `"startLine": 120`, "2026-05-06T09:12:00Z", "Review what the killed subagent wrote"},
+	}
+	for format, needles := range want {
+		out := string(render(t, doc, format, Options{}))
+		for _, n := range needles {
+			if !strings.Contains(out, n) {
+				t.Errorf("%s report lacks %q", format, n)
+			}
+		}
+	}
+}
+
+func TestTextIsInert(t *testing.T) {
+	out := render(t, fixtureHostile(t), FormatText, Options{})
+	if bytes.ContainsAny(out, "\x1b\x00\r") {
+		t.Errorf("text report carries raw control characters:\n%q", out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "::") {
+			t.Errorf("text report line could be read as a workflow command: %q", line)
+		}
+	}
+	if !strings.Contains(string(out), `killed\x1b[31m red`) {
+		t.Errorf("the escape character should be shown as \\x1b:\n%s", out)
+	}
+}
+
+func TestNewRejectsBadInput(t *testing.T) {
+	good := func() Input {
+		return Input{Tool: testTool, Rules: testRules(), Runs: testRuns(), Findings: []rules.Finding{{
+			RuleID: "PM001", Severity: "error", RunID: "s1", Message: "m", Evidence: []model.Evidence{{File: "s1.jsonl", Line: 1}},
+		}}}
+	}
+	if _, err := New(good()); err != nil {
+		t.Fatalf("good input rejected: %v", err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(*Input)
+		wants string
+	}{
+		{"unknown rule", func(in *Input) { in.Findings[0].RuleID = "PM999" }, "not among the evaluated rules"},
+		{"bad finding severity", func(in *Input) { in.Findings[0].Severity = "critical" }, `severity "critical"`},
+		{"bad rule severity", func(in *Input) { in.Rules[0].Severity = "high" }, `severity "high"`},
+		{"absolute evidence", func(in *Input) { in.Findings[0].Evidence[0].File = "/home/me/s1.jsonl" }, "is absolute"},
+		{"windows evidence", func(in *Input) { in.Findings[0].Evidence[0].File = `C:\runs\s1.jsonl` }, "backslash"},
+		{"drive evidence", func(in *Input) { in.Findings[0].Evidence[0].File = `C:/runs/s1.jsonl` }, "is absolute"},
+		{"no evidence", func(in *Input) { in.Findings[0].Evidence = nil }, "no evidence with a file"},
+		{"negative line", func(in *Input) { in.Findings[0].Evidence[0].Line = -1 }, "1-based"},
+		{"too many tags", func(in *Input) { in.Rules[0].Tags = make([]string, 21) }, "21 tags"},
+		{"duplicate rule", func(in *Input) { in.Rules = append(in.Rules, in.Rules[0]) }, "listed twice"},
+		{"rule without id", func(in *Input) { in.Rules[1].ID = "" }, "no id"},
+		{"rule without title", func(in *Input) { in.Rules[1].Title = " " }, "no title"},
+		{"bad fail level", func(in *Input) { in.FailLevel = "fatal" }, `fail level "fatal"`},
+		{"absolute root", func(in *Input) { in.Root = "/work/runs" }, "is absolute"},
+		{"no tool name", func(in *Input) { in.Tool.Name = "" }, "no tool name"},
+		{"absolute run path", func(in *Input) { in.Runs[0].Path = "/tmp/x" }, "is absolute"},
+	}
+	for _, c := range cases {
+		in := good()
+		c.edit(&in)
+		_, err := New(in)
+		if err == nil || !strings.Contains(err.Error(), c.wants) {
+			t.Errorf("%s: got error %v, want one containing %q", c.name, err, c.wants)
+		}
+	}
+}
+
+func TestNewDoesNotModifyInput(t *testing.T) {
+	rs := testRules()
+	in := Input{Tool: testTool, Rules: rs}
+	before := rs[0].ID
+	mustNew(t, in)
+	if rs[0].ID != before {
+		t.Fatalf("New sorted the caller's slice")
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	doc := fixtureMixed(t)
+	o := doc.Outcome
+	if !o.Failed || o.Errors != 2 || o.Warnings != 1 || o.Notes != 1 || o.Suppressed != 1 {
+		t.Fatalf("outcome %+v, want failed with 2 errors, 1 warning, 1 note, 1 suppressed", o)
+	}
+	clean := fixtureClean(t)
+	if clean.Outcome.Failed {
+		t.Fatalf("a clean document failed")
+	}
+	// A warning fails at fail level warning, not at error; "none" never fails;
+	// a suppressed error never fails.
+	for _, c := range []struct {
+		level, sev string
+		suppressed bool
+		failed     bool
+	}{
+		{"error", "warning", false, false},
+		{"warning", "warning", false, true},
+		{"note", "note", false, true},
+		{"warning", "note", false, false},
+		{"none", "error", false, false},
+		{"error", "error", true, false},
+	} {
+		d := mustNew(t, Input{Tool: testTool, Rules: testRules(), FailLevel: c.level, Findings: []rules.Finding{{
+			RuleID: "PM001", Severity: c.sev, Suppressed: c.suppressed, Evidence: []model.Evidence{{File: "a", Line: 1}},
+		}}})
+		if d.Outcome.Failed != c.failed {
+			t.Errorf("fail level %s, %s finding (suppressed %v): failed=%v, want %v", c.level, c.sev, c.suppressed, d.Outcome.Failed, c.failed)
+		}
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	saved := string(render(t, fixtureMixed(t), FormatJSON, Options{}))
+	cases := []struct {
+		name, input, wants string
+	}{
+		{"not json", "hello", "line 1: invalid JSON"},
+		{"foreign json", `{"runs": []}`, "not a pmcheck report"},
+		{"newer schema", strings.Replace(saved, `"schema_version": 1`, `"schema_version": 2`, 1), "schema_version 2 is not supported"},
+		{"unknown field", strings.Replace(saved, `"root": "agent-runs"`, `"root": "agent-runs", "extra": 1`, 1), `unknown field "extra"`},
+		{"wrong type", strings.Replace(saved, `"files": 7`, `"files": "seven"`, 1), "line "},
+		{"edited to break", strings.Replace(saved, `"rule_id": "PM002"`, `"rule_id": "PM404"`, 1), "not among the evaluated rules"},
+		{"two values", saved + saved, "after top-level value"},
+	}
+	for _, c := range cases {
+		_, err := Decode(strings.NewReader(c.input), "saved.json")
+		if err == nil || !strings.Contains(err.Error(), c.wants) || !strings.HasPrefix(err.Error(), "saved.json: ") {
+			t.Errorf("%s: got %v, want an error starting with saved.json: and containing %q", c.name, err, c.wants)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error is not one line: %q", c.name, err)
+		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	full := fixtureMixed(t)
+	shard := func(runID string, stale []BaselineEntry) *Document {
+		in := Input{Tool: full.Tool, Root: full.Root, Rules: full.Rules, Inputs: Inputs{Files: 1}, StaleBaseline: stale}
+		for _, f := range full.Findings {
+			if f.RunID == runID {
+				in.Findings = append(in.Findings, f)
+			}
+		}
+		for _, r := range full.Runs {
+			if r.ID == runID {
+				in.Runs = append(in.Runs, r)
+			}
+		}
+		return mustNew(t, in)
+	}
+	both := BaselineEntry{Fingerprint: "fp-gone-1", RuleID: "PM002", Note: "pushed by hand, reviewed in #12"}
+	onlyA := BaselineEntry{Fingerprint: "fp-matches-in-b"}
+	a := shard("s1", []BaselineEntry{both, onlyA})
+	b := shard("wf-7f3a", []BaselineEntry{both})
+	merged, err := Merge(a, b, a) // a repeated shard adds nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(merged.Findings, full.Findings) || !reflect.DeepEqual(merged.Runs, full.Runs) {
+		t.Errorf("merged findings/runs differ from the unsharded document")
+	}
+	if !reflect.DeepEqual(merged.StaleBaseline, []BaselineEntry{both}) {
+		t.Errorf("stale baseline %+v, want only the entry stale in every shard", merged.StaleBaseline)
+	}
+	if merged.Outcome != full.Outcome {
+		t.Errorf("outcome %+v, want %+v", merged.Outcome, full.Outcome)
+	}
+	if merged.Inputs.Files != 3 {
+		t.Errorf("files %d, want 3", merged.Inputs.Files)
+	}
+
+	other := shard("s1", nil)
+	other.Rules[0].Help = "different help"
+	if _, err := Merge(a, other); err == nil || !strings.Contains(err.Error(), "defines rule PM001 differently") {
+		t.Errorf("conflicting rules: got %v", err)
+	}
+	lvl := shard("s1", nil)
+	lvl.Outcome.FailLevel = "warning"
+	if _, err := Merge(a, lvl); err == nil || !strings.Contains(err.Error(), "--fail-level") {
+		t.Errorf("different fail levels: got %v", err)
+	}
+	ver := shard("s1", nil)
+	ver.Tool.Version = "9.9.9"
+	if _, err := Merge(a, ver); err == nil || !strings.Contains(err.Error(), "one pmcheck version") {
+		t.Errorf("different versions: got %v", err)
+	}
+	if _, err := Merge(); err == nil {
+		t.Errorf("merging nothing should fail")
+	}
+}
+
+func TestParseOutputs(t *testing.T) {
+	outs, err := ParseOutputs([]string{"sarif=out.sarif", "junit=out.xml", "text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Output{{FormatSARIF, "out.sarif"}, {FormatJUnit, "out.xml"}, {FormatText, ""}}
+	if !reflect.DeepEqual(outs, want) {
+		t.Fatalf("got %+v, want %+v", outs, want)
+	}
+	if outs, _ := ParseOutputs(nil); !reflect.DeepEqual(outs, []Output{{Format: FormatText}}) {
+		t.Errorf("no --format should mean text on standard output, got %+v", outs)
+	}
+	for spec, wants := range map[string]string{
+		"xml=out.xml": `unknown format "xml"`,
+		"sarif=":      "empty path",
+		"":            "unknown format",
+	} {
+		if _, err := ParseOutputs([]string{spec}); err == nil || !strings.Contains(err.Error(), wants) {
+			t.Errorf("%q: got %v, want %q", spec, err, wants)
+		}
+	}
+	if _, err := ParseOutputs([]string{"sarif=a/out", "json=a/../a/out"}); err == nil || !strings.Contains(err.Error(), "same file") {
+		t.Errorf("two outputs to one file: got %v", err)
+	}
+}
+
+func TestWriteOutputs(t *testing.T) {
+	dir := t.TempDir()
+	doc := fixtureMixed(t)
+	sarifPath := filepath.Join(dir, "out.sarif")
+	if err := os.WriteFile(sarifPath, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs := []Output{{FormatSARIF, sarifPath}, {FormatJUnit, filepath.Join(dir, "out.xml")}, {FormatText, ""}}
+	var stdout bytes.Buffer
+	if err := WriteOutputs(doc, outs, &stdout, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs[:2] {
+		got, err := os.ReadFile(o.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, render(t, doc, o.Format, Options{})) {
+			t.Errorf("%s: file content differs from Render", o.Path)
+		}
+	}
+	if !bytes.Equal(stdout.Bytes(), render(t, doc, FormatText, Options{})) {
+		t.Errorf("standard output differs from the text rendering")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+
+	// A missing directory fails with the path named, and nothing reaches
+	// standard output after it.
+	stdout.Reset()
+	err := WriteOutputs(doc, []Output{{FormatSARIF, filepath.Join(dir, "missing", "x.sarif")}}, &stdout, Options{})
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing directory: got %v", err)
+	}
+
+	// A document that fails validation writes nothing at all.
+	bad := *doc
+	bad.Findings = append([]rules.Finding{}, doc.Findings...)
+	bad.Findings[0].RuleID = "nope"
+	keep := filepath.Join(dir, "keep.sarif")
+	if err := WriteOutputs(&bad, []Output{{FormatSARIF, keep}, {FormatText, ""}}, &stdout, Options{}); err == nil {
+		t.Errorf("invalid document rendered")
+	}
+	if _, err := os.Stat(keep); !os.IsNotExist(err) || stdout.Len() != 0 {
+		t.Errorf("a failed render still wrote output")
+	}
+}
+
+func TestUnknownFormatFails(t *testing.T) {
+	if err := Render(&bytes.Buffer{}, fixtureClean(t), "html", Options{}); err == nil || !strings.Contains(err.Error(), "unknown report format") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/pmcheck/pmcheck/rules"
+)
+
+// Text renders the report for people: findings grouped by rule (most severe
+// first), each with what happened, its evidence as file:line with simulated
+// time, and the rule's help once per rule; then stale baseline entries, input
+// problems, the runs, and a one-line verdict.
+//
+// Every line that carries transcript text is indented, so no line of this
+// output can start with "::" and be read as a GitHub workflow command.
+func Text(doc *Document) []byte {
+	var b bytes.Buffer
+	byRule := doc.ruleByID()
+	runs := doc.runByID()
+	for i := 0; i < len(doc.Findings); {
+		j := i
+		for j < len(doc.Findings) && doc.Findings[j].RuleID == doc.Findings[i].RuleID && doc.Findings[j].Severity == doc.Findings[i].Severity {
+			j++
+		}
+		group := doc.Findings[i:j]
+		r := byRule[group[0].RuleID]
+		fmt.Fprintf(&b, "%s %s: %s (%s)\n", group[0].Severity, r.ID, singleLine(r.Title), plural(len(group), "finding"))
+		for _, f := range group {
+			writeTextFinding(&b, doc, f, runs)
+		}
+		if help := strings.TrimSpace(visible(r.Help)); help != "" {
+			fmt.Fprintf(&b, "  what to do:\n    %s\n", indent(help, "    "))
+		}
+		b.WriteString("\n")
+		i = j
+	}
+	if len(doc.Findings) == 0 {
+		b.WriteString("no findings\n\n")
+	}
+	if len(doc.StaleBaseline) > 0 {
+		fmt.Fprintf(&b, "%s:\n", staleBaselineSentence(len(doc.StaleBaseline)))
+		for _, e := range doc.StaleBaseline {
+			fmt.Fprintf(&b, "  %s", singleLine(e.Fingerprint))
+			if e.RuleID != "" {
+				fmt.Fprintf(&b, " (%s)", singleLine(e.RuleID))
+			}
+			if e.Note != "" {
+				fmt.Fprintf(&b, " %s", singleLine(e.Note))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(doc.Inputs.Problems) > 0 {
+		fmt.Fprintf(&b, "input problems (%d):\n", len(doc.Inputs.Problems))
+		for _, p := range doc.Inputs.Problems {
+			fmt.Fprintf(&b, "  %s: %s\n", location(doc.displayPath(p.File), p.Line), singleLine(p.Message))
+		}
+		b.WriteString("\n")
+	}
+	if len(doc.Runs) > 0 {
+		fmt.Fprintf(&b, "runs analyzed (%d):\n", len(doc.Runs))
+		for _, r := range doc.Runs {
+			fmt.Fprintf(&b, "  %-8s %s  %s, %s", r.Kind, singleLine(doc.displayPath(r.Path)), plural(r.Agents, "agent"), plural(r.Attempts, "attempt"))
+			if r.Malformed > 0 {
+				fmt.Fprintf(&b, ", %s", plural(r.Malformed, "malformed line"))
+			}
+			fmt.Fprintf(&b, "  [%s]\n", singleLine(r.ID))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(verdictLine(doc))
+	b.WriteString("\n")
+	return b.Bytes()
+}
+
+func writeTextFinding(b *bytes.Buffer, doc *Document, f rules.Finding, runs map[string]*RunSummary) {
+	p := primaryEvidence(f)
+	suppressed := ""
+	if f.Suppressed {
+		suppressed = " [suppressed by baseline]"
+	}
+	fmt.Fprintf(b, "  %s: %s%s\n", location(doc.displayPath(p.File), p.Line), indent(visible(f.Message), "      "), suppressed)
+	fmt.Fprintf(b, "      when: %s (simulated)", simTime(findingTime(f)))
+	if r, ok := runs[f.RunID]; ok {
+		fmt.Fprintf(b, "; run: %s %s", r.Kind, singleLine(doc.displayPath(r.Path)))
+	} else if f.RunID != "" {
+		fmt.Fprintf(b, "; run: %s %s", singleLine(f.RunKind), singleLine(f.RunID))
+	}
+	b.WriteString("\n")
+	for _, e := range f.Evidence {
+		if e.File == "" || e == p {
+			continue
+		}
+		fmt.Fprintf(b, "      evidence: %s at %s\n", location(doc.displayPath(e.File), e.Line), simTime(e.Time))
+	}
+	if f.Fingerprint != "" {
+		fmt.Fprintf(b, "      fingerprint: %s\n", singleLine(f.Fingerprint))
+	}
+}
+
+// location formats file:line, or the file alone for line 0 (the whole file).
+func location(file string, line int) string {
+	file = singleLine(file)
+	if line <= 0 {
+		return file
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// verdictLine is the one-line summary every human-facing format ends with.
+func verdictLine(doc *Document) string {
+	o := doc.Outcome
+	status := "passed"
+	if o.Failed {
+		status = "FAILED"
+	}
+	counts := fmt.Sprintf("%s, %s, %s", plural(o.Errors, "error"), plural(o.Warnings, "warning"), plural(o.Notes, "note"))
+	if o.Suppressed > 0 {
+		counts += fmt.Sprintf(" (%d suppressed)", o.Suppressed)
+	}
+	return fmt.Sprintf("%s %s: %s at fail level %s: %s in %s, %s evaluated",
+		doc.Tool.Name, doc.Tool.Version, status, o.FailLevel, counts, plural(len(doc.Runs), "run"), plural(len(doc.Rules), "rule"))
+}
