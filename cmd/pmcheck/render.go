@@ -54,7 +54,9 @@ func (c *RenderCmd) Run(env *Env) error {
 	}
 	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, SARIFCategory: c.SARIFCategory}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, opts); err != nil {
-		return exitf(ExitInternal, "%v", err)
+		// An output that cannot be written (missing folder, permissions) is
+		// the user's to fix, as in check.
+		return usageError("%v", err)
 	}
 	if c.Fail && doc.Outcome.Failed {
 		return &ExitError{Code: ExitFindings}
