@@ -41,22 +41,24 @@ func (l *loader) sessionRun(rel string) {
 	// files beside the session that carry its sessionId.
 	side := strings.TrimSuffix(rel, ".jsonl") + "/subagents/"
 	own := map[string]*model.Transcript{}
-	for _, id := range sortedIDs(l.inv.AgentFiles) {
-		for _, f := range l.inv.AgentFiles[id] {
-			switch {
-			case strings.HasPrefix(f, side) && !strings.HasPrefix(f, side+"workflows/"):
-			case path.Dir(f) == path.Dir(rel) && main.SessionID != "":
-				t := l.transcript(f)
-				if t == nil || t.SessionID != main.SessionID {
-					continue
-				}
-			default:
+	// Only the files under the side directory or beside the session can
+	// match; the index lists them in the order of a walk over every agent
+	// file (sorted ids), so reads and errors come in the same order.
+	for _, e := range l.agentIndex().candidates(strings.TrimSuffix(rel, ".jsonl"), path.Dir(rel)) {
+		id, f := e.id, e.file
+		switch {
+		case strings.HasPrefix(f, side) && !strings.HasPrefix(f, side+"workflows/"):
+		case path.Dir(f) == path.Dir(rel) && main.SessionID != "":
+			t := l.transcript(f)
+			if t == nil || t.SessionID != main.SessionID {
 				continue
 			}
-			if t := l.transcript(f); t != nil {
-				own[id] = t
-				l.claimed[f] = true
-			}
+		default:
+			continue
+		}
+		if t := l.transcript(f); t != nil {
+			own[id] = t
+			l.claimed[f] = true
 		}
 	}
 	agents := map[string]*model.Transcript{}
@@ -291,15 +293,11 @@ func (l *loader) workflowRun(dir string) {
 	run.Journal = j
 	run.Attempts, run.Orphans = journal.Attempts(j)
 	byID := map[string]*model.Transcript{}
-	for _, id := range sortedIDs(l.inv.AgentFiles) {
-		for _, f := range l.inv.AgentFiles[id] {
-			if path.Dir(f) == dir {
-				if t := l.transcript(f); t != nil {
-					byID[id] = t
-					l.claimed[f] = true
-					run.Agents = append(run.Agents, t)
-				}
-			}
+	for _, e := range l.agentIndex().candidates("", dir) {
+		if t := l.transcript(e.file); t != nil {
+			byID[e.id] = t
+			l.claimed[e.file] = true
+			run.Agents = append(run.Agents, t)
 		}
 	}
 	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })

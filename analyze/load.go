@@ -22,6 +22,16 @@ import (
 type Options struct {
 	// LineCap is the longest transcript line read (jsonl.DefaultLineCap when 0).
 	LineCap int64
+	// Jobs is how many transcripts are read at once (GOMAXPROCS when 0).
+	// The result does not depend on it: files are read ahead in parallel,
+	// then linked in the same order as by one reader.
+	Jobs int
+	// Progress, when set, is called after each transcript read ahead, with
+	// the number done and the total; calls never overlap.
+	Progress func(done, total int)
+	// Shard, when Count > 1, keeps only the part of each root that falls into
+	// shard Index (0-based) of Count.
+	Shard Shard
 }
 
 // Result is everything Load found.
@@ -109,6 +119,9 @@ func loadPath(res *Result, given string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: cannot be listed: %v", given, err)
 	}
+	if opts.Shard.Count > 1 {
+		inv = opts.Shard.filter(inv)
+	}
 	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts,
 		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{}}
 	for _, r := range inv.Refused {
@@ -142,7 +155,11 @@ type loader struct {
 	inv         *discover.Inventory
 	opts        Options
 	transcripts map[string]*model.Transcript // by rel path; nil value: unreadable
-	claimed     map[string]bool              // agent files that belong to a run
+	// ahead holds the transcripts read in parallel before linking, agents
+	// the agent files indexed for linking (parallel.go).
+	ahead   map[string]readAhead
+	agents  *agentIndex
+	claimed map[string]bool // agent files that belong to a run
 	// metaByToolUse and metas are filled on first use by sidecarIndex.
 	metaByToolUse map[string][]string
 	metas         map[string]*model.Meta
@@ -164,7 +181,13 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	if t, ok := l.transcripts[rel]; ok {
 		return t
 	}
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+	var t *model.Transcript
+	var err error
+	if a, ok := l.ahead[rel]; ok {
+		t, err = a.t, a.err
+	} else {
+		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+	}
 	if err != nil {
 		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
 		l.transcripts[rel] = nil
@@ -192,6 +215,7 @@ func readReason(err error) string {
 }
 
 func (l *loader) load(tgt target) {
+	l.readAhead(l.willRead(tgt))
 	if tgt.workflow != "" {
 		l.workflowRun(tgt.workflow)
 		return

@@ -8,14 +8,15 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
@@ -30,12 +31,12 @@ type Options struct {
 
 // ReadFile opens path and reads it; file is the name evidence carries.
 func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, file, opts)
+	return readPooled(f, file, opts) // Read with a reused buffer (readpool.go)
 }
 
 // Read summarises a transcript stream. Only I/O errors are returned: malformed
@@ -133,9 +134,9 @@ func (b *builder) line(l jsonl.Line) {
 	var r row
 	// decodeRow accepts and fills exactly what json.Unmarshal into row does
 	// (fastdecode.go); a type mismatch is not an error, invalid JSON is.
-	valid, sawHigh := false, false
+	valid, badUTF8 := false, false
 	if data[0] == '{' {
-		valid, sawHigh = decodeRow(data, &r)
+		valid, badUTF8 = decodeRow(data, &r)
 	}
 	if !valid {
 		switch {
@@ -148,7 +149,7 @@ func (b *builder) line(l jsonl.Line) {
 		}
 		return
 	}
-	if sawHigh && !utf8.Valid(data) { // valid JSON is ASCII outside its strings
+	if badUTF8 { // as !utf8.Valid(data): decodeRow checks each string
 		b.malformed(l.N, "invalid UTF-8 (read with replacement characters)", false, 0)
 	}
 	t.Rows++
@@ -479,4 +480,26 @@ func ParseTime(s string) time.Time { return parseTime(s) }
 // than a sliver of its output kept.
 func mentionsVCS(cmd string) bool {
 	return strings.Contains(cmd, "git") || strings.Contains(cmd, "gh ")
+}
+
+// ErrNotRegular is returned for a path that names a named pipe, device or
+// socket instead of a file.
+var ErrNotRegular = errors.New("not a regular file (named pipe, device or socket)")
+
+// openRegular opens a file for reading without blocking: opening a named pipe
+// waits for a writer, so a pipe left where a file belongs would hang the check.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = ErrNotRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -17,6 +17,9 @@ type ScanCmd struct {
 	JSON       bool   `name:"json" help:"Print JSON instead of a table."`
 	AllowEmpty bool   `name:"allow-empty" help:"Exit 0 when no runs are found."`
 	LineCap    int64  `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes; longer lines are counted and skipped."`
+	Jobs       int    `name:"jobs" short:"j" default:"0" help:"Transcripts read at once (0: one per CPU). The output does not depend on it."`
+	Shard      string `name:"shard" placeholder:"I/N" help:"Scan only shard I of N (1-based) for splitting a fleet across CI jobs; a project folder (or a session with its side directory) always falls in one shard."`
+	Progress   string `name:"progress" enum:"auto,always,never" default:"auto" help:"Progress bar on standard error: auto (only when it is a terminal), always, never."`
 }
 
 // scanRun is one row of the listing.
@@ -46,7 +49,21 @@ func (c *ScanCmd) Run(env *Env) error {
 		}
 		root = filepath.Join(home, ".claude", "projects")
 	}
-	res, err := analyze.Load([]string{root}, analyze.Options{LineCap: c.LineCap})
+	opts := analyze.Options{LineCap: c.LineCap, Jobs: c.Jobs}
+	if c.Jobs < 0 {
+		return usageError("--jobs %d: give 0 (one per CPU) or a positive number", c.Jobs)
+	}
+	if c.Shard != "" {
+		sh, err := analyze.ParseShard(c.Shard)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		opts.Shard = sh
+	}
+	bar := newProgressBar(env.Stderr, c.Progress)
+	opts.Progress = bar.update
+	res, err := analyze.Load([]string{root}, opts)
+	bar.finish()
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -75,6 +92,9 @@ func (c *ScanCmd) Run(env *Env) error {
 	}
 	if len(res.Errors) > 0 {
 		return &ExitError{Code: ExitUsage}
+	}
+	if len(res.Runs) == 0 && !c.AllowEmpty && c.Shard != "" {
+		return usageError("no runs in shard %s under %s: use fewer shards, or pass --allow-empty", c.Shard, root)
 	}
 	if len(res.Runs) == 0 && !c.AllowEmpty {
 		return usageError("no runs found under %s: give a folder that holds session transcripts (<sessionId>.jsonl) or Workflow run directories (journal.jsonl), or pass --allow-empty", root)

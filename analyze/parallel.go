@@ -1,0 +1,263 @@
+package analyze
+
+import (
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+)
+
+// Reading dominates the cost of a load, and transcripts are independent of
+// each other until they are linked, so they are read ahead in parallel;
+// linking then runs as before, in one goroutine and in inventory order, and
+// takes each transcript from the read-ahead. The result is the same for any
+// number of jobs.
+
+// readAhead is one transcript read before linking.
+type readAhead struct {
+	t   *model.Transcript
+	err error
+}
+
+// willRead lists the transcripts a load of tgt reads for sure.
+func (l *loader) willRead(tgt target) []string {
+	var files []string
+	switch {
+	case tgt.workflow != "":
+		for _, fs := range l.inv.AgentFiles {
+			for _, f := range fs {
+				if path.Dir(f) == tgt.workflow {
+					files = append(files, f)
+				}
+			}
+		}
+		if parts := strings.Split(tgt.workflow, "/"); len(parts) >= 4 {
+			files = append(files, strings.Join(parts[:len(parts)-3], "/")+".jsonl")
+		}
+	case tgt.session != "":
+		files = append(files, tgt.session)
+		side := strings.TrimSuffix(tgt.session, ".jsonl") + "/subagents/"
+		for _, fs := range l.inv.AgentFiles {
+			for _, f := range fs {
+				if (strings.HasPrefix(f, side) && !strings.HasPrefix(f, side+"workflows/")) || path.Dir(f) == path.Dir(tgt.session) {
+					files = append(files, f)
+				}
+			}
+		}
+	default:
+		files = append(files, l.inv.Sessions...)
+		for _, fs := range l.inv.AgentFiles {
+			files = append(files, fs...)
+		}
+	}
+	return files
+}
+
+// readAhead reads files with opts.Jobs workers, largest first so one big
+// file does not start last. Files that cannot be stat'ed are left to the
+// linking pass, which reports them as before.
+func (l *loader) readAhead(files []string) {
+	type job struct {
+		rel  string
+		size int64
+	}
+	seen := map[string]bool{}
+	var jobs []job
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(f)))
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		jobs = append(jobs, job{f, st.Size()})
+	}
+	sort.Slice(jobs, func(i, j int) bool {
+		if jobs[i].size != jobs[j].size {
+			return jobs[i].size > jobs[j].size
+		}
+		return jobs[i].rel < jobs[j].rel
+	})
+	workers := l.opts.Jobs
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	results := make([]readAhead, len(jobs))
+	var next atomic.Int64
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				rel := jobs[i].rel
+				t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+				results[i] = readAhead{t, err}
+				if l.opts.Progress != nil {
+					mu.Lock()
+					done++
+					l.opts.Progress(done, len(jobs))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	l.ahead = make(map[string]readAhead, len(jobs))
+	for i, j := range jobs {
+		l.ahead[j.rel] = results[i]
+	}
+}
+
+// Shard selects part of a root for one of several CI jobs.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads "i/n" (1-based i, as CI matrices count).
+func ParseShard(s string) (Shard, error) {
+	var i, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n || fmt.Sprintf("%d/%d", i, n) != s {
+		return Shard{}, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n, e.g. 1/4", s)
+	}
+	return Shard{Index: i - 1, Count: n}, nil
+}
+
+// Key is what decides a path's shard: its first component, without
+// ".jsonl", so a session file and its side directory (<id>.jsonl, <id>/)
+// go together, and under ~/.claude/projects a whole project folder does.
+func (Shard) Key(rel string) string {
+	first, _, _ := strings.Cut(rel, "/")
+	return strings.TrimSuffix(first, ".jsonl")
+}
+
+// Has reports whether a root-relative path belongs to the shard. The
+// assignment is a hash of the key: stable across runs, machines and fleet
+// growth (adding a project moves no other project).
+func (s Shard) Has(rel string) bool {
+	if s.Count <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(s.Key(rel)))
+	return int(h.Sum32()%uint32(s.Count)) == s.Index
+}
+
+// filter keeps the shard's part of an inventory.
+func (s Shard) filter(inv *discover.Inventory) *discover.Inventory {
+	out := &discover.Inventory{AgentFiles: map[string][]string{}, Metas: map[string]string{}}
+	for _, f := range inv.Sessions {
+		if s.Has(f) {
+			out.Sessions = append(out.Sessions, f)
+		}
+	}
+	for _, d := range inv.WorkflowDirs {
+		if s.Has(d) {
+			out.WorkflowDirs = append(out.WorkflowDirs, d)
+		}
+	}
+	for id, fs := range inv.AgentFiles {
+		for _, f := range fs {
+			if s.Has(f) {
+				out.AgentFiles[id] = append(out.AgentFiles[id], f)
+			}
+		}
+	}
+	for f, m := range inv.Metas {
+		if s.Has(f) {
+			out.Metas[f] = m
+		}
+	}
+	for _, r := range inv.Refused {
+		if s.Has(r.Path) {
+			out.Refused = append(out.Refused, r)
+		}
+	}
+	return out
+}
+
+// agentEntry is one agent transcript in the order linking visits them.
+type agentEntry struct {
+	id, file string
+	order    int
+}
+
+// agentIndex finds a session's or run directory's agent transcripts without
+// walking every agent file of the root for each (which made a fleet of
+// sessions quadratic). Built once per root.
+type agentIndex struct {
+	all    []agentEntry
+	byStem map[string][]int // "<session>" of each "<session>/subagents/" prefix
+	byDir  map[string][]int
+}
+
+func (l *loader) agentIndex() *agentIndex {
+	if l.agents != nil {
+		return l.agents
+	}
+	ix := &agentIndex{byStem: map[string][]int{}, byDir: map[string][]int{}}
+	for _, id := range sortedIDs(l.inv.AgentFiles) {
+		for _, f := range l.inv.AgentFiles[id] {
+			k := len(ix.all)
+			ix.all = append(ix.all, agentEntry{id: id, file: f, order: k})
+			ix.byDir[path.Dir(f)] = append(ix.byDir[path.Dir(f)], k)
+			for i := 0; ; {
+				j := strings.Index(f[i:], "/subagents/")
+				if j < 0 {
+					break
+				}
+				stem := f[:i+j]
+				if n := len(ix.byStem[stem]); n == 0 || ix.byStem[stem][n-1] != k {
+					ix.byStem[stem] = append(ix.byStem[stem], k)
+				}
+				i += j + 1
+			}
+		}
+	}
+	l.agents = ix
+	return ix
+}
+
+// candidates returns, in visiting order, the agent files under
+// "<stem>/subagents/" (none when stem is "") and those directly in dir.
+func (ix *agentIndex) candidates(stem, dir string) []agentEntry {
+	var a []int
+	if stem != "" {
+		a = ix.byStem[stem]
+	}
+	b := ix.byDir[dir]
+	out := make([]agentEntry, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || (len(a) > 0 && a[0] < b[0]):
+			out = append(out, ix.all[a[0]])
+			a = a[1:]
+		case len(a) == 0 || b[0] < a[0]:
+			out = append(out, ix.all[b[0]])
+			b = b[1:]
+		default: // the same file through both
+			out = append(out, ix.all[a[0]])
+			a, b = a[1:], b[1:]
+		}
+	}
+	return out
+}

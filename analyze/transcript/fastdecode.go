@@ -1,0 +1,910 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"sync"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The fast row decoder. Most bytes of a transcript are tool output, progress
+// payloads and file snapshots that pmcheck never reads, yet encoding/json
+// validates every byte twice (checkValid, then the decode pass) through a
+// per-byte state machine, which held reading to about 50 MB/s. This decoder
+// walks each line once: it validates the JSON grammar exactly as
+// encoding/json's scanner does (so malformed-line accounting is unchanged),
+// decodes only the fields of row, and skips every other value without
+// allocating, scanning string bodies eight bytes at a time.
+//
+// It reproduces encoding/json's results field for field, including its
+// quirks: keys match case-insensitively (Unicode simple folding) when no key
+// matches exactly; a value of the wrong type leaves the field as it was;
+// duplicate keys merge into what an earlier key decoded; invalid UTF-8 inside
+// strings decodes to U+FFFD; a lone surrogate escape decodes to U+FFFD; more
+// than 10000 nested arrays or objects make the line invalid. decode.go's
+// UnmarshalJSON methods stay the reference; fastdecode_test.go checks the two
+// agree on the corpus, on crafted edge cases and under go test -fuzz.
+
+// maxNestingDepth is encoding/json's limit on nested arrays and objects.
+const maxNestingDepth = 10000
+
+// decodeRow decodes one line (already trimmed, starting with '{') into r.
+// ok is false exactly when encoding/json rejects the line as invalid JSON;
+// r is then unspecified. badUTF8 reports, for a valid line, whether it holds
+// invalid UTF-8 (as !utf8.Valid(data) would: outside its strings, valid JSON
+// is ASCII).
+func decodeRow(data []byte, r *row) (ok, badUTF8 bool) {
+	buf := scratch.Get().(*[]byte)
+	s := fastScanner{data: data, buf: (*buf)[:0]}
+	defer func() {
+		if cap(s.buf) <= 1<<20 { // do not pin one huge line's buffer
+			*buf = s.buf
+			scratch.Put(buf)
+		}
+	}()
+	s.ws()
+	if s.i >= len(s.data) || s.data[s.i] != '{' {
+		// Not an object: valid or not, the row decodes to nothing.
+		ok = s.skipValue() && s.end()
+		return ok, s.bad
+	}
+	ok = s.rowObject(r) && s.end()
+	return ok, s.bad
+}
+
+// scratch holds decoding buffers between lines (and between readers
+// running in parallel).
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+type fastScanner struct {
+	data  []byte
+	i     int
+	depth int
+	high  bool // a string held a byte >= 0x80
+	bad   bool // a string held invalid UTF-8
+	// strBad is bad for the last string scanned.
+	strBad bool
+	buf    []byte // scratch for decoding strings with escapes
+}
+
+// end reports whether only whitespace follows.
+func (s *fastScanner) end() bool {
+	s.ws()
+	return s.i == len(s.data)
+}
+
+func (s *fastScanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte (0 at the end).
+func (s *fastScanner) peek() byte {
+	s.ws()
+	if s.i >= len(s.data) {
+		return 0
+	}
+	return s.data[s.i]
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// scanString reads the string at s.data[s.i] == '"' and returns its body (the
+// bytes between the quotes) and whether it holds escapes. It validates what
+// encoding/json's scanner validates (no control characters, well-formed
+// escapes) and checks UTF-8 where a byte >= 0x80 occurs. The closing quote is
+// found with bytes.IndexByte (vectorised); the bytes before it are read eight
+// at a time, finding backslashes and control characters with word
+// arithmetic, so an escape every few bytes costs no function call.
+func (s *fastScanner) scanString() (body []byte, esc, ok bool) {
+	return s.scanStringInto(false)
+}
+
+// scanStringInto is scanString; with decode, a string with escapes is also
+// decoded into s.buf on the way (as unquote would, for valid UTF-8), so the
+// fields pmcheck keeps cost no second pass.
+func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
+	d := s.data
+	start := s.i + 1
+	i := start
+	q := -1 // the next quote at or after i, when q >= i
+	s.strBad = false
+	for {
+		if q < i {
+			// Most strings are short (keys, ids, types): look at the next
+			// 32 bytes a word at a time before calling IndexByte.
+			q = -1
+			k := i
+			for ; k+8 <= len(d) && k < i+32; k += 8 {
+				x := binary.LittleEndian.Uint64(d[k:]) ^ ('"' * lo8)
+				if m := (x - lo8) &^ x & hi8; m != 0 {
+					q = k + bits.TrailingZeros64(m)/8
+					break
+				}
+			}
+			if q < 0 {
+				rest := bytes.IndexByte(d[k:], '"')
+				if rest < 0 {
+					return nil, false, false
+				}
+				q = k + rest
+			}
+		}
+		// Find the first backslash in d[i:q], accumulating control
+		// characters and high bits of the bytes before it.
+		var ctl, all uint64
+		j := i
+		for ; j+8 <= q; j += 8 {
+			w := binary.LittleEndian.Uint64(d[j:])
+			b := w ^ ('\\' * lo8)
+			ctl |= (w - 0x20*lo8) &^ w
+			all |= w
+			// The lowest flagged byte of the zero-byte test is exact (a
+			// borrow only runs upwards), so it locates the backslash.
+			if m := (b - lo8) &^ b & hi8; m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				goto segment
+			}
+		}
+		if j < q && j+8 <= len(d) {
+			// The last bytes before the quote: read a whole word and
+			// replace the bytes from the quote on with a harmless 'a'.
+			keep := uint64(1)<<(8*uint(q-j)) - 1
+			w := binary.LittleEndian.Uint64(d[j:])&keep | 'a'*lo8&^keep
+			b := w ^ ('\\' * lo8)
+			ctl |= (w - 0x20*lo8) &^ w
+			all |= w
+			if m := (b - lo8) &^ b & hi8; m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+			} else {
+				j = q
+			}
+		}
+		for ; j < q && d[j] != '\\'; j++ {
+			c := uint64(d[j])
+			ctl |= (c - 0x20) &^ c
+			all |= c
+		}
+	segment:
+		// (w - 0x20...) &^ w flags a byte only above a byte < 0x20, so any
+		// flag means a control character.
+		if ctl&hi8 != 0 {
+			return nil, false, false
+		}
+		if all&hi8 != 0 {
+			s.high = true
+			if !utf8.Valid(d[i:j]) {
+				s.strBad, s.bad = true, true
+			}
+		}
+		if decode && esc {
+			s.buf = append(s.buf, d[i:j]...)
+		}
+		if j == q {
+			s.i = q + 1
+			return d[start:q], esc, true
+		}
+		if decode && !esc {
+			s.buf = append(s.buf[:0], d[start:j]...)
+		}
+		esc = true
+		if j+1 >= len(d) {
+			return nil, false, false
+		}
+		switch c := d[j+1]; c {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			if decode {
+				s.buf = append(s.buf, unescapeByte[c])
+			}
+			i = j + 2
+		case 'u':
+			if j+6 > len(d) || !isHex(d[j+2]) || !isHex(d[j+3]) || !isHex(d[j+4]) || !isHex(d[j+5]) {
+				return nil, false, false
+			}
+			i = j + 6
+			if decode {
+				rr := getu4(d[j:])
+				if utf16.IsSurrogate(rr) {
+					// A valid pair is decoded together; a lone half is
+					// U+FFFD and what follows is read on its own.
+					if dec := utf16.DecodeRune(rr, getu4(d[i:])); dec != unicode.ReplacementChar {
+						rr = dec
+						i += 6
+					} else {
+						rr = unicode.ReplacementChar
+					}
+				}
+				s.buf = utf8.AppendRune(s.buf, rr)
+			}
+		default:
+			return nil, false, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// stringValue reads a string and returns its decoded value.
+func (s *fastScanner) stringValue() (string, bool) {
+	body, esc, ok := s.scanStringInto(true)
+	if !ok {
+		return "", false
+	}
+	switch {
+	case s.strBad:
+		return string(unquote(body)), true
+	case esc:
+		return string(s.buf), true
+	}
+	return string(body), true
+}
+
+// unescapeByte maps the character after a backslash to what it stands for.
+var unescapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unquote decodes a validated string body as encoding/json's unquoteBytes
+// does: escapes resolved, surrogate pairs combined, lone surrogates and
+// invalid UTF-8 replaced by U+FFFD.
+func unquote(s []byte) []byte {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			switch s[r+1] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(s[r:])
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default: // '"', '\\', '/'
+				b = append(b, s[r+1])
+			}
+			r += 2
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return b
+}
+
+// getu4 decodes \uXXXX from the beginning of s, returning the hex value, or
+// -1 (as encoding/json's getu4).
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// skipValue validates and skips one value of any type without allocating.
+func (s *fastScanner) skipValue() bool {
+	switch s.peek() {
+	case '"':
+		_, _, ok := s.scanString()
+		return ok
+	case '{':
+		if !s.enter() {
+			return false
+		}
+		for first := true; ; first = false {
+			_, done, ok := s.nextKey(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !s.skipValue() {
+				return false
+			}
+		}
+	case '[':
+		if !s.enter() {
+			return false
+		}
+		for first := true; ; first = false {
+			done, ok := s.nextElem(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !s.skipValue() {
+				return false
+			}
+		}
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		return s.number()
+	}
+}
+
+// rawValue skips a value and returns its bytes.
+func (s *fastScanner) rawValue() ([]byte, bool) {
+	s.ws()
+	start := s.i
+	ok := s.skipValue()
+	return s.data[start:s.i], ok
+}
+
+func (s *fastScanner) literal(lit string) bool {
+	if len(s.data)-s.i < len(lit) || string(s.data[s.i:s.i+len(lit)]) != lit {
+		return false
+	}
+	s.i += len(lit)
+	return true
+}
+
+// number validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *fastScanner) number() bool {
+	d, i := s.data, s.i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	s.i = i
+	return true
+}
+
+// enter consumes '{' or '[' and counts the nesting depth.
+func (s *fastScanner) enter() bool {
+	s.i++
+	s.depth++
+	return s.depth <= maxNestingDepth
+}
+
+// nextKey reads the next member's key and its colon, or the closing brace
+// (done). first is true before the first member.
+func (s *fastScanner) nextKey(first bool) (key keyBytes, done, ok bool) {
+	c := s.peek()
+	if c == '}' && first {
+		s.i++
+		s.depth--
+		return key, true, true
+	}
+	if !first {
+		switch c {
+		case '}':
+			s.i++
+			s.depth--
+			return key, true, true
+		case ',':
+			s.i++
+			c = s.peek()
+		default:
+			return key, false, false
+		}
+	}
+	if c != '"' {
+		return key, false, false
+	}
+	body, esc, ok := s.scanString()
+	if !ok || s.peek() != ':' {
+		return key, false, false
+	}
+	s.i++
+	return keyBytes{body: body, esc: esc || (s.high && !isASCII(body))}, false, true
+}
+
+// nextElem moves to the next array element, or past the closing bracket (done).
+func (s *fastScanner) nextElem(first bool) (done, ok bool) {
+	c := s.peek()
+	if c == ']' {
+		if !first {
+			// "[1,]" is caught below: after a comma an element must follow.
+		}
+		s.i++
+		s.depth--
+		return true, true
+	}
+	if !first {
+		if c != ',' {
+			return false, false
+		}
+		s.i++
+		if s.peek() == ']' {
+			return false, false
+		}
+	}
+	return false, true
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// keyBytes is an object key as it appears in the line.
+type keyBytes struct {
+	body []byte
+	esc  bool // holds escapes or non-ASCII bytes: decode before matching
+}
+
+// match returns the index in names of the field the key selects, or -1:
+// encoding/json picks the exact name, else the name equal under Unicode
+// simple case folding (its foldName). names are ASCII and distinct when folded.
+func (k keyBytes) match(names []string) int {
+	key := k.body
+	if k.esc {
+		key = unquote(key)
+	}
+	// An exact match is also a match under folding, and names are distinct
+	// when folded, so one pass over the names of the key's length decides.
+	if isASCII(key) {
+		for i, n := range names {
+			if len(n) == len(key) && asciiEqualFold(key, n) {
+				return i
+			}
+		}
+		return -1
+	}
+	folded := foldName(key)
+	for i, n := range names {
+		if string(folded) == string(foldName([]byte(n))) {
+			return i
+		}
+	}
+	return -1
+}
+
+func asciiEqualFold(a []byte, b string) bool {
+	if string(a) == b {
+		return true
+	}
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		if 'a' <= x && x <= 'z' {
+			x -= 'a' - 'A'
+		}
+		if 'a' <= y && y <= 'z' {
+			y -= 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// foldName is encoding/json's key folding: ASCII upper case, and each other
+// rune mapped to the smallest rune of its simple fold orbit.
+func foldName(in []byte) []byte {
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		if c := in[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(in[i:])
+		for {
+			r2 := unicode.SimpleFold(r)
+			if r2 <= r {
+				r = r2
+				break
+			}
+			r = r2
+		}
+		out = utf8.AppendRune(out, r)
+		i += n
+	}
+	return out
+}
+
+// Typed field decoders. Each consumes one value; a value of another type is
+// validated and skipped, leaving the field as it was (encoding/json records a
+// type error and carries on, which the reader accepts).
+
+func (s *fastScanner) str(dst *string) bool {
+	if s.peek() != '"' {
+		return s.skipValue()
+	}
+	v, ok := s.stringValue()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+func (s *fastScanner) boolean(dst *bool) bool {
+	switch s.peek() {
+	case 't':
+		if !s.literal("true") {
+			return false
+		}
+		*dst = true
+		return true
+	case 'f':
+		if !s.literal("false") {
+			return false
+		}
+		*dst = false
+		return true
+	}
+	return s.skipValue()
+}
+
+// loose mirrors looseString.UnmarshalJSON: strings decode, numbers and
+// booleans keep their JSON text, objects, arrays and null are ignored.
+func (s *fastScanner) loose(dst *looseString) bool {
+	switch s.peek() {
+	case '"':
+		v, ok := s.stringValue()
+		if ok {
+			*dst = looseString(v)
+		}
+		return ok
+	case '{', '[', 'n':
+		return s.skipValue()
+	}
+	raw, ok := s.rawValue()
+	if ok {
+		*dst = looseString(raw)
+	}
+	return ok
+}
+
+// object walks the members of an object, calling field for each key; field
+// consumes the value. A value that is not an object is skipped.
+func (s *fastScanner) object(field func(k keyBytes) bool) bool {
+	if s.peek() != '{' {
+		return s.skipValue()
+	}
+	if !s.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		k, done, ok := s.nextKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !field(k) {
+			return false
+		}
+	}
+}
+
+var rowNames = []string{"type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
+	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID"}
+
+func (s *fastScanner) rowObject(r *row) bool {
+	return s.object(func(k keyBytes) bool {
+		switch k.match(rowNames) {
+		case 0:
+			return s.str(&r.Type)
+		case 1:
+			return s.str(&r.Timestamp)
+		case 2:
+			return s.str(&r.SessionID)
+		case 3:
+			return s.str(&r.AgentID)
+		case 4:
+			return s.str(&r.Version)
+		case 5:
+			return s.str(&r.Cwd)
+		case 6:
+			return s.str(&r.GitBranch)
+		case 7:
+			return s.boolean(&r.IsMeta)
+		case 8:
+			return s.boolean(&r.IsAPIErrorMessage)
+		case 9:
+			return s.loose(&r.Error)
+		case 10:
+			return s.str(&r.Subtype)
+		case 11:
+			return s.str(&r.Operation)
+		case 12:
+			return s.content(&r.Content)
+		case 13:
+			return s.messagePtr(&r.Message)
+		case 14:
+			return s.toolUseResult(&r.ToolUseResult)
+		case 15:
+			return s.object(func(k keyBytes) bool {
+				if k.match(originNames) == 0 {
+					return s.str(&r.Origin.Kind)
+				}
+				return s.skipValue()
+			})
+		case 16:
+			return s.object(func(k keyBytes) bool {
+				switch k.match(dataNames) {
+				case 0:
+					return s.str(&r.Data.Type)
+				case 1:
+					return s.str(&r.Data.AgentID)
+				}
+				return s.skipValue()
+			})
+		case 17:
+			return s.str(&r.ParentToolUseID)
+		}
+		return s.skipValue()
+	})
+}
+
+var (
+	originNames  = []string{"kind"}
+	dataNames    = []string{"type", "agentId"}
+	messageNames = []string{"role", "model", "stop_reason", "content"}
+	blockNames   = []string{"type", "text", "id", "name", "input", "tool_use_id", "content", "is_error"}
+	inputNames   = []string{"description", "prompt", "subagent_type", "run_in_background", "name", "command",
+		"file_path", "notebook_path", "task_id", "shell_id", "resumeFromRunId", "script", "scriptPath"}
+	resultNames = []string{"status", "agentId", "isAsync", "runId", "taskId", "backgroundTaskId", "interrupted"}
+)
+
+// messagePtr mirrors encoding/json on a *message: null sets nil; any other
+// value allocates the message (an object then decodes into it).
+func (s *fastScanner) messagePtr(dst **message) bool {
+	if s.peek() == 'n' {
+		if !s.literal("null") {
+			return false
+		}
+		*dst = nil
+		return true
+	}
+	if *dst == nil {
+		*dst = &message{}
+	}
+	m := *dst
+	return s.object(func(k keyBytes) bool {
+		switch k.match(messageNames) {
+		case 0:
+			return s.str(&m.Role)
+		case 1:
+			return s.str(&m.Model)
+		case 2:
+			return s.str(&m.StopReason)
+		case 3:
+			return s.content(&m.Content)
+		}
+		return s.skipValue()
+	})
+}
+
+// content mirrors content.UnmarshalJSON.
+func (s *fastScanner) content(c *content) bool {
+	switch s.peek() {
+	case 'n':
+		return s.skipValue()
+	case '"':
+		c.present, c.isString = true, true
+		return s.str(&c.str)
+	case '[':
+		c.present = true
+		if !s.enter() {
+			return false
+		}
+		blocks := []block{}
+		for first := true; ; first = false {
+			done, ok := s.nextElem(first)
+			if !ok {
+				return false
+			}
+			if done {
+				break
+			}
+			var b block
+			switch s.peek() {
+			case '{':
+				ok = s.block(&b)
+			case '"':
+				b.Type = "text"
+				ok = s.str(&b.Text)
+			default:
+				ok = s.skipValue()
+			}
+			if !ok {
+				return false
+			}
+			blocks = append(blocks, b)
+		}
+		c.blocks = blocks
+		return true
+	}
+	c.present = true
+	return s.skipValue()
+}
+
+func (s *fastScanner) block(b *block) bool {
+	return s.object(func(k keyBytes) bool {
+		switch k.match(blockNames) {
+		case 0:
+			return s.str(&b.Type)
+		case 1:
+			return s.str(&b.Text)
+		case 2:
+			return s.str(&b.ID)
+		case 3:
+			return s.str(&b.Name)
+		case 4:
+			return s.input(&b.Input)
+		case 5:
+			return s.str(&b.ToolUseID)
+		case 6:
+			return s.content(&b.Content)
+		case 7:
+			return s.boolean(&b.IsError)
+		}
+		return s.skipValue()
+	})
+}
+
+// input mirrors input.UnmarshalJSON: an object replaces the input whole.
+func (s *fastScanner) input(in *input) bool {
+	if s.peek() != '{' {
+		return s.skipValue()
+	}
+	var p input
+	ok := s.object(func(k keyBytes) bool {
+		switch k.match(inputNames) {
+		case 0:
+			return s.str(&p.Description)
+		case 1:
+			return s.str(&p.Prompt)
+		case 2:
+			return s.str(&p.SubagentType)
+		case 3:
+			return s.boolean(&p.RunInBackground)
+		case 4:
+			return s.str(&p.Name)
+		case 5:
+			return s.str(&p.Command)
+		case 6:
+			return s.str(&p.FilePath)
+		case 7:
+			return s.str(&p.NotebookPath)
+		case 8:
+			return s.str(&p.TaskID)
+		case 9:
+			return s.str(&p.ShellID)
+		case 10:
+			return s.str(&p.ResumeFromRunID)
+		case 11:
+			return s.str(&p.Script)
+		case 12:
+			return s.str(&p.ScriptPath)
+		}
+		return s.skipValue()
+	})
+	*in = p
+	return ok
+}
+
+// toolUseResult mirrors toolUseResult.UnmarshalJSON.
+func (s *fastScanner) toolUseResult(t *toolUseResult) bool {
+	switch s.peek() {
+	case '"':
+		t.present = true
+		return s.str(&t.str)
+	case '{':
+	default:
+		return s.skipValue()
+	}
+	var status, agentID, runID, taskID, bgID looseString
+	var isAsync, interrupted bool
+	ok := s.object(func(k keyBytes) bool {
+		switch k.match(resultNames) {
+		case 0:
+			return s.loose(&status)
+		case 1:
+			return s.loose(&agentID)
+		case 2:
+			return s.boolean(&isAsync)
+		case 3:
+			return s.loose(&runID)
+		case 4:
+			return s.loose(&taskID)
+		case 5:
+			return s.loose(&bgID)
+		case 6:
+			return s.boolean(&interrupted)
+		}
+		return s.skipValue()
+	})
+	t.present = true
+	t.Status, t.AgentID, t.IsAsync = string(status), string(agentID), isAsync
+	t.RunID, t.TaskID, t.BackgroundTaskID = string(runID), string(taskID), string(bgID)
+	t.Interrupted = interrupted
+	return ok
+}

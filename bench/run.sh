@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench/run.sh — pmcheck's performance targets (issue 7), measured against
+# baselines in the same run on the same files, so the ratios hold on a
+# noisy machine. Needs only Go and a POSIX shell with find, xargs, wc, cat.
+#
+#   bench/run.sh [WORKDIR]
+#
+# WORKDIR (default: a new temporary directory) receives the binaries and the
+# generated corpora (about 1.5 GB with the defaults); corpora already there
+# are reused. Knobs (environment): FLEET=2000 sessions, HUGE_MIB=1024,
+# RUNS=5 timed runs per command (the best wall time counts).
+# See docs/performance.md for what each figure means.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+WORK=${1:-$(mktemp -d "${TMPDIR:-/tmp}/pmcheck-bench.XXXXXX")}
+FLEET=${FLEET:-2000}
+HUGE_MIB=${HUGE_MIB:-1024}
+RUNS=${RUNS:-5}
+mkdir -p "$WORK"
+
+echo "== environment"
+echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "go:       $(go version)"
+echo "os:       $(uname -srm)"
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')
+model=$( (grep -m1 'model name' /proc/cpuinfo 2>/dev/null || sysctl -n machdep.cpu.brand_string 2>/dev/null || echo '?') | sed 's/.*: //')
+echo "cpus:     $cpus ($model)"
+echo "load:     $( (cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load averages*: //') )"
+echo "workdir:  $WORK"
+
+echo "== build"
+go build -o "$WORK/pmcheck" ./cmd/pmcheck
+go build -o "$WORK/gencorpus" ./bench/gencorpus
+go build -o "$WORK/timeit" ./bench/timeit
+go build -o "$WORK/gen" ./fixtures/gen
+
+echo "== corpora (deterministic; reused when present)"
+gen() { # gen DIR CMD... : write DIR with CMD unless it is complete
+	local dir=$1
+	shift
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir"
+		"$@"
+		touch "$dir/.done"
+	fi
+	printf '%-10s %6s files %8s\n' "$(basename "$dir")" "$(find "$dir" -name '*.jsonl' | wc -l | tr -d ' ')" "$(du -sh "$dir" | cut -f1)"
+}
+gen "$WORK/large" "$WORK/gencorpus" -shape large -out "$WORK/large"
+gen "$WORK/fleet" "$WORK/gen" -scale "$FLEET" -out "$WORK/fleet"
+gen "$WORK/huge" "$WORK/gencorpus" -shape huge -size "$HUGE_MIB" -out "$WORK/huge"
+gen "$WORK/wf6h" "$WORK/gencorpus" -shape workflow -span 6h -out "$WORK/wf6h"
+gen "$WORK/wf6m" "$WORK/gencorpus" -shape workflow -span 6m -out "$WORK/wf6m"
+
+# timed CMD... prints the timeit line (wall= cpu= rss_kib= exit=).
+timed() { "$WORK/timeit" -n "$RUNS" -- "$@"; }
+field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+verdict() { awk -v r="$1" -v op="$2" -v lim="$3" 'BEGIN { ok = (op == "<=") ? (r <= lim) : (r >= lim); print ok ? "met" : "NOT met" }'; }
+baseline() { # baseline DIR TOOL: TOOL over every transcript under DIR
+	timed sh -c "find '$1' -name '*.jsonl' -print0 | xargs -0 $2 >/dev/null"
+}
+why=""
+works() { # works CMD...: the command runs (exit 0, or 1 = findings); else why says so
+	local out code=0
+	out=$("$@" 2>&1 >/dev/null) || code=$?
+	case $code in 0 | 1) return 0 ;; esac
+	if printf '%s' "$out" | grep -q 'not built yet'; then
+		why="not yet wired"
+	else
+		why="exit $code: $(printf '%s' "$out" | head -n 1)"
+	fi
+	return 1
+}
+
+echo "== 1. check on an 11 MB parent + 35 MB of subagents: <= 5x wc -l"
+wc_large=$(baseline "$WORK/large" "wc -l")
+echo "wc -l:        $wc_large"
+check_works=no
+if works "$WORK/pmcheck" check "$WORK/large"; then
+	check_works=yes
+	t=$(timed "$WORK/pmcheck" check "$WORK/large")
+	echo "pmcheck check: $t"
+	r=$(ratio "$(echo "$t" | field wall)" "$(echo "$wc_large" | field wall)")
+	echo "RATIO check/wc-l = $r (target <= 5): $(verdict "$r" "<=" 5)"
+else
+	echo "check: not measured ($why)"
+fi
+t=$(timed "$WORK/pmcheck" scan "$WORK/large")
+echo "pmcheck scan:  $t"
+r=$(ratio "$(echo "$t" | field wall)" "$(echo "$wc_large" | field wall)")
+echo "RATIO scan/wc-l = $r (reading and linking alone)"
+
+echo "== 2. peak memory on a ${HUGE_MIB} MiB transcript: < 64 MiB RSS"
+cmd=scan
+[ "$check_works" = yes ] && cmd=check
+t=$("$WORK/timeit" -n 1 -- "$WORK/pmcheck" "$cmd" "$WORK/huge")
+rss=$(echo "$t" | field rss_kib)
+echo "pmcheck $cmd:  $t"
+echo "RESULT peak RSS = $((rss / 1024)) MiB (target < 64): $(awk -v k="$rss" 'BEGIN { print (k > 0 && k < 64 * 1024) ? "met" : (k == 0 ? "not measured on this OS" : "NOT met") }')"
+
+echo "== 3. scan of $FLEET sessions: >= 1.8x faster on 2 workers than 1, <= 5x cat"
+cat_fleet=$(baseline "$WORK/fleet" cat)
+echo "cat:           $cat_fleet"
+t1=$(timed "$WORK/pmcheck" scan --jobs 1 "$WORK/fleet")
+t2=$(timed "$WORK/pmcheck" scan --jobs 2 "$WORK/fleet")
+echo "scan --jobs 1: $t1"
+echo "scan --jobs 2: $t2"
+r=$(ratio "$(echo "$t1" | field wall)" "$(echo "$t2" | field wall)")
+echo "RATIO jobs1/jobs2 = $r (target >= 1.8): $(verdict "$r" ">=" 1.8)"
+if [ "$cpus" != "?" ] && [ "$cpus" -lt 2 ]; then echo "  (only $cpus CPU: two workers cannot run at once here)"; fi
+r=$(ratio "$(echo "$t2" | field wall)" "$(echo "$cat_fleet" | field wall)")
+echo "RATIO scan(2 jobs)/cat = $r (target <= 5): $(verdict "$r" "<=" 5)"
+
+echo "== 4. replay of a six-hour run: within 1.2x of the same rows in six minutes"
+run6h=$(find "$WORK/wf6h" -name journal.jsonl -exec dirname {} \;)
+run6m=$(find "$WORK/wf6m" -name journal.jsonl -exec dirname {} \;)
+if works "$WORK/pmcheck" replay --max-hours 7 "$run6h"; then
+	a=$(timed "$WORK/pmcheck" replay --max-hours 7 "$run6h")
+	b=$(timed "$WORK/pmcheck" replay --max-hours 7 "$run6m")
+	echo "replay 6h:     $a"
+	echo "replay 6m:     $b"
+	r=$(ratio "$(echo "$a" | field wall)" "$(echo "$b" | field wall)")
+	echo "RATIO replay6h/replay6m = $r (target <= 1.2): $(verdict "$r" "<=" 1.2)"
+else
+	echo "replay: not measured ($why)"
+fi
