@@ -35,6 +35,9 @@ type CheckCmd struct {
 	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls count as publish actions; replaces the default list (repeatable)."`
 	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable; default: labels containing 'deploy')."`
 
+	Jobs  int    `name:"jobs" short:"j" default:"0" help:"Transcripts read at once (0: one per CPU). Reports do not depend on it."`
+	Shard string `name:"shard" placeholder:"I/N" help:"Check only shard I of N (1-based) of the discovered runs, for splitting a fleet across CI jobs; merge the JSON reports with pmcheck render."`
+
 	AllowEmpty bool  `name:"allow-empty" help:"Exit 0 when no runs are found (by default that is an error: a check that evaluated nothing must not pass)."`
 	LineCap    int64 `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes."`
 }
@@ -63,7 +66,18 @@ func (c *CheckCmd) Run(env *Env) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res, err := analyze.Load(paths, analyze.Options{LineCap: c.LineCap})
+	lopts := analyze.Options{LineCap: c.LineCap, Jobs: c.Jobs}
+	if c.Jobs < 0 {
+		return usageError("--jobs %d: give 0 (one per CPU) or a positive number", c.Jobs)
+	}
+	if c.Shard != "" {
+		sh, err := analyze.ParseShard(c.Shard)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		lopts.Shard = sh
+	}
+	res, err := analyze.Load(paths, lopts)
 	if err != nil {
 		return usageError("%v", err)
 	}
