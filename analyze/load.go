@@ -107,13 +107,7 @@ func loadPath(res *Result, given string, opts Options) error {
 	default:
 		return fmt.Errorf("%s: not a .jsonl transcript, a journal.jsonl or a directory", given)
 	}
-	display := ""
-	if !filepath.IsAbs(root) {
-		display = filepath.ToSlash(filepath.Clean(root))
-		if display == "." {
-			display = ""
-		}
-	}
+	display := displayRoot(root)
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display})
 	inv, err := discover.Walk(root)
 	if err != nil {
@@ -237,4 +231,27 @@ func (l *loader) load(tgt target) {
 func (l *loader) sidecarMeta(rel string) *model.Meta {
 	l.sidecarIndex()
 	return l.metas[rel]
+}
+
+// displayRoot is the prefix evidence paths carry: the root as given when it is
+// relative; an absolute root inside the working directory becomes relative to
+// it (so SARIF and annotations land on repository paths in CI); any other
+// absolute root is left out, so reports never carry host paths.
+func displayRoot(root string) string {
+	if filepath.IsAbs(root) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return ""
+		}
+		rel, err := filepath.Rel(wd, root)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return ""
+		}
+		root = rel
+	}
+	display := filepath.ToSlash(filepath.Clean(root))
+	if display == "." {
+		return ""
+	}
+	return display
 }
