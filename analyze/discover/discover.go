@@ -120,10 +120,19 @@ func Walk(root string) (*Inventory, error) {
 				}
 				return nil
 			}
+			if !st.Mode().IsRegular() {
+				inv.Refused = append(inv.Refused, Refusal{Path: rel, Reason: notRegular})
+				return nil
+			}
 		} else if d.IsDir() {
 			if rel != "." && strings.HasPrefix(d.Name(), ".") && d.Name() != ".claude" {
 				return fs.SkipDir // .git and friends
 			}
+			return nil
+		} else if !d.Type().IsRegular() {
+			// Opening a named pipe blocks until a writer appears, so reading
+			// one would hang the check; devices and sockets are no transcripts.
+			inv.Refused = append(inv.Refused, Refusal{Path: rel, Reason: notRegular})
 			return nil
 		}
 		name := d.Name()
@@ -161,6 +170,9 @@ func Walk(root string) (*Inventory, error) {
 	sort.Slice(inv.Refused, func(i, j int) bool { return inv.Refused[i].Path < inv.Refused[j].Path })
 	return inv, nil
 }
+
+// notRegular is the reason a named pipe, device or socket is not read.
+const notRegular = "not a regular file (named pipe, device or socket); not read"
 
 func underSubagents(rel string) bool {
 	for _, part := range strings.Split(path.Dir(rel), "/") {

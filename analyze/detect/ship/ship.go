@@ -451,6 +451,9 @@ func (c *classifier) add(kind, branch, target string, words []string) {
 }
 
 func (c *classifier) addWrite(p string) {
+	if p == "" {
+		return // `> ''` names no file: the shell fails to open it, nothing is written
+	}
 	for _, w := range c.out.Writes {
 		if w == p {
 			return
