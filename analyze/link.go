@@ -292,6 +292,9 @@ func (l *loader) workflowRun(dir string) {
 	}
 	run.Journal = j
 	run.Attempts, run.Orphans = journal.Attempts(j)
+	if len(j.Lines) == 0 && len(j.Malformed) == 0 {
+		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: j.File}, Message: "journal.jsonl is empty: the run started no agent (or its journal was lost)"})
+	}
 	byID := map[string]*model.Transcript{}
 	for _, e := range l.agentIndex().candidates("", dir) {
 		if t := l.transcript(e.file); t != nil {

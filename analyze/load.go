@@ -178,6 +178,9 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	var t *model.Transcript
 	var err error
 	if a, ok := l.ahead[rel]; ok {
+		if a.panicked != nil {
+			panic(a.panicked)
+		}
 		t, err = a.t, a.err
 	} else {
 		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})

@@ -27,6 +27,10 @@ import (
 type readAhead struct {
 	t   *model.Transcript
 	err error
+	// panicked holds a panic raised while reading, re-raised on the loading
+	// goroutine so that it reaches the command's recover (exit 3, internal
+	// error) instead of ending the process from a worker.
+	panicked any
 }
 
 // willRead lists the transcripts a load of tgt reads for sure.
@@ -110,8 +114,7 @@ func (l *loader) readAhead(files []string) {
 					return
 				}
 				rel := jobs[i].rel
-				t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
-				results[i] = readAhead{t, err}
+				results[i] = l.readOne(rel)
 				if l.opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -260,4 +263,16 @@ func (ix *agentIndex) candidates(stem, dir string) []agentEntry {
 		}
 	}
 	return out
+}
+
+// readOne reads one transcript, catching a panic so that it can be re-raised
+// where Run's recover sees it.
+func (l *loader) readOne(rel string) (r readAhead) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = readAhead{panicked: fmt.Sprintf("reading %s: %v", l.show(rel), p)}
+		}
+	}()
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+	return readAhead{t: t, err: err}
 }

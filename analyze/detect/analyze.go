@@ -152,7 +152,13 @@ func (a *analysis) runFact() {
 		f.Agents = len(run.Subagents)
 	}
 	for _, t := range a.transcripts() {
-		f.Malformed += len(t.Malformed)
+		// Count the lines that were skipped, as scan and the report's
+		// inputs do; a row read with replacement characters is not lost.
+		for _, m := range t.Malformed {
+			if m.Skipped {
+				f.Malformed++
+			}
+		}
 		if !t.FirstTime.IsZero() && (f.Start.IsZero() || t.FirstTime.Before(f.Start)) {
 			f.Start = t.FirstTime
 		}

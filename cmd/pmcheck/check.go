@@ -169,10 +169,20 @@ func runSummaries(facts []model.Facts) []report.RunSummary {
 
 func inputsSummary(res *analyze.Result) report.Inputs {
 	in := report.Inputs{Problems: []report.Problem{}}
+	seen := map[*model.Transcript]bool{}
 	for _, r := range res.Runs {
 		s := analyze.RunStats(r)
 		in.Files += s.Files
 		in.Malformed += s.Malformed
+		for _, t := range append([]*model.Transcript{r.Main}, r.Agents...) {
+			if t != nil && !seen[t] {
+				seen[t] = true
+				in.Problems = append(in.Problems, malformedProblems(t.File, t.Malformed)...)
+			}
+		}
+		if r.Journal != nil {
+			in.Problems = append(in.Problems, malformedProblems(r.Journal.File, r.Journal.Malformed)...)
+		}
 		for _, p := range r.Problems {
 			in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: p.Message})
 		}
@@ -181,6 +191,25 @@ func inputsSummary(res *analyze.Result) report.Inputs {
 		in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: "skipped: " + p.Message})
 	}
 	return in
+}
+
+// maxMalformedListed caps the malformed lines listed per file; a file that is
+// mostly garbage gets one more line that counts the rest.
+const maxMalformedListed = 10
+
+// malformedProblems lists a file's malformed lines with file:line, so a
+// report says where the input is broken, not only how often.
+func malformedProblems(file string, ms []model.Malformed) []report.Problem {
+	var out []report.Problem
+	for i, m := range ms {
+		if i == maxMalformedListed {
+			out = append(out, report.Problem{File: file, Message: fmt.Sprintf("%d more malformed lines not listed", len(ms)-i)})
+			break
+		}
+		msg := "malformed line: " + m.Reason
+		out = append(out, report.Problem{File: file, Line: m.Line, Message: msg})
+	}
+	return out
 }
 
 func staleEntries(stale []rules.BaselineEntry) []report.BaselineEntry {
