@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"syscall"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -22,7 +20,7 @@ const LineCap = 1 << 20
 
 // ReadFile reads the journal at path; file is the name evidence carries.
 func ReadFile(path, file string) (*model.Journal, error) {
-	f, err := openRegular(path)
+	f, err := jsonl.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -140,26 +138,4 @@ func KeyOf(l model.JournalLine) string {
 		return l.Key
 	}
 	return "agent:" + l.AgentID
-}
-
-// ErrNotRegular is returned for a path that names a named pipe, device or
-// socket instead of a file.
-var ErrNotRegular = errors.New("not a regular file (named pipe, device or socket)")
-
-// openRegular opens a file for reading without blocking: opening a named pipe
-// waits for a writer, so a pipe left where a file belongs would hang the check.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = ErrNotRegular
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }

@@ -8,14 +8,11 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/harness"
@@ -31,7 +28,7 @@ type Options struct {
 
 // ReadFile opens path and reads it; file is the name evidence carries.
 func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
-	f, err := openRegular(path)
+	f, err := jsonl.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -480,26 +477,4 @@ func ParseTime(s string) time.Time { return parseTime(s) }
 // than a sliver of its output kept.
 func mentionsVCS(cmd string) bool {
 	return strings.Contains(cmd, "git") || strings.Contains(cmd, "gh ")
-}
-
-// ErrNotRegular is returned for a path that names a named pipe, device or
-// socket instead of a file.
-var ErrNotRegular = errors.New("not a regular file (named pipe, device or socket)")
-
-// openRegular opens a file for reading without blocking: opening a named pipe
-// waits for a writer, so a pipe left where a file belongs would hang the check.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = ErrNotRegular
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
