@@ -259,6 +259,10 @@ type Transcript struct {
 	Malformed []Malformed    `json:"malformed,omitempty"`
 	// OverCap counts lines longer than the line cap (also listed in Malformed).
 	OverCap int `json:"over_cap,omitempty"`
+	// Duplicates counts rows whose uuid an earlier row of the file already
+	// had (a resume or a recorder replaying rows): they are counted in Rows
+	// and otherwise ignored, so a replayed Agent call is not a second call.
+	Duplicates int `json:"duplicates,omitempty"`
 
 	FirstTime time.Time `json:"first_time,omitzero"` // first timestamp in file order
 	LastTime  time.Time `json:"last_time,omitzero"`  // largest timestamp (the last write time)

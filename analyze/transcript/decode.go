@@ -33,6 +33,7 @@ type row struct {
 		AgentID string `json:"agentId"`
 	} `json:"data"`
 	ParentToolUseID string `json:"parentToolUseID"`
+	UUID            string `json:"uuid"`
 }
 
 type message struct {

@@ -664,7 +664,7 @@ func (s *fastScanner) object(field func(k keyBytes) bool) bool {
 }
 
 var rowNames = []string{"type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
-	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID"}
+	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid"}
 
 func (s *fastScanner) rowObject(r *row) bool {
 	return s.object(func(k keyBytes) bool {
@@ -718,6 +718,8 @@ func (s *fastScanner) rowObject(r *row) bool {
 			})
 		case 17:
 			return s.str(&r.ParentToolUseID)
+		case 18:
+			return s.str(&r.UUID)
 		}
 		return s.skipValue()
 	})

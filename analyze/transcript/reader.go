@@ -93,7 +93,9 @@ type builder struct {
 	pending  map[string][]*model.ToolResult // results seen before their call
 	// other holds ids of calls that are counted but not retained, until
 	// their result arrives (so the map stays as small as the calls in flight).
-	other          map[string]struct{}
+	other map[string]struct{}
+	// uuids holds a hash of every row uuid seen, to skip replayed rows.
+	uuids          map[uint64]struct{}
 	lastMeaningful *model.Event
 }
 
@@ -103,6 +105,7 @@ func newBuilder(file string) *builder {
 		names:    map[string]string{},
 		callByID: map[string]*model.ToolCall{},
 		other:    map[string]struct{}{},
+		uuids:    map[uint64]struct{}{},
 		pending:  map[string][]*model.ToolResult{},
 	}
 }
@@ -159,6 +162,14 @@ func (b *builder) line(l jsonl.Line) {
 		t.FirstRowLine = l.N
 	}
 	t.LastRowLine = l.N
+	if r.UUID != "" {
+		h := hashUUID(r.UUID)
+		if _, dup := b.uuids[h]; dup {
+			t.Duplicates++
+			return
+		}
+		b.uuids[h] = struct{}{}
+	}
 
 	ts := parseTime(r.Timestamp)
 	if !ts.IsZero() {
@@ -477,4 +488,15 @@ func ParseTime(s string) time.Time { return parseTime(s) }
 // than a sliver of its output kept.
 func mentionsVCS(cmd string) bool {
 	return strings.Contains(cmd, "git") || strings.Contains(cmd, "gh ")
+}
+
+// hashUUID is FNV-1a 64: a set of hashes costs a fraction of a set of uuid
+// strings, and a collision between two uuids of one file is negligible.
+func hashUUID(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }

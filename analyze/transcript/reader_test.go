@@ -191,3 +191,14 @@ func jsonString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// TestReplayedRowsAreCountedOnce: rows a resume (or a recorder) wrote again
+// with the same uuid are counted as duplicates and not read twice, so a
+// replayed Agent call is not a second call.
+func TestReplayedRowsAreCountedOnce(t *testing.T) {
+	call := `{"type":"assistant","uuid":"u1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Agent","input":{"description":"d","prompt":"p"}}]}}`
+	tr := read(t, call, `{"type":"user","uuid":"u2","message":{"role":"user","content":"next"}}`, call)
+	if tr.Rows != 3 || tr.Duplicates != 1 || len(tr.ToolCalls) != 1 {
+		t.Fatalf("rows=%d duplicates=%d calls=%d; want 3, 1, 1", tr.Rows, tr.Duplicates, len(tr.ToolCalls))
+	}
+}
