@@ -119,6 +119,12 @@ func loadPath(res *Result, given string, opts Options) error {
 	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts,
 		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{}}
 	for _, r := range inv.Refused {
+		if strings.HasPrefix(r.Reason, "cannot be read") {
+			// A folder or file the walk could not read may hold runs: the
+			// check cannot claim it looked at everything, so it fails closed.
+			res.Errors = append(res.Errors, fmt.Sprintf("%s: %s; fix its permissions or remove it from the input", l.show(r.Path), r.Reason))
+			continue
+		}
 		res.Skipped = append(res.Skipped, model.Problem{At: model.Evidence{File: l.show(r.Path)}, Message: r.Reason})
 	}
 	l.load(tgt)

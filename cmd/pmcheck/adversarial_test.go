@@ -356,17 +356,13 @@ func TestAdversarialUnreadableFiles(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "a.jsonl"), sessionFile(t))
 	writeFile(t, filepath.Join(dir, "private", "b.jsonl"), sessionFile(t))
 	cred := unprivileged(t, dir)
-	// An unreadable folder under the root is a reported skip.
+	// An unreadable folder under the root may hold runs: the check fails
+	// closed on it, as on an unreadable file.
 	os.Chmod(filepath.Join(dir, "private"), 0)
 	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "private"), 0o755) })
 	r, _ := runBin(t, dir, nil, cred, "check", "--format", "json", ".")
-	if r.code != ExitOK && r.code != ExitFindings {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	rep := parseReport(t, r.stdout)
-	if skips := rep.problemsWith("cannot be read (permission denied)"); len(skips) != 1 || !strings.HasPrefix(skips[0], "private:") {
-		t.Fatalf("the unreadable folder is not reported: %+v", rep.Inputs.Problems)
-	}
+	oneLineError(t, r, ExitUsage, "private: cannot be read (permission denied); fix its permissions or remove it from the input")
+	os.Chmod(filepath.Join(dir, "private"), 0o755)
 	// An unreadable transcript fails the check (see also TestFailClosedExits).
 	os.Chmod(filepath.Join(dir, "a.jsonl"), 0)
 	r, _ = runBin(t, dir, nil, cred, "check", ".")
