@@ -121,8 +121,9 @@ func printScan(env *Env, out scanOutput) {
 			sessions++
 		}
 	}
-	fmt.Fprintf(env.Stdout, "\n%d runs (%d sessions, %d workflow runs): %d files, %d rows, %d malformed lines skipped.\n",
-		len(out.Runs), sessions, workflows, out.Totals.Files, out.Totals.Rows, out.Totals.Malformed)
+	fmt.Fprintf(env.Stdout, "\n%s (%s, %s): %s, %s, %s skipped.\n",
+		count(len(out.Runs), "run"), count(sessions, "session"), count(workflows, "workflow run"),
+		count(out.Totals.Files, "file"), count(out.Totals.Rows, "row"), count(out.Totals.Malformed, "malformed line"))
 	for _, r := range out.Runs {
 		for _, p := range r.Problems {
 			fmt.Fprintf(env.Stdout, "note: %s: %s\n", where(p.At), p.Message)
@@ -139,4 +140,12 @@ func where(e model.Evidence) string {
 		return fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
 	return e.File
+}
+
+// count writes "1 run", "2 runs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
