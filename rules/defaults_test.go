@@ -81,7 +81,19 @@ func defaultRuleCases() map[string]defaultRuleCase {
 		return model.WatchdogFact{RunID: "wf1", Source: "watch", Kind: "QUIET", Agent: "review-a", SilenceSeconds: s, At: at("s/subagents/workflows/wf1/agent-aw1.jsonl", line)}
 	}
 
+	unshipped := killedSubagent()
+	unshippedReviewed := unshipped
+	unshippedReviewed.Reviewed = true
+	unshippedReviewed.ReviewEvidence = []string{"review subagent toolu_09"}
+	consumedFailure := unshipped // killed, but the parent consumed the report: no signature
+	consumedFailure.Signature, consumedFailure.Rule, consumedFailure.Mode, consumedFailure.Outcome = "", "", "async", "failed"
+
 	return map[string]defaultRuleCase{
+		"killed-subagent-unreviewed": {
+			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{unshipped}},
+			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{unshippedReviewed, consumedFailure, shippedKill}},
+			want: `sync subagent "Refactor the parser" (agent a111) was killed before it finished (the harness cut off its result) and nothing shows its work was reviewed`,
+		},
 		"unreviewed-killed-subagent": {
 			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{shippedKill}},
 			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{reviewedKill, killedSubagent()}},

@@ -88,6 +88,7 @@ func TestDefaultRulesOnFixtures(t *testing.T) {
 // rule must not fire on.
 var nearMiss = map[string]struct{ kind, where string }{
 	"unreviewed-killed-subagent":    {"subagent", "killed && shipped_after_kill && reviewed"},
+	"killed-subagent-unreviewed":    {"subagent", `signature == "A" && reviewed`},
 	"ship-while-killed-outstanding": {"ship", `kind == "push"`},
 	"killed-attempt-with-work":      {"attempt", `outcome == "killed"`},
 	"agent-never-returned":          {"attempt", `outcome == "completed" && ordinal == 1`},

@@ -32,6 +32,7 @@ func TestRulesList(t *testing.T) {
 	out, errOut, code := runRulesCLI(t, "rules", "list")
 	want := `ID                             SEVERITY  SELECT            TITLE
 unreviewed-killed-subagent     error     subagent          Unreviewed killed subagent on a shipped branch
+killed-subagent-unreviewed     warning   subagent          Killed subagent whose work nobody reviewed
 ship-while-killed-outstanding  error     ship              Ship action while a killed subagent was outstanding
 killed-attempt-with-work       warning   attempt           Workflow attempt killed after it wrote files or commits
 agent-never-returned           error     attempt           Workflow agent never returned
@@ -61,7 +62,7 @@ func TestRulesListWithFlags(t *testing.T) {
 	for _, m := range metas {
 		got = append(got, m.ID+"="+m.Severity)
 	}
-	want := "agent-never-returned=error killed-attempt-with-work=warning ship-while-killed-outstanding=error team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
+	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-unreviewed=warning ship-while-killed-outstanding=error team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -99,7 +100,7 @@ func TestRulesErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, quiet-agent, ship-while-killed-outstanding, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
+		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, ship-while-killed-outstanding, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
 		{[]string{"rules", "list", "--severity", "quiet-agent=loud"}, `pmcheck: --severity quiet-agent=loud: unknown level "loud"; expected one of "error", "note", "warning"` + "\n"},
 		{[]string{"rules", "list", "--rules", "nope.yaml"}, `pmcheck: cannot read rule file "nope.yaml": no such file or directory` + "\n"},
 	} {
