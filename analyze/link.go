@@ -116,9 +116,9 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 		sc.Result = r
 		at := r.At
 		sc.ResultAt = &at
-		add(r.AgentID, LinkToolUseResult)
-		add(r.TailAgentID, LinkResultTail)
-		if r.IsAsync || r.Status == "async_launched" || strings.HasPrefix(r.Text, "Async agent launched") {
+		add(r.AgentID(), LinkToolUseResult)
+		add(r.TailAgentID(), LinkResultTail)
+		if r.IsAsync || r.Status() == "async_launched" || strings.HasPrefix(r.Text, "Async agent launched") {
 			sc.Mode = model.ModeAsync
 		}
 	}
@@ -188,7 +188,7 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 	case sc.LastNotification != nil && sc.LastNotification.HasStatus:
 		sc.Status = sc.LastNotification.Status
 	case sc.Result != nil:
-		sc.Status = sc.Result.Status
+		sc.Status = sc.Result.Status()
 	}
 	return sc
 }
@@ -251,7 +251,7 @@ func allNotifications(t *model.Transcript) []*model.Notification {
 func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.WorkflowLaunch {
 	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID, At: c.At}
 	if r := c.Result; r != nil {
-		wl.RunID, wl.TaskID, wl.Status = r.RunID, r.TaskID, r.Status
+		wl.RunID, wl.TaskID, wl.Status = r.RunID(), r.TaskID(), r.Status()
 		at := r.At
 		wl.ResultAt = &at
 	}
@@ -327,7 +327,7 @@ func (l *loader) workflowRun(dir string) {
 			if p := l.transcript(prel); p != nil {
 				run.Main = p
 				for _, c := range p.ToolCalls {
-					if c.Name == "Workflow" && c.Result != nil && c.Result.RunID == runID {
+					if c.Name == "Workflow" && c.Result != nil && c.Result.RunID() == runID {
 						run.Launch = l.linkLaunch(p, c)
 					}
 				}

@@ -42,12 +42,12 @@ func FileOf(t *model.Transcript) File {
 	}
 	f := File{Writes: make([]time.Time, 0, len(t.Steps)), Lines: make([]int, 0, len(t.Steps))}
 	for _, s := range t.Steps {
-		at := s.At.UTC()
+		at := s.At()
 		if len(f.Writes) > 0 && !at.After(f.Writes[len(f.Writes)-1]) {
 			continue // Steps only go up; guard against a reader that repeats one
 		}
 		f.Writes = append(f.Writes, at)
-		f.Lines = append(f.Lines, s.Line)
+		f.Lines = append(f.Lines, s.Line())
 	}
 	return f
 }
@@ -207,13 +207,13 @@ func rawJournalTimes(run *model.Run) []rawTime {
 		case "started":
 			line := t.FirstRowLine
 			if line == 0 {
-				line = t.Steps[0].Line
+				line = t.Steps[0].Line()
 			}
 			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "first-row", where: model.Evidence{File: t.File, Line: line}}
 		case "result", "failed":
 			line := t.LastRowLine
 			if line == 0 {
-				line = t.Steps[len(t.Steps)-1].Line
+				line = t.Steps[len(t.Steps)-1].Line()
 			}
 			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "last-row", where: model.Evidence{File: t.File, Line: line}}
 		}

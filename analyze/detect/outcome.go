@@ -106,13 +106,13 @@ func subagentOutcome(sc *model.SubagentCall) (string, model.Evidence) {
 	if r == nil {
 		return OutcomeNeverReturned, sc.At
 	}
-	if sc.Mode == model.ModeAsync || r.IsAsync || r.Status == "async_launched" {
+	if sc.Mode == model.ModeAsync || r.IsAsync || r.Status() == "async_launched" {
 		return OutcomeNeverReturned, r.At
 	}
 	switch {
 	case r.StartsWithAPIErrorPrefix:
 		return OutcomeTerminatedEarly, r.At
-	case r.IsError && (r.Interrupted || strings.HasPrefix(strings.TrimSpace(r.Text), rejectedPrefix) || strings.HasPrefix(strings.TrimSpace(r.ResultString), rejectedPrefix)):
+	case r.IsError && (r.Interrupted || strings.HasPrefix(strings.TrimSpace(r.Text), rejectedPrefix) || strings.HasPrefix(strings.TrimSpace(r.ResultString()), rejectedPrefix)):
 		return OutcomeStopped, r.At
 	case r.IsError:
 		return OutcomeFailed, r.At

@@ -38,11 +38,47 @@ type Malformed struct {
 	Length int64 `json:"length,omitempty"`
 }
 
-// Step is one point of a file's write-time staircase: from line Line on, the
-// running maximum of the file's timestamps is At. Steps only go up.
+// Step is one point of a file's write-time staircase: from line Line() on, the
+// running maximum of the file's timestamps is At(). Steps only go up.
+//
+// A transcript keeps one step per row whose timestamp rises, so a step is
+// packed into 16 bytes instead of the 32 of an int and a time.Time: seconds
+// since January 1, year 1 UTC (so the zero Step is the zero time), and the
+// line above the nanoseconds in one word. Lines up to MaxStepLine fit; the
+// instant is kept exactly (in UTC, the only location readers store).
 type Step struct {
-	Line int       `json:"line"`
-	At   time.Time `json:"at"`
+	sec       int64  // seconds since time.Time{}
+	lineNanos uint64 // line<<stepNanoBits | nanoseconds
+}
+
+const (
+	stepNanoBits = 30 // 10^9 < 2^30
+	// MaxStepLine is the largest line a Step holds (2^34-1, a file of at
+	// least 16 GiB); larger lines are stored as MaxStepLine.
+	MaxStepLine = 1<<(64-stepNanoBits) - 1
+	// zeroUnix is time.Time{}.Unix(): Step counts seconds from there.
+	zeroUnix = -62135596800
+)
+
+// NewStep returns the step "from line on, the write time is at". Lines below
+// 0 are stored as 0 and lines above MaxStepLine as MaxStepLine.
+func NewStep(line int, at time.Time) Step {
+	l := uint64(0)
+	if line > 0 {
+		l = uint64(line)
+	}
+	if l > MaxStepLine {
+		l = MaxStepLine
+	}
+	return Step{sec: at.Unix() - zeroUnix, lineNanos: l<<stepNanoBits | uint64(at.Nanosecond())}
+}
+
+// Line is the 1-based line from which the step's write time holds.
+func (s Step) Line() int { return int(s.lineNanos >> stepNanoBits) }
+
+// At is the step's write time, in UTC (the zero time for a zero Step).
+func (s Step) At() time.Time {
+	return time.Unix(s.sec+zeroUnix, int64(s.lineNanos&(1<<stepNanoBits-1))).UTC()
 }
 
 // Event is one user or assistant row, reduced to what the detectors and the
@@ -131,6 +167,8 @@ const (
 	BashResultLimit = 1 << 10
 	// OtherResultLimit caps the text kept of any other tool's result; most
 	// bytes of a transcript are such output, and nothing downstream reads it.
+	// A shell command that cannot commit (no git, gh, quote or backslash in
+	// it) keeps no text of its result at all.
 	OtherResultLimit = 160
 )
 
@@ -160,29 +198,70 @@ type ToolResult struct {
 	At        Evidence  `json:"at"`
 	Timestamp time.Time `json:"timestamp,omitzero"`
 	IsError   bool      `json:"is_error,omitempty"`
-	// Text is the start of the joined text (capped by tool kind).
-	Text string `json:"text,omitempty"`
-	// TextLen is the length in bytes of the whole joined text.
-	TextLen int `json:"text_len"`
-	// TailAgentID is the agent id named by the "agentId: …" line of the text.
-	TailAgentID string `json:"tail_agent_id,omitempty"`
 	// HasPartialNotice is true when the whole text contains the harness's
 	// partial-output notice (see package harness); StartsWithAPIErrorPrefix when
 	// the text, left-trimmed, begins with the harness's API-error prefix.
 	HasPartialNotice         bool `json:"has_partial_notice,omitempty"`
 	StartsWithAPIErrorPrefix bool `json:"starts_with_api_error_prefix,omitempty"`
+	// From toolUseResult (trunk results only).
+	IsAsync     bool `json:"is_async,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Text is the start of the joined text (capped by tool kind).
+	Text string `json:"text,omitempty"`
+	// TextLen is the length in bytes of the whole joined text.
+	TextLen int `json:"text_len"`
+	// Extra holds the ids and strings that only agent, Workflow and failed
+	// results carry; nil when all are empty, as for most results, which
+	// halves the size of a result (a transcript keeps tens of thousands).
+	// Read them through the methods of the same names, which are nil-safe.
+	Extra *ResultExtra `json:"extra,omitempty"`
+}
 
+// ResultExtra is the rarely set part of a ToolResult.
+type ResultExtra struct {
+	// TailAgentID is the agent id named by the "agentId: …" line of the text.
+	TailAgentID string `json:"tail_agent_id,omitempty"`
 	// From toolUseResult (trunk results only).
 	Status           string `json:"status,omitempty"` // completed, async_launched, …
 	AgentID          string `json:"agent_id,omitempty"`
-	IsAsync          bool   `json:"is_async,omitempty"`
 	RunID            string `json:"run_id,omitempty"`
 	TaskID           string `json:"task_id,omitempty"`
 	BackgroundTaskID string `json:"background_task_id,omitempty"`
-	Interrupted      bool   `json:"interrupted,omitempty"`
 	// ResultString is set when toolUseResult is a plain string (errors, rejections).
 	ResultString string `json:"result_string,omitempty"`
 }
+
+// noExtra stands for the rare fields of a result that has none; read only.
+var noExtra ResultExtra
+
+// extra returns the rare fields, or an empty set when there are none.
+func (r *ToolResult) extra() *ResultExtra {
+	if r == nil || r.Extra == nil {
+		return &noExtra
+	}
+	return r.Extra
+}
+
+// TailAgentID is the agent id named by the "agentId: …" line of the text.
+func (r *ToolResult) TailAgentID() string { return r.extra().TailAgentID }
+
+// Status is toolUseResult.status (completed, async_launched, …).
+func (r *ToolResult) Status() string { return r.extra().Status }
+
+// AgentID is toolUseResult.agentId.
+func (r *ToolResult) AgentID() string { return r.extra().AgentID }
+
+// RunID is toolUseResult.runId (Workflow launches).
+func (r *ToolResult) RunID() string { return r.extra().RunID }
+
+// TaskID is toolUseResult.taskId.
+func (r *ToolResult) TaskID() string { return r.extra().TaskID }
+
+// BackgroundTaskID is toolUseResult.backgroundTaskId.
+func (r *ToolResult) BackgroundTaskID() string { return r.extra().BackgroundTaskID }
+
+// ResultString is toolUseResult when it is a plain string (errors, rejections).
+func (r *ToolResult) ResultString() string { return r.extra().ResultString }
 
 // Notification is one <task-notification>, delivered either as a queue-operation
 // enqueue (older CLIs, the resume-gate reference rule) or as a user row.
@@ -302,16 +381,16 @@ func (t *Transcript) WriteTimeAt(line int) time.Time {
 	lo, hi := 0, len(t.Steps)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if t.Steps[mid].Line <= line {
+		if t.Steps[mid].Line() <= line {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
 	if lo == 0 {
-		return t.Steps[0].At
+		return t.Steps[0].At()
 	}
-	return t.Steps[lo-1].At
+	return t.Steps[lo-1].At()
 }
 
 // CallByID returns the tool call with the given id, or nil.

@@ -107,9 +107,9 @@ type Stream struct {
 func StreamOf(t *model.Transcript, agent, key string, attempt int) Stream {
 	s := Stream{Agent: agent, AgentID: t.AgentID, Key: key, Attempt: attempt, Path: t.File, File: clock.FileOf(t)}
 	for _, c := range t.Completions {
-		at := c.At
+		at := c.At()
 		if at.IsZero() {
-			at = t.WriteTimeAt(c.Line)
+			at = t.WriteTimeAt(c.Line())
 		}
 		if !at.IsZero() {
 			s.Completions = append(s.Completions, at.UTC())

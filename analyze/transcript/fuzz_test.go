@@ -159,15 +159,15 @@ func checkTranscriptCounts(t *testing.T, data []byte, lineCap int64, tr *model.T
 		inRows("segment mark", m.At)
 	}
 	for i, s := range tr.Steps {
-		if s.At.Location() != time.UTC {
-			t.Fatalf("step %d time %v is not UTC", i, s.At)
+		if s.At().Location() != time.UTC {
+			t.Fatalf("step %d time %v is not UTC", i, s.At())
 		}
-		if i > 0 && (!s.At.After(tr.Steps[i-1].At) || s.Line <= tr.Steps[i-1].Line) {
-			t.Fatalf("write times do not only rise: %+v", tr.Steps)
+		if i > 0 && (!s.At().After(tr.Steps[i-1].At()) || s.Line() <= tr.Steps[i-1].Line()) {
+			t.Fatalf("write times do not only rise: step %d (line %d, %v) after line %d, %v", i, s.Line(), s.At(), tr.Steps[i-1].Line(), tr.Steps[i-1].At())
 		}
 	}
-	if n := len(tr.Steps); n > 0 && !tr.LastTime.Equal(tr.Steps[n-1].At) {
-		t.Fatalf("last time %v is not the last step %v", tr.LastTime, tr.Steps[n-1].At)
+	if n := len(tr.Steps); n > 0 && !tr.LastTime.Equal(tr.Steps[n-1].At()) {
+		t.Fatalf("last time %v is not the last step %v", tr.LastTime, tr.Steps[n-1].At())
 	}
 }
 

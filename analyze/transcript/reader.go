@@ -181,7 +181,7 @@ func (b *builder) line(l jsonl.Line) {
 		}
 		if ts.After(b.curMax) {
 			b.curMax = ts
-			t.Steps = append(t.Steps, model.Step{Line: l.N, At: ts})
+			t.Steps = append(t.Steps, model.NewStep(l.N, ts))
 		}
 	}
 	if t.SessionID == "" && r.SessionID != "" {
@@ -254,7 +254,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 		}
 	}
 	if completed {
-		t.Completions = append(t.Completions, model.Step{Line: at.Line, At: at.Time})
+		t.Completions = append(t.Completions, model.NewStep(at.Line, at.Time))
 	}
 	ev.Meaningful = strings.TrimSpace(text) != "" || hasTool
 	ev.Text = capString(text, model.TextHeadLimit)
@@ -353,8 +353,9 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	text := blk.Content.text()
 	res := &model.ToolResult{ToolUseID: blk.ToolUseID, At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text)}
 	// Keep what the detectors read: agent results in full up to a cap (the
-	// notice, the tail), the head of shell output, a sliver of the rest. A
-	// result above its call (rows are not sorted) keeps the Bash cap.
+	// notice, the tail), the head of shell output that may name a commit, a
+	// sliver of the rest. A result above its call (rows are not sorted)
+	// keeps the Bash cap.
 	limit := model.BashResultLimit
 	switch b.names[blk.ToolUseID] {
 	case "Agent", "Task", "Workflow":
@@ -367,23 +368,33 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	default:
 		limit = model.OtherResultLimit
 	}
+	// The ledgers read a shell result's text only when the command may
+	// commit; the output of any other command (most of a transcript's
+	// bytes) keeps only its flags and length.
+	if c := b.callByID[blk.ToolUseID]; c != nil && c.Name == "Bash" && !mayCommit(c.Command) {
+		limit = 0
+	}
 	res.Text = capString(text, limit)
 	res.HasPartialNotice = strings.Contains(text, harness.PartialNotice())
 	res.StartsWithAPIErrorPrefix = strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.APIErrorPrefix)
 	// The literal guard skips the regexp (a backtracking scan of every byte of
 	// every result) on the results that cannot match; the outcome is unchanged.
+	var extra model.ResultExtra
 	if strings.Contains(text, "agentId:") {
 		if ms := agentIDLineRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-			res.TailAgentID = ms[len(ms)-1][1]
+			extra.TailAgentID = ms[len(ms)-1][1]
 		}
 	}
 	if u := &r.ToolUseResult; u.present {
 		if u.str != "" {
-			res.ResultString = capString(u.str, model.TextHeadLimit)
+			extra.ResultString = capString(u.str, model.TextHeadLimit)
 		}
-		res.Status, res.AgentID, res.IsAsync = u.Status, u.AgentID, u.IsAsync
-		res.RunID, res.TaskID, res.BackgroundTaskID = u.RunID, u.TaskID, u.BackgroundTaskID
+		extra.Status, extra.AgentID, res.IsAsync = u.Status, u.AgentID, u.IsAsync
+		extra.RunID, extra.TaskID, extra.BackgroundTaskID = u.RunID, u.TaskID, u.BackgroundTaskID
 		res.Interrupted = u.Interrupted
+	}
+	if extra != (model.ResultExtra{}) {
+		res.Extra = &extra
 	}
 	if c := b.callByID[blk.ToolUseID]; c != nil {
 		b.t.ToolResults = append(b.t.ToolResults, res)
@@ -415,7 +426,7 @@ func (b *builder) finish() *model.Transcript {
 	}
 	sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].At.Line < t.ToolResults[j].At.Line })
 	if !t.FirstTime.IsZero() && len(t.Steps) > 0 {
-		first := t.Steps[0].At
+		first := t.Steps[0].At()
 		fix := func(e *model.Evidence) {
 			if e.Time.IsZero() {
 				e.Time = first
@@ -448,8 +459,8 @@ func (b *builder) finish() *model.Transcript {
 			fix(&t.Progress[i].At)
 		}
 		for i := range t.Completions {
-			if t.Completions[i].At.IsZero() {
-				t.Completions[i].At = first
+			if c := t.Completions[i]; c.At().IsZero() {
+				t.Completions[i] = model.NewStep(c.Line(), first)
 			}
 		}
 		for _, ev := range []*model.Event{t.Tail.LastEvent, t.Tail.LastUser, t.Tail.LastAssistant, t.Tail.MeaningfulBeforeLastUser, t.Tail.LastMeaningful} {
@@ -491,6 +502,14 @@ func ParseTime(s string) time.Time { return parseTime(s) }
 // than a sliver of its output kept.
 func mentionsVCS(cmd string) bool {
 	return strings.Contains(cmd, "git") || strings.Contains(cmd, "gh ")
+}
+
+// mayCommit reports whether the ledgers may read a shell command as a
+// commit: when it names git or gh, or holds a quote or backslash that could
+// spell one out to the shell parser (g'i't commit); otherwise nothing reads
+// its output.
+func mayCommit(cmd string) bool {
+	return mentionsVCS(cmd) || strings.ContainsAny(cmd, "'\"\\")
 }
 
 // hashUUID is FNV-1a 64: a set of hashes costs a fraction of a set of uuid
