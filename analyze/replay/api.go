@@ -88,7 +88,9 @@ func Session(run *model.Run, cfg Config) []model.WatchdogFact {
 	cfg = cfg.withDefaults()
 	var origin time.Time
 	if run.Main != nil {
-		origin = clock.FileOf(run.Main).First()
+		// The first write is the first timestamp (write times only rise);
+		// no need to copy the main transcript's whole staircase for it.
+		origin = run.Main.FirstTime.UTC()
 	}
 	var events []WatchdogEvent
 	seen := map[*model.Transcript]bool{}

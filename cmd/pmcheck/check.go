@@ -66,16 +66,9 @@ func (c *CheckCmd) Run(env *Env) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	lopts := analyze.Options{LineCap: c.LineCap, Jobs: c.Jobs}
-	if c.Jobs < 0 {
-		return usageError("--jobs %d: give 0 (one per CPU) or a positive number", c.Jobs)
-	}
-	if c.Shard != "" {
-		sh, err := analyze.ParseShard(c.Shard)
-		if err != nil {
-			return usageError("%v", err)
-		}
-		lopts.Shard = sh
+	lopts, err := loadOptions(c.LineCap, c.Jobs, c.Shard)
+	if err != nil {
+		return err
 	}
 	res, err := analyze.Load(paths, lopts)
 	if err != nil {

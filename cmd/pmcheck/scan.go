@@ -49,16 +49,9 @@ func (c *ScanCmd) Run(env *Env) error {
 		}
 		root = filepath.Join(home, ".claude", "projects")
 	}
-	opts := analyze.Options{LineCap: c.LineCap, Jobs: c.Jobs}
-	if c.Jobs < 0 {
-		return usageError("--jobs %d: give 0 (one per CPU) or a positive number", c.Jobs)
-	}
-	if c.Shard != "" {
-		sh, err := analyze.ParseShard(c.Shard)
-		if err != nil {
-			return usageError("%v", err)
-		}
-		opts.Shard = sh
+	opts, err := loadOptions(c.LineCap, c.Jobs, c.Shard)
+	if err != nil {
+		return err
 	}
 	bar := newProgressBar(env.Stderr, c.Progress)
 	opts.Progress = bar.update
@@ -148,4 +141,21 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// loadOptions turns the reading flags that scan and check share into
+// analyze.Options, with a usage error for bad values.
+func loadOptions(lineCap int64, jobs int, shard string) (analyze.Options, error) {
+	opts := analyze.Options{LineCap: lineCap, Jobs: jobs}
+	if jobs < 0 {
+		return opts, usageError("--jobs %d: give 0 (one per CPU) or a positive number", jobs)
+	}
+	if shard != "" {
+		sh, err := analyze.ParseShard(shard)
+		if err != nil {
+			return opts, usageError("%v", err)
+		}
+		opts.Shard = sh
+	}
+	return opts, nil
 }
