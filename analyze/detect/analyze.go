@@ -105,8 +105,11 @@ type analysis struct {
 	run      *model.Run
 	opts     Options
 	shipOpts ship.Options
-	facts    model.Facts
-	killed   []*killedItem
+	// classified caches each Bash call's parse: the ledgers and the ship
+	// facts all read it, and parsing is the costliest step per call.
+	classified map[*model.ToolCall]ship.Analysis
+	facts      model.Facts
+	killed     []*killedItem
 	// attemptItems / subagentItems are parallel to facts.Attempts / Subagents.
 	attemptItems  []*killedItem
 	subagentItems []*killedItem
@@ -119,6 +122,7 @@ type analysis struct {
 func Analyze(run *model.Run, opts Options) model.Facts {
 	a := &analysis{run: run, opts: opts.withDefaults()}
 	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
+	a.classified = map[*model.ToolCall]ship.Analysis{}
 	a.facts = model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
 	if run == nil {
 		return a.facts
@@ -239,7 +243,7 @@ func (a *analysis) subagentFacts() {
 			cause, _ := Ending(sc.Child)
 			f.FalseDone = cause != ""
 		}
-		l := LedgerOf(sc.Child, a.shipOpts)
+		l := ledgerOf(sc.Child, a.classify)
 		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown
 		var item *killedItem
 		if f.Killed || f.FalseDone {
@@ -256,7 +260,7 @@ func (a *analysis) subagentFacts() {
 		a.facts.Subagents = append(a.facts.Subagents, f)
 	}
 	if run.Kind == model.KindSession && run.Main != nil {
-		a.written = append(a.written, LedgerOf(run.Main, a.shipOpts).Paths...)
+		a.written = append(a.written, ledgerOf(run.Main, a.classify).Paths...)
 	}
 }
 
@@ -399,6 +403,16 @@ func (a *analysis) gitJoin() {
 	}
 }
 
+// classify parses a Bash call's command once per analysis.
+func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
+	if r, ok := a.classified[c]; ok {
+		return r
+	}
+	r := ship.Classify(c.Command, a.shipOpts)
+	a.classified[c] = r
+	return r
+}
+
 // shipFacts finds every ship action in the run's transcripts.
 func (a *analysis) shipFacts() {
 	for _, t := range a.transcripts() {
@@ -406,7 +420,7 @@ func (a *analysis) shipFacts() {
 			var acts []ship.Action
 			switch {
 			case c.Name == "Bash":
-				acts = ship.Classify(c.Command, a.shipOpts).Actions
+				acts = a.classify(c).Actions
 			case a.isPublishTool(c.Name):
 				acts = []ship.Action{{Kind: ship.KindPublish, Command: c.Name}}
 			}

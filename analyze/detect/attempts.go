@@ -52,7 +52,7 @@ func (a *analysis) attemptFacts() {
 		if at.Closed != nil && f.Outcome != model.OutcomeOpen && f.Outcome != model.OutcomeKilled {
 			f.At = *at.Closed
 		}
-		l := LedgerOf(t, a.shipOpts)
+		l := ledgerOf(t, a.classify)
 		f.Paths, f.PathsPartial, f.Commits = l.Paths, l.Partial, l.Commits
 		f.CommitsReported, f.CommitsUnknown = len(l.Commits), l.CommitsUnknown
 		// Every attempt that did not return cleanly left work nobody accepted:

@@ -34,6 +34,12 @@ var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]* ([0-9a-f]{7,40})\] `)
 // LedgerOf builds the ledger of t. A file-writing call whose result is an
 // error wrote nothing; one with no result (cut off mid-call) counts as written.
 func LedgerOf(t *model.Transcript, opts ship.Options) Ledger {
+	return ledgerOf(t, func(c *model.ToolCall) ship.Analysis { return ship.Classify(c.Command, opts) })
+}
+
+// ledgerOf is LedgerOf with the shell classification supplied, so that one
+// analysis parses each command once for the ledger and the ship facts alike.
+func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis) Ledger {
 	l := Ledger{Paths: []string{}, Commits: []string{}}
 	if t == nil {
 		return l
@@ -56,7 +62,7 @@ func LedgerOf(t *model.Transcript, opts ship.Options) Ledger {
 			}
 			add(c.FilePath)
 		case c.Name == "Bash":
-			a := ship.Classify(c.Command, opts)
+			a := classify(c)
 			for _, w := range a.Writes {
 				add(w)
 			}
