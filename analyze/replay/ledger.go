@@ -1,9 +1,8 @@
 package replay
 
 import (
-	"regexp"
-	"strings"
-
+	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -20,41 +19,19 @@ type Ledger struct {
 	CommitsWithoutID int
 }
 
-// LedgerFunc computes the ledger of one transcript. check wires the detectors'
-// full work ledger here; the replay's default is DefaultLedger.
+// LedgerFunc computes the ledger of one transcript (DefaultLedger unless a
+// test supplies another).
 type LedgerFunc func(*model.Transcript) Ledger
 
-var (
-	commitIDRE   = regexp.MustCompile(`\[[^\]\n]*?\b([0-9a-f]{7,40})\]`)
-	shellWriteRE = regexp.MustCompile(`(^|[^0-9&<>])>{1,2}[^&>]|\btee\b|\bsed\s+-i|\b(mv|cp|rm|touch|mkdir|install|patch|truncate|dd)\s|\bgit\s+(apply|checkout|restore|stash|reset|mv|rm)\b`)
-)
-
-// DefaultLedger is a small, self-contained ledger: distinct file paths of
-// Write/Edit/MultiEdit/NotebookEdit calls; partial when a Bash command looks
-// like it writes files; a `git commit` whose output names a commit id counts
-// as a commit, one that succeeded without naming one as "count unknown".
+// DefaultLedger is the detectors' work ledger (detect.LedgerOf) in the
+// shape the KILL line reports, so the replay and the findings always count
+// the same paths and commits.
 func DefaultLedger(t *model.Transcript) Ledger {
-	var l Ledger
-	paths := map[string]bool{}
-	for _, c := range t.ToolCalls {
-		switch c.Name {
-		case "Write", "Edit", "MultiEdit", "NotebookEdit":
-			if c.FilePath != "" && !paths[c.FilePath] {
-				paths[c.FilePath] = true
-				l.Paths++
-			}
-		case "Bash":
-			if shellWriteRE.MatchString(c.Command) {
-				l.PathsPartial = true
-			}
-			if strings.Contains(c.Command, "git commit") && c.Result != nil && !c.Result.IsError {
-				if commitIDRE.MatchString(c.Result.Text) {
-					l.Commits++
-				} else {
-					l.CommitsWithoutID++
-				}
-			}
-		}
+	l := detect.LedgerOf(t, ship.Options{})
+	return Ledger{
+		Paths:            len(l.Paths),
+		PathsPartial:     l.Partial,
+		Commits:          len(l.Commits),
+		CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
 	}
-	return l
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/clock"
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
@@ -72,8 +71,7 @@ func (s Seconds) d() time.Duration { return time.Duration(s) }
 
 func (c *ReplayCmd) config() (replay.Config, error) {
 	cfg := replay.Config{
-		Ledger: func(t *model.Transcript) replay.Ledger { return analyze.ReplayLedger(t, ship.Options{}) },
-		Watch:  replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
+		Watch: replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
 		Watchdogs: replay.WatchdogOptions{
 			PWTick: c.PWTick.d(), PWInactivity: c.PWInactivity.d(), PWKillAfter: c.PWKillAfter.d(),
 			HarnessInactivity: c.HarnessInactivity.d(), HarnessMaxDuration: c.HarnessMaxDuration.d(),
