@@ -1,27 +1,20 @@
 package analyze
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // corpus returns the shared corpus folder, or skips when PMCHECK_CORPUS is unset
 // (.ci/run sets it).
 func corpus(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("PMCHECK_CORPUS")
-	if dir == "" {
-		t.Skip("PMCHECK_CORPUS is not set; .ci/run sets it to ../shared/corpus")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("PMCHECK_CORPUS=%s: %v", dir, err)
-	}
-	return dir
+	return testcorpus.Require(t)
 }
 
 // TestCorpusPerFolderCounts loads each corpus folder and checks the number of

@@ -1,7 +1,6 @@
 package detect_test
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // loadSession reads one session transcript through the real readers.
@@ -30,10 +30,7 @@ func loadSession(t testing.TB, file string) *model.Run {
 // TestResumeGateReferenceFixtures: on the reference implementation's own
 // fixtures pmcheck reports exactly the items its SOURCES.md lists, in order.
 func TestResumeGateReferenceFixtures(t *testing.T) {
-	root := os.Getenv("PMCHECK_CORPUS")
-	if root == "" {
-		t.Skip("PMCHECK_CORPUS is not set")
-	}
+	root := testcorpus.Require(t)
 	dir := filepath.Join(root, "wan-huiyan__agent-traffic-control")
 	for _, tc := range []struct {
 		file string

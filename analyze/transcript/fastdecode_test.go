@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // decodeRowReference is the decoder decodeRow replaces: encoding/json into
@@ -171,7 +173,7 @@ func TestFastDecoderMatchesEncodingJSONOnFixturesAndCorpus(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no fixture lines found under fixtures/runs")
 	}
-	root := os.Getenv("PMCHECK_CORPUS")
+	root := testcorpus.Dir(t)
 	if root == "" {
 		t.Log("PMCHECK_CORPUS unset; corpus lines not compared")
 		return

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // TestReplayCorpus replays the two Workflow run directories of the corpus and
@@ -12,10 +13,7 @@ import (
 // lines are derived by hand from watch's rules (docs/replay.md walks through
 // them), not copied from pmcheck's output.
 func TestReplayCorpus(t *testing.T) {
-	corpus := os.Getenv("PMCHECK_CORPUS")
-	if corpus == "" {
-		t.Skip("PMCHECK_CORPUS is not set")
-	}
+	corpus := testcorpus.Require(t)
 	cases := []struct {
 		name, path string
 		want       []string
