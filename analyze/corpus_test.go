@@ -32,16 +32,21 @@ func TestCorpusPerFolderCounts(t *testing.T) {
 		folder              string
 		sessions, workflows int
 		orphanGroups        int
+		// missingRunDir names the recording whose Workflow launch has no
+		// run directory: the one input error a folder may have.
+		missingRunDir string
 	}{
-		{"DRMacIver__claude-reliability", 7, 0, 0},
-		{"furkankly__zoetrope", 1, 1, 0},
+		{"DRMacIver__claude-reliability", 7, 0, 0, ""},
+		{"furkankly__zoetrope", 1, 1, 0, ""},
 		// JSSoundRecorder holds warm-up agents of two sessions that are not
 		// there; coderabbit-review-helper one agent of a missing session.
-		{"handgemacht-ai__claude-code-log", 79, 1, 3},
-		{"ingo-eichhorst__Irrlicht", 69, 0, 0},
+		{"handgemacht-ai__claude-code-log", 79, 1, 3, ""},
+		// The 3-5 recording launched a Workflow run whose directory was
+		// not recorded: an input error (the check fails closed on it).
+		{"ingo-eichhorst__Irrlicht", 69, 0, 0, "3-5_workflow-fanout/"},
 		// 6c2214d7-…/subagents/agent-afc096d.jsonl was copied without its parent.
-		{"marot__spotter", 5, 0, 1},
-		{"wan-huiyan__agent-traffic-control", 4, 0, 0},
+		{"marot__spotter", 5, 0, 1, ""},
+		{"wan-huiyan__agent-traffic-control", 4, 0, 0, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.folder, func(t *testing.T) {
@@ -49,8 +54,11 @@ func TestCorpusPerFolderCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Errors) > 0 {
+			switch {
+			case c.missingRunDir == "" && len(res.Errors) > 0:
 				t.Fatalf("errors reading the corpus: %v", res.Errors)
+			case c.missingRunDir != "" && (len(res.Errors) != 1 || !strings.Contains(res.Errors[0], c.missingRunDir) || !strings.Contains(res.Errors[0], "whose run directory")):
+				t.Fatalf("errors = %q; want one about the missing run directory of %s", res.Errors, c.missingRunDir)
 			}
 			var sessions, workflows, orphans int
 			for _, r := range res.Runs {

@@ -28,8 +28,8 @@ func (l *loader) sessionRun(rel string) {
 	if main == nil {
 		return
 	}
-	if main.Rows == 0 {
-		l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: main.File}, Message: "holds no transcript rows; not a session"})
+	if why := notTranscript(main); why != "" {
+		l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: main.File}, Message: why})
 		return
 	}
 	run := &model.Run{Kind: model.KindSession, ID: main.SessionID, Path: main.File, Main: main}
@@ -82,7 +82,9 @@ func (l *loader) sessionRun(rel string) {
 					queue = append(queue, sc.Child)
 				}
 			case c.Name == "Workflow" && owner == main:
-				run.Launches = append(run.Launches, l.linkLaunch(main, c))
+				wl := l.linkLaunch(main, c)
+				l.requireRunDir(wl)
+				run.Launches = append(run.Launches, wl)
 			}
 		}
 	}
@@ -91,6 +93,20 @@ func (l *loader) sessionRun(rel string) {
 	}
 	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
 	l.res.Runs = append(l.res.Runs, run)
+}
+
+// notTranscript says why a .jsonl file is not a Claude Code transcript, or
+// "" when it is one: it must hold at least one row Claude Code wrote. Such a
+// file is an input problem, never a run, so a folder of other JSON Lines
+// files cannot pass a check as "N runs, no findings".
+func notTranscript(t *model.Transcript) string {
+	switch {
+	case t.Rows == 0:
+		return "holds no transcript rows; not a session"
+	case t.ClaudeCodeRows == 0:
+		return fmt.Sprintf("holds %d JSON rows but none that Claude Code writes (a row type such as user or assistant with a sessionId or uuid); not a session", t.Rows)
+	}
+	return ""
 }
 
 // linkSubagent resolves one Agent/Task call to its agent id and child
@@ -277,6 +293,18 @@ func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.Wo
 	return wl
 }
 
+// requireRunDir fails the load when a session launched a Workflow run whose
+// run directory is not under the root: that run's agents cannot be
+// evaluated, so a check that passed would claim more than it looked at.
+func (l *loader) requireRunDir(wl *model.WorkflowLaunch) {
+	if wl.RunID == "" || wl.RunPath != "" || !discover.ValidID(wl.RunID) {
+		return
+	}
+	want := strings.TrimSuffix(wl.At.File, ".jsonl") + "/subagents/workflows/" + wl.RunID
+	l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s:%d: the session launched Workflow run %s, whose run directory %s/ is not in the input, so its agents cannot be checked; give the folder that holds it",
+		wl.At.File, wl.At.Line, wl.RunID, want))
+}
+
 // workflowRun builds the run of one Workflow run directory.
 func (l *loader) workflowRun(dir string) {
 	runID := path.Base(dir)
@@ -354,6 +382,10 @@ func (l *loader) orphanRuns() {
 			}
 			t := l.transcript(f)
 			if t == nil {
+				continue
+			}
+			if why := notTranscript(t); why != "" {
+				l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: t.File}, Message: why})
 				continue
 			}
 			owner := path.Dir(f)

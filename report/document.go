@@ -257,6 +257,7 @@ func compareFindings(a, b rules.Finding) int {
 		cmp.Compare(pa.Line, pb.Line),
 		a.Time.Compare(b.Time),
 		cmp.Compare(a.RunID, b.RunID),
+		cmp.Compare(a.RunPath, b.RunPath),
 		cmp.Compare(a.Fingerprint, b.Fingerprint),
 		cmp.Compare(a.Message, b.Message),
 		boolCompare(a.Suppressed, b.Suppressed),
@@ -411,15 +412,45 @@ func (d *Document) ruleByID() map[string]*Rule {
 	return m
 }
 
-// runByID returns the runs keyed by id.
-func (d *Document) runByID() map[string]*RunSummary {
-	m := make(map[string]*RunSummary, len(d.Runs))
+// runIndex finds the run a finding came from. A run is identified by its
+// path and id together: several files may carry one session id, and each is
+// its own run.
+type runIndex struct {
+	byKey map[string]*RunSummary
+	byID  map[string]*RunSummary
+}
+
+func (d *Document) runIndex() runIndex {
+	ix := runIndex{byKey: make(map[string]*RunSummary, len(d.Runs)), byID: make(map[string]*RunSummary, len(d.Runs))}
 	for i := range d.Runs {
-		if _, dup := m[d.Runs[i].ID]; !dup {
-			m[d.Runs[i].ID] = &d.Runs[i]
+		r := &d.Runs[i]
+		ix.byKey[runIdentity(r.Path, r.ID)] = r
+		if _, dup := ix.byID[r.ID]; !dup {
+			ix.byID[r.ID] = r
 		}
 	}
-	return m
+	return ix
+}
+
+// of returns the finding's run, or nil. Reports saved before findings carried
+// run_path are matched by id alone.
+func (ix runIndex) of(f rules.Finding) *RunSummary {
+	if f.RunPath != "" {
+		return ix.byKey[runIdentity(f.RunPath, f.RunID)]
+	}
+	return ix.byID[f.RunID]
+}
+
+// runIdentity is what identifies a run: its path and id.
+func runIdentity(path, id string) string { return path + "\x1f" + id }
+
+// findingRun returns the identity of the run a finding came from, and the run
+// when the Document lists it.
+func (ix runIndex) findingRun(f rules.Finding) (string, *RunSummary) {
+	if r := ix.of(f); r != nil {
+		return runIdentity(r.Path, r.ID), r
+	}
+	return runIdentity(f.RunPath, f.RunID), nil
 }
 
 // simTime formats a simulated time for people: RFC 3339 in UTC, to the second.

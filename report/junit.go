@@ -76,27 +76,38 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 	}
 	// The runs a testcase can name: every analyzed run, plus any run a
 	// finding names that the run list lacks (so no finding is dropped).
-	type runKey struct{ id, name string }
+	// A run is identified by its path and id (several files may carry one
+	// session id), so each run is its own testcase.
+	type runKey struct{ key, id, name string }
 	var runOrder []runKey
 	seenRun := map[string]bool{}
 	nameUsed := map[string]int{}
-	addRun := func(id, name string) {
-		if seenRun[id] {
+	addRun := func(key, id, name string) {
+		if seenRun[key] {
 			return
 		}
-		seenRun[id] = true
+		seenRun[key] = true
 		nameUsed[name]++
-		runOrder = append(runOrder, runKey{id, name})
+		runOrder = append(runOrder, runKey{key, id, name})
 	}
 	for _, r := range doc.Runs {
 		name := doc.displayPath(r.Path)
 		if name == "" {
 			name = r.Kind + " " + r.ID
 		}
-		addRun(r.ID, name)
+		addRun(runIdentity(r.Path, r.ID), r.ID, name)
 	}
+	runs := doc.runIndex()
+	findingsByRuleRun := map[[2]string][]rules.Finding{}
 	for _, f := range doc.Findings {
-		addRun(f.RunID, "run "+f.RunID)
+		key, _ := runs.findingRun(f)
+		name := "run " + f.RunID
+		if f.RunPath != "" {
+			name = doc.displayPath(f.RunPath)
+		}
+		addRun(key, f.RunID, name)
+		k := [2]string{f.RuleID, key}
+		findingsByRuleRun[k] = append(findingsByRuleRun[k], f)
 	}
 	caseName := func(k runKey) string {
 		// Two runs with one path (a session and a workflow beside it) stay
@@ -105,11 +116,6 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 			return fmt.Sprintf("%s [%s]", k.name, k.id)
 		}
 		return k.name
-	}
-	findingsByRuleRun := map[[2]string][]rules.Finding{}
-	for _, f := range doc.Findings {
-		k := [2]string{f.RuleID, f.RunID}
-		findingsByRuleRun[k] = append(findingsByRuleRun[k], f)
 	}
 
 	root := junitSuites{Name: xmlText(doc.Tool.Name), Time: "0"}
@@ -123,7 +129,7 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 			},
 		}
 		for _, k := range runOrder {
-			fs := findingsByRuleRun[[2]string{r.ID, k.id}]
+			fs := findingsByRuleRun[[2]string{r.ID, k.key}]
 			c := junitCase{Name: xmlText(caseName(k)), Classname: xmlText(r.ID), Time: "0"}
 			var failing, below, suppressed []rules.Finding
 			for _, f := range fs {

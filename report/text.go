@@ -18,7 +18,7 @@ import (
 func Text(doc *Document) []byte {
 	var b bytes.Buffer
 	byRule := doc.ruleByID()
-	runs := doc.runByID()
+	runs := doc.runIndex()
 	for i := 0; i < len(doc.Findings); {
 		j := i
 		for j < len(doc.Findings) && doc.Findings[j].RuleID == doc.Findings[i].RuleID && doc.Findings[j].Severity == doc.Findings[i].Severity {
@@ -76,7 +76,7 @@ func Text(doc *Document) []byte {
 	return b.Bytes()
 }
 
-func writeTextFinding(b *bytes.Buffer, doc *Document, f rules.Finding, runs map[string]*RunSummary) {
+func writeTextFinding(b *bytes.Buffer, doc *Document, f rules.Finding, runs runIndex) {
 	p := primaryEvidence(f)
 	suppressed := ""
 	if f.Suppressed {
@@ -84,7 +84,7 @@ func writeTextFinding(b *bytes.Buffer, doc *Document, f rules.Finding, runs map[
 	}
 	fmt.Fprintf(b, "  %s: %s%s\n", location(doc.displayPath(p.File), p.Line), indent(visible(f.Message), "      "), suppressed)
 	fmt.Fprintf(b, "      when: %s (simulated)", simTime(findingTime(f)))
-	if r, ok := runs[f.RunID]; ok {
+	if r := runs.of(f); r != nil {
 		fmt.Fprintf(b, "; run: %s %s", r.Kind, singleLine(doc.displayPath(r.Path)))
 	} else if f.RunID != "" {
 		fmt.Fprintf(b, "; run: %s %s", singleLine(f.RunKind), singleLine(f.RunID))

@@ -65,7 +65,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					if b, _ := ok.(bool); !b {
 						return nil
 					}
-					fp := Fingerprint(r.ID, facts.Run.ID, c.kind, identity)
+					fp := Fingerprint(r.ID, facts.Run.Path, facts.Run.ID, c.kind, identity)
 					if j, seen := index[fp]; seen {
 						if !at.IsZero() && !slices.Contains(out[j].Evidence, at) {
 							out[j].Evidence = append(out[j].Evidence, at)
@@ -78,7 +78,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					}
 					f := Finding{
 						RuleID: r.ID, Severity: r.Severity, Message: msg,
-						RunID: facts.Run.ID, RunKind: facts.Run.Kind,
+						RunID: facts.Run.ID, RunKind: facts.Run.Kind, RunPath: facts.Run.Path,
 						Evidence: []model.Evidence{}, Time: t, Fingerprint: fp,
 					}
 					if !at.IsZero() {
@@ -111,6 +111,7 @@ func SortFindings(fs []Finding) {
 			cmp.Compare(ae.Line, be.Line),
 			strings.Compare(a.RuleID, b.RuleID),
 			strings.Compare(a.RunID, b.RunID),
+			strings.Compare(a.RunPath, b.RunPath),
 			strings.Compare(a.Fingerprint, b.Fingerprint),
 			strings.Compare(a.Message, b.Message),
 		)
@@ -167,11 +168,16 @@ func eachFact(f *model.Facts, kind string, fn func(fact any, at model.Evidence, 
 func join(parts ...string) string { return strings.Join(parts, "\x1f") }
 
 // Fingerprint is the stable identity of a finding: a hash of the rule id, the
-// run id, the fact kind and the fact's identity within the run. It never
-// includes line numbers, times, severities or messages, so re-levelling a rule
-// or rewording its message keeps baselines valid.
-func Fingerprint(ruleID, runID, kind, identity string) string {
-	h := sha256.Sum256([]byte(join("pmcheck-finding-v1", ruleID, runID, kind, identity)))
+// run's path (its main transcript or run directory, as reports show it) and
+// id, the fact kind and the fact's identity within the run. It never includes
+// line numbers, times, severities or messages, so re-levelling a rule or
+// rewording its message keeps baselines valid. The path is what keeps a
+// baseline entry from suppressing a finding of another file: several files
+// may carry one session id (resumes, copies, a hostile pull request).
+// Version 1 hashed the run id without the path; its entries match nothing
+// now and are reported as stale.
+func Fingerprint(ruleID, runPath, runID, kind, identity string) string {
+	h := sha256.Sum256([]byte(join("pmcheck-finding-v2", ruleID, runPath, runID, kind, identity)))
 	return hex.EncodeToString(h[:16])
 }
 

@@ -45,9 +45,15 @@ func TestFingerprintIgnoresLinesTimesAndWording(t *testing.T) {
 	}
 	other := s
 	other.ToolUseID = "toolu_99"
+	// Another file with the same session id (a resume, a copy, a hostile
+	// pull request) is another run: a baseline entry of one must not
+	// suppress a finding of the other.
+	sameID := session("s1")
+	sameID.Path = "incident.jsonl"
 	for name, facts := range map[string]model.Facts{
-		"other run":  {Run: session("s2"), Subagents: []model.SubagentFact{s}},
-		"other fact": {Run: session("s1"), Subagents: []model.SubagentFact{other}},
+		"other run":                           {Run: session("s2"), Subagents: []model.SubagentFact{s}},
+		"other file with the same session id": {Run: sameID, Subagents: []model.SubagentFact{s}},
+		"other fact":                          {Run: session("s1"), Subagents: []model.SubagentFact{other}},
 	} {
 		got, _ := Evaluate(p, []model.Facts{facts})
 		if len(got) != 1 || got[0].Fingerprint == base[0].Fingerprint {
@@ -60,7 +66,7 @@ func TestFingerprintIgnoresLinesTimesAndWording(t *testing.T) {
 		t.Error("another rule id gave the same fingerprint")
 	}
 	// Pinned: a change here invalidates every user's baseline.
-	if want := Fingerprint("r1", "s1", "subagent", "toolu_01"); base[0].Fingerprint != want || want != "fa409409e23036658473bb6397cc60f6" {
+	if want := Fingerprint("r1", "s1.jsonl", "s1", "subagent", "toolu_01"); base[0].Fingerprint != want || want != "f649982b7ef30c94b6f2df87f6c5e235" {
 		t.Errorf("fingerprint scheme changed: %s (want %s); bump the scheme version deliberately", base[0].Fingerprint, want)
 	}
 }
@@ -232,8 +238,8 @@ func TestBuild(t *testing.T) {
 
 func TestBaseline(t *testing.T) {
 	fs := []Finding{
-		{RuleID: "r1", RunID: "s1", Message: "one\ntwo", Fingerprint: Fingerprint("r1", "s1", "subagent", "a"), Severity: SeverityError},
-		{RuleID: "r1", RunID: "s1", Message: "three", Fingerprint: Fingerprint("r1", "s1", "subagent", "b"), Severity: SeverityError},
+		{RuleID: "r1", RunID: "s1", Message: "one\ntwo", Fingerprint: Fingerprint("r1", "s1.jsonl", "s1", "subagent", "a"), Severity: SeverityError},
+		{RuleID: "r1", RunID: "s1", Message: "three", Fingerprint: Fingerprint("r1", "s1.jsonl", "s1", "subagent", "b"), Severity: SeverityError},
 	}
 	var buf bytes.Buffer
 	if err := WriteBaseline(&buf, fs[:1]); err != nil {
@@ -244,7 +250,7 @@ func TestBaseline(t *testing.T) {
 	if buf.String() != want {
 		t.Fatalf("baseline file\n got %q\nwant %q", buf.String(), want)
 	}
-	staleFP := Fingerprint("gone", "s1", "run", "run")
+	staleFP := Fingerprint("gone", "s1.jsonl", "s1", "run", "run")
 	b, err := ParseBaseline("b.yaml", []byte(buf.String()+"  - fingerprint: "+staleFP+"\n    rule: gone\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -29,15 +29,19 @@ type Finding struct {
 	RuleID   string `json:"rule_id"`
 	Severity string `json:"severity"`
 	Message  string `json:"message"`
-	// RunID and RunKind name the run the fact came from.
+	// RunID and RunKind name the run the fact came from; RunPath is its file
+	// (a session's main transcript) or directory (a Workflow run), which is
+	// what identifies a run: several files may carry one session id.
 	RunID   string `json:"run_id"`
 	RunKind string `json:"run_kind"`
+	RunPath string `json:"run_path,omitempty"`
 	// Evidence lists the locations that prove the finding, the primary one first.
 	Evidence []model.Evidence `json:"evidence"`
 	// Time is the simulated time of the fact (zero when unknown).
 	Time time.Time `json:"time,omitzero"`
-	// Fingerprint is stable across runs and machines: it hashes the rule id, the
-	// run id and the fact's identity, never line numbers or times.
+	// Fingerprint is stable across runs and machines: it hashes the rule id,
+	// the run's path and id and the fact's identity, never line numbers or
+	// times.
 	Fingerprint string `json:"fingerprint"`
 	// Suppressed is set when a baseline entry matched.
 	Suppressed bool `json:"suppressed,omitempty"`

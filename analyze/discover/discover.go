@@ -125,8 +125,12 @@ func Walk(root string) (*Inventory, error) {
 				return nil
 			}
 		} else if d.IsDir() {
-			if rel != "." && strings.HasPrefix(d.Name(), ".") && d.Name() != ".claude" {
-				return fs.SkipDir // .git and friends
+			// Every folder is searched, hidden ones too (.agent-runs,
+			// .claude-sessions): a run no walk visits cannot fail a check.
+			// Only a repository's .git is left out, and that is reported.
+			if rel != "." && d.Name() == ".git" {
+				inv.Refused = append(inv.Refused, Refusal{Path: rel, Reason: "a Git repository's .git folder; not searched"})
+				return fs.SkipDir
 			}
 			return nil
 		} else if !d.Type().IsRegular() {

@@ -45,6 +45,8 @@ func TestWalkClassifies(t *testing.T) {
 		"proj/s1/workflows/wf_1.json",
 		"proj/s1/tool-results/x.txt",
 		"proj/.git/HEAD.jsonl",
+		".agent-runs/s2.jsonl",
+		"proj/.hidden/x/s3.jsonl",
 		"notes.md",
 	}
 	for _, f := range files {
@@ -60,8 +62,12 @@ func TestWalkClassifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"proj/s1.jsonl"}; !reflect.DeepEqual(inv.Sessions, want) {
+	// Hidden folders are searched; only .git is left out, and reported.
+	if want := []string{".agent-runs/s2.jsonl", "proj/.hidden/x/s3.jsonl", "proj/s1.jsonl"}; !reflect.DeepEqual(inv.Sessions, want) {
 		t.Errorf("sessions = %v", inv.Sessions)
+	}
+	if want := []Refusal{{Path: "proj/.git", Reason: "a Git repository's .git folder; not searched"}}; !reflect.DeepEqual(inv.Refused, want) {
+		t.Errorf("refused = %v", inv.Refused)
 	}
 	if want := []string{"proj/s1/subagents/workflows/wf_1"}; !reflect.DeepEqual(inv.WorkflowDirs, want) {
 		t.Errorf("workflow dirs = %v", inv.WorkflowDirs)

@@ -332,10 +332,14 @@ type Transcript struct {
 	Helper bool  `json:"helper,omitempty"`
 	Meta   *Meta `json:"meta,omitempty"`
 
-	Lines     int            `json:"lines"` // non-blank lines read
-	Rows      int            `json:"rows"`  // lines that decoded to a JSON object
-	Types     map[string]int `json:"types"`
-	Malformed []Malformed    `json:"malformed,omitempty"`
+	Lines int `json:"lines"` // non-blank lines read
+	Rows  int `json:"rows"`  // lines that decoded to a JSON object
+	// ClaudeCodeRows counts the rows Claude Code wrote (a known row type with
+	// a sessionId, uuid, leafUuid or messageId); a file with none is not a
+	// transcript.
+	ClaudeCodeRows int            `json:"claude_code_rows"`
+	Types          map[string]int `json:"types"`
+	Malformed      []Malformed    `json:"malformed,omitempty"`
 	// OverCap counts lines longer than the line cap (also listed in Malformed).
 	OverCap int `json:"over_cap,omitempty"`
 	// Duplicates counts rows whose uuid an earlier row of the file already

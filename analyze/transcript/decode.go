@@ -34,6 +34,10 @@ type row struct {
 	} `json:"data"`
 	ParentToolUseID string `json:"parentToolUseID"`
 	UUID            string `json:"uuid"`
+	// LeafUUID and MessageID are read only to recognise Claude Code rows
+	// that carry neither sessionId nor uuid (summary, file-history-snapshot).
+	LeafUUID  string `json:"leafUuid"`
+	MessageID string `json:"messageId"`
 }
 
 type message struct {

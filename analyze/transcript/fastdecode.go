@@ -664,7 +664,8 @@ func (s *fastScanner) object(field func(k keyBytes) bool) bool {
 }
 
 var rowNames = []string{"type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
-	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid"}
+	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid",
+	"leafUuid", "messageId"}
 
 func (s *fastScanner) rowObject(r *row) bool {
 	return s.object(func(k keyBytes) bool {
@@ -720,6 +721,10 @@ func (s *fastScanner) rowObject(r *row) bool {
 			return s.str(&r.ParentToolUseID)
 		case 18:
 			return s.str(&r.UUID)
+		case 19:
+			return s.str(&r.LeafUUID)
+		case 20:
+			return s.str(&r.MessageID)
 		}
 		return s.skipValue()
 	})

@@ -161,6 +161,9 @@ func (b *builder) line(l jsonl.Line) {
 		typ = "(none)"
 	}
 	t.Types[typ]++
+	if isClaudeCodeRow(&r) {
+		t.ClaudeCodeRows++
+	}
 	if t.FirstRowLine == 0 {
 		t.FirstRowLine = l.N
 	}
@@ -521,4 +524,38 @@ func hashUUID(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// claudeCodeTypes are the row types Claude Code writes into a session or
+// subagent transcript (CLI 1.x to 2.1.2xx).
+var claudeCodeTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true,
+	"progress": true, "attachment": true, "queue-operation": true,
+	"file-history-snapshot": true, "permission-mode": true, "ai-title": true,
+	"custom-title": true, "agent-name": true, "last-prompt": true, "mode": true,
+	"worktree-state": true,
+}
+
+// isClaudeCodeRow is the one definition of "a row Claude Code wrote": a known
+// row type together with one of the envelope fields that every Claude Code
+// row carries (sessionId or uuid; summary rows carry leafUuid and file
+// snapshots messageId), or, without them, the shape the reference resume
+// gate reads (user and assistant rows with message content, queue-operation
+// rows with an operation), which hand-written test transcripts use. Other
+// JSON Lines files (application logs, exports of other tools) have neither,
+// so a .jsonl without such a row is not a transcript and never a run.
+func isClaudeCodeRow(r *row) bool {
+	if !claudeCodeTypes[r.Type] {
+		return false
+	}
+	if r.SessionID != "" || r.UUID != "" || r.LeafUUID != "" || r.MessageID != "" {
+		return true
+	}
+	switch r.Type {
+	case "user", "assistant":
+		return r.Message != nil && (r.Message.Content.isString || len(r.Message.Content.blocks) > 0)
+	case "queue-operation":
+		return r.Operation != ""
+	}
+	return false
 }

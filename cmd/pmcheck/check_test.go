@@ -27,14 +27,18 @@ func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
 // the same JSON document, byte for byte, as one check over everything.
 func TestShardedChecksMergeToTheFullReport(t *testing.T) {
 	tmp := t.TempDir()
-	code, _, errs := runIn(t, "../..", "check", "fixtures/runs", "--fail-level", "none", "--format", "json="+filepath.Join(tmp, "full.json"))
+	fixtures := reportFixtures(t, "../..")
+	for i, f := range fixtures {
+		fixtures[i] = strings.TrimPrefix(filepath.ToSlash(f), "../../")
+	}
+	code, _, errs := runIn(t, "../..", append([]string{"check", "--fail-level", "none", "--format", "json=" + filepath.Join(tmp, "full.json"), "--"}, fixtures...)...)
 	if code != 0 {
 		t.Fatalf("full check: exit %d: %s", code, errs)
 	}
 	var shards []string
 	for i := 1; i <= 3; i++ {
 		out := filepath.Join(tmp, "shard"+string(rune('0'+i))+".json")
-		code, _, errs := runIn(t, "../..", "check", "fixtures/runs", "--fail-level", "none", "--shard", string(rune('0'+i))+"/3", "--allow-empty", "--format", "json="+out)
+		code, _, errs := runIn(t, "../..", append([]string{"check", "--fail-level", "none", "--shard", string(rune('0'+i)) + "/3", "--allow-empty", "--format", "json=" + out, "--"}, fixtures...)...)
 		if code != 0 {
 			t.Fatalf("shard %d: exit %d: %s", i, code, errs)
 		}

@@ -1,0 +1,172 @@
+//go:build unix
+
+package main
+
+// A green check that can be trusted (issue 12; docs/reliability.md lists
+// these tests and the threat model): every way an input could be passed over
+// silently fails closed or is reported, and a run is identified by its file.
+// Inputs are built here in t.TempDir() from the committed fixtures.
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
+)
+
+// readFixture returns a committed fixture file.
+func readFixture(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(fixture(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestTrustJSONLinesOfAnotherKindAreNotRuns: application logs in JSON Lines
+// are not sessions. A folder of nothing but such files exits 2 ("no runs
+// found"); beside a real session, each is listed as a skipped input and the
+// run count names only the session.
+func TestTrustJSONLinesOfAnotherKindAreNotRuns(t *testing.T) {
+	logs := filepath.Join(t.TempDir(), "logs")
+	appLogs := map[string]string{
+		"api.jsonl":    `{"level":"info","ts":"2026-05-07T09:00:00Z","msg":"request","path":"/v1/items","status":200}` + "\n",
+		"worker.jsonl": `{"type":"job","id":"j1","sessionId":"s-1","state":"done"}` + "\n" + `{"type":"job","id":"j2","state":"failed"}` + "\n",
+		"audit.jsonl":  `{"type":"user","message":"login","uuid":"","actor":"alice"}` + "\n",
+	}
+	for name, body := range appLogs {
+		writeFile(t, filepath.Join(logs, name), []byte(body))
+	}
+	r := runPM(t, "check", logs)
+	oneLineError(t, r, ExitUsage, "no runs found")
+
+	writeFile(t, filepath.Join(logs, "40000000-0000-4000-8000-000000000007.jsonl"), readFixture(t, "detect-clean-ending/40000000-0000-4000-8000-000000000007.jsonl"))
+	rep, _ := checkJSON(t, logs)
+	if len(rep.Runs) != 1 {
+		t.Fatalf("%d runs, want only the session: %+v", len(rep.Runs), rep.Runs)
+	}
+	skipped := rep.problemsWith("none that Claude Code writes")
+	if len(skipped) != len(appLogs) {
+		t.Errorf("skipped inputs = %q; want each of the %d application logs", skipped, len(appLogs))
+	}
+}
+
+// TestTrustLaunchedWorkflowRunWithoutItsDirectory: a session that launched a
+// Workflow run whose directory is not in the input cannot be checked whole,
+// so check exits 2 with one line naming the launch and the missing folder
+// (replay already refused it). Also the real recording of this shape.
+func TestTrustLaunchedWorkflowRunWithoutItsDirectory(t *testing.T) {
+	r := runPM(t, "check", fixture("replay-launch-missing-rundir"))
+	oneLineError(t, r, ExitUsage, "30000000-0000-4000-8000-000000000013.jsonl:2:", "wf_gone0001", "/subagents/workflows/wf_gone0001/ is not in the input")
+	if corpus := os.Getenv("PMCHECK_CORPUS"); corpus != "" {
+		root := testcorpus.Require(t)
+		rec := filepath.Join(root, "ingo-eichhorst__Irrlicht/replaydata/agents/claudecode/scenarios/3-5_workflow-fanout")
+		r := runPM(t, "check", rec)
+		oneLineError(t, r, ExitUsage, "transcript.jsonl:10:", "whose run directory")
+	}
+}
+
+// TestTrustRunIsIdentifiedByItsFile: two files that carry one session id are
+// two runs. Findings of the incident are reported under the incident's file,
+// JUnit has a test case per file, and a baseline written for one file does not
+// suppress the same finding in the other.
+func TestTrustRunIsIdentifiedByItsFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	incident := readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl")
+	clean := bytes.ReplaceAll(readFixture(t, "detect-clean-ending/40000000-0000-4000-8000-000000000007.jsonl"),
+		[]byte("40000000-0000-4000-8000-000000000007"), []byte("40000000-0000-4000-8000-000000000001"))
+	writeFile(t, filepath.Join(dir, "incident.jsonl"), incident)
+	writeFile(t, filepath.Join(dir, "clean.jsonl"), clean)
+
+	out := t.TempDir()
+	r := runPM(t, "check", "--fail-level", "warning", "--format", "text", "--format", "json="+filepath.Join(out, "r.json"), "--format", "junit="+filepath.Join(out, "r.xml"), dir)
+	if r.code != ExitFindings {
+		t.Fatalf("exit %d, want 1: %s", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(line, "run: session") && !strings.HasSuffix(line, "incident.jsonl") {
+			t.Errorf("finding reported under another run: %s", line)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "r.json"))
+	rep := parseReport(t, string(data))
+	if len(rep.Runs) != 2 || len(rep.Findings) == 0 {
+		t.Fatalf("%d runs and %d findings; want 2 runs and findings", len(rep.Runs), len(rep.Findings))
+	}
+	var junit struct {
+		Suites []struct {
+			Cases []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, _ = os.ReadFile(filepath.Join(out, "r.xml"))
+	if err := xml.Unmarshal(data, &junit); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range junit.Suites {
+		var names []string
+		for _, c := range s.Cases {
+			names = append(names, filepath.Base(c.Name))
+		}
+		if len(names) != 2 || names[0] != "clean.jsonl" || names[1] != "incident.jsonl" {
+			t.Fatalf("JUnit test cases %q; want one per file", names)
+		}
+	}
+
+	// A baseline accepted for the incident must not hide it in a copy.
+	base := filepath.Join(out, "baseline.yml")
+	if r := runPM(t, "check", "--fail-level", "warning", "--write-baseline", base, "--format", "json="+filepath.Join(out, "b.json"), dir); r.code != ExitFindings {
+		t.Fatalf("write-baseline: exit %d: %s", r.code, r.stderr)
+	}
+	writeFile(t, filepath.Join(dir, "copy.jsonl"), incident)
+	r = runPM(t, "check", "--fail-level", "warning", "--baseline", base, "--format", "json", dir)
+	if r.code != ExitFindings {
+		t.Fatalf("with the baseline: exit %d, want 1 (the copy's findings are not baselined): %s", r.code, r.stderr)
+	}
+	rep = parseReport(t, r.stdout)
+	open := 0
+	for _, f := range rep.Findings {
+		inCopy := filepath.Base(f.Evidence[0].File) == "copy.jsonl"
+		switch {
+		case inCopy && f.Suppressed:
+			t.Errorf("finding %s of copy.jsonl suppressed by the incident's baseline", f.RuleID)
+		case inCopy:
+			open++
+		case !f.Suppressed:
+			t.Errorf("finding %s of %s not suppressed by its own baseline", f.RuleID, f.Evidence[0].File)
+		}
+	}
+	if open == 0 {
+		t.Errorf("no open finding in copy.jsonl")
+	}
+}
+
+// TestTrustHiddenFoldersAreSearched: every folder is searched except a
+// repository's .git, which is reported as skipped. A failing run under
+// .agent-runs/, .claude-sessions/ or .hidden/ fails the check of the parent.
+func TestTrustHiddenFoldersAreSearched(t *testing.T) {
+	for _, hidden := range []string{".agent-runs", ".claude-sessions", ".hidden/deep"} {
+		t.Run(hidden, func(t *testing.T) {
+			root := t.TempDir()
+			copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(root, hidden))
+			writeFile(t, filepath.Join(root, ".git", "logs.jsonl"), readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl"))
+			r := runPM(t, "check", "--format", "json", root)
+			if r.code != ExitFindings {
+				t.Fatalf("exit %d, want 1 (the run under %s fails): %s", r.code, hidden, r.stderr)
+			}
+			rep := parseReport(t, r.stdout)
+			if len(rep.Runs) != 1 {
+				t.Errorf("%d runs; want the one under %s (not .git's)", len(rep.Runs), hidden)
+			}
+			if len(rep.problemsWith(".git folder; not searched")) != 1 {
+				t.Errorf("the skipped .git folder is not reported: %+v", rep.Inputs.Problems)
+			}
+		})
+	}
+}
