@@ -33,7 +33,6 @@ echo "== build"
 go build -o "$WORK/pmcheck" ./cmd/pmcheck
 go build -o "$WORK/gencorpus" ./bench/gencorpus
 go build -o "$WORK/timeit" ./bench/timeit
-go build -o "$WORK/gen" ./fixtures/gen
 
 echo "== corpora (deterministic; reused when present)"
 gen() { # gen DIR CMD... : write DIR with CMD unless it is complete
@@ -47,7 +46,7 @@ gen() { # gen DIR CMD... : write DIR with CMD unless it is complete
 	printf '%-10s %6s files %8s\n' "$(basename "$dir")" "$(find "$dir" -name '*.jsonl' | wc -l | tr -d ' ')" "$(du -sh "$dir" | cut -f1)"
 }
 gen "$WORK/large" "$WORK/gencorpus" -shape large -out "$WORK/large"
-gen "$WORK/fleet" "$WORK/gen" -scale "$FLEET" -out "$WORK/fleet"
+gen "$WORK/fleet" "$WORK/pmcheck" fixtures write --scale "$FLEET" "$WORK/fleet"
 gen "$WORK/huge" "$WORK/gencorpus" -shape huge -size "$HUGE_MIB" -out "$WORK/huge"
 gen "$WORK/wf6h" "$WORK/gencorpus" -shape workflow -span 6h -out "$WORK/wf6h"
 gen "$WORK/wf6m" "$WORK/gencorpus" -shape workflow -span 6m -out "$WORK/wf6m"

@@ -59,7 +59,7 @@ func TestEveryDefaultRuleHasDocsAndFixtures(t *testing.T) {
 			dir := filepath.Join("..", "fixtures", "runs", "rule-"+r.ID+"-"+side)
 			entries, err := os.ReadDir(dir)
 			if err != nil || len(entries) == 0 {
-				t.Errorf("%s has no %s fixture: add rule-%s-%s to fixtures/gen/scenarios_rules.go and regenerate", r.ID, side, r.ID, side)
+				t.Errorf("%s has no %s fixture: add rule-%s-%s to fixtures/gen/scenarios_rules.go and regenerate (go run ./cmd/pmcheck fixtures write --all fixtures/runs)", r.ID, side, r.ID, side)
 			}
 		}
 	}

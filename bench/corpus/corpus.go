@@ -1,5 +1,5 @@
 // Package corpus writes synthetic Claude Code transcripts for benchmarks:
-// a fleet of sessions (fixtures/gen -scale N), one large session with
+// a fleet of sessions (`pmcheck fixtures write --scale N`), one large session with
 // subagents, one huge transcript, and a Workflow run at two time scales.
 // The shapes are modelled on ../shared/corpus (see docs/performance.md):
 // the row-type mix by count, tool-output sizes by percentile, tool names, and

@@ -1,5 +1,5 @@
 // Command gencorpus writes the benchmark corpora of bench/run.sh that are not
-// a fleet (the fleet is `go run ./fixtures/gen -scale N -out DIR`):
+// a fleet (the fleet is `pmcheck fixtures write --scale N DIR`):
 //
 //	go run ./bench/gencorpus -shape large -out DIR    # 11 MB parent + 35 MB of subagents
 //	go run ./bench/gencorpus -shape huge -size 1024 -out DIR   # one transcript of 1024 MiB

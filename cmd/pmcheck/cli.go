@@ -20,12 +20,13 @@ const (
 
 // CLI is the whole command line. Each command lives in its own file.
 type CLI struct {
-	Check   CheckCmd   `cmd:"" help:"Analyze runs, evaluate rules and write reports (the CI command)."`
-	Replay  ReplayCmd  `cmd:"" help:"Print what agent-postmortem watch would have printed for a Workflow run, and when."`
-	Scan    ScanCmd    `cmd:"" help:"List every run under a root."`
-	Render  RenderCmd  `cmd:"" help:"Render saved JSON reports in another format (merges several)."`
-	Rules   RulesCmd   `cmd:"" help:"List, explain and validate rules."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+	Check    CheckCmd    `cmd:"" help:"Analyze runs, evaluate rules and write reports (the CI command)."`
+	Replay   ReplayCmd   `cmd:"" help:"Print what agent-postmortem watch would have printed for a Workflow run, and when."`
+	Scan     ScanCmd     `cmd:"" help:"List every run under a root."`
+	Render   RenderCmd   `cmd:"" help:"Render saved JSON reports in another format (merges several)."`
+	Rules    RulesCmd    `cmd:"" help:"List, explain and validate rules."`
+	Fixtures FixturesCmd `cmd:"" help:"List the built-in scenario runs and write them into a folder (deterministic)."`
+	Version  VersionCmd  `cmd:"" help:"Print the version."`
 }
 
 // Env is what every command's Run receives: the process's streams, so tests run
