@@ -20,6 +20,8 @@ const (
 
 // CLI is the whole command line. Each command lives in its own file.
 type CLI struct {
+	VersionFlag versionFlag `name:"version" help:"Print the version and exit."`
+
 	Check    CheckCmd    `cmd:"" help:"Analyze runs, evaluate rules and write reports (the CI command)."`
 	Replay   ReplayCmd   `cmd:"" help:"Print what agent-postmortem watch would have printed for a Workflow run, and when."`
 	Scan     ScanCmd     `cmd:"" help:"List every run under a root."`

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestReleaseVersion(t *testing.T) {
+	for _, c := range []struct {
+		mod, want string
+		ok        bool
+	}{
+		{"v0.2.0", "0.2.0", true},
+		{"v1.0.0-rc.1", "1.0.0-rc.1", true},
+		{"(devel)", "", false},
+		{"", "", false},
+		{"v0.0.0-20261130203904-b44857f2dea8", "", false},
+		{"v0.2.1-0.20261130203904-b44857f2dea8", "", false},
+		{"v0.2.0-rc.1.0.20261130203904-b44857f2dea8", "", false},
+		{"v0.2.0+dirty", "", false},
+		{"v0.0.0-20261130203904-b44857f2dea8+dirty", "", false},
+		{"0.2.0", "", false},
+	} {
+		got, ok := releaseVersion(c.mod)
+		if got != c.want || ok != c.ok {
+			t.Errorf("releaseVersion(%q) = %q, %v; want %q, %v", c.mod, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestVersionFlagAndCommand: both forms print the same line, exit 0, and
+// --version works without a command.
+func TestVersionFlagAndCommand(t *testing.T) {
+	var a, b, errb bytes.Buffer
+	if code := Run([]string{"--version"}, strings.NewReader(""), &a, &errb); code != 0 {
+		t.Fatalf("--version: exit %d (%s)", code, errb.String())
+	}
+	if code := Run([]string{"version"}, strings.NewReader(""), &b, &errb); code != 0 {
+		t.Fatalf("version: exit %d (%s)", code, errb.String())
+	}
+	if a.String() != b.String() || !strings.HasPrefix(a.String(), "pmcheck "+Version) {
+		t.Errorf("--version printed %q, version printed %q", a.String(), b.String())
+	}
+}
