@@ -400,6 +400,12 @@ func (a *analysis) gitJoin() {
 				}
 			}
 		}
+		// Work the ledger could not see (a write through an interpreter, a
+		// commit that printed no id) cannot be shown to be off the branch:
+		// when the branch changes anything, unknown work counts as on it.
+		if (k.ledger.Partial || k.ledger.CommitsUnknown) && (len(b.Commits) > 0 || len(b.Paths) > 0) {
+			k.onBranch = true
+		}
 	}
 }
 

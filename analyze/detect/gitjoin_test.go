@@ -100,3 +100,49 @@ func TestReviewFileOnTheBranch(t *testing.T) {
 		t.Fatalf("a review file for another agent counted: %+v", s)
 	}
 }
+
+// TestTrustUnknownKilledWorkIsNotOffTheBranch: a killed subagent that wrote
+// through an interpreter (python3 -c) and committed quietly (git commit -q,
+// no id printed) has a partial ledger. Its work cannot be shown to be off a
+// branch that changed anything, so the join puts it on the branch; a branch
+// that changes nothing does not.
+func TestTrustUnknownKilledWorkIsNotOffTheBranch(t *testing.T) {
+	run := loadRun(t, "detect-sync-killed", model.KindSession)
+	for _, a := range run.Agents {
+		for _, c := range a.ToolCalls {
+			switch c.Name {
+			case "Write":
+				c.Name, c.FilePath = "Bash", ""
+				c.Command = `python3 -c "open('disclosure.md','w').write('x')"`
+			case "Bash":
+				c.Command = "git commit -qam wip"
+				if c.Result != nil {
+					c.Result.Text, c.Result.TextLen = "", 0
+				}
+			}
+		}
+	}
+	r := gittest.NewRepo(t)
+	r.Git("checkout", "-q", "-b", "feat", "main")
+	r.Write("disclosure.md", "written by python\n")
+	r.Commit("wip")
+	b, err := gitjoin.Join(r.Dir, "main", "feat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := subagent(t, detect.Analyze(run, detect.Options{Git: b}), "toolu_kill01")
+	if !s.PathsPartial || !s.CommitsUnknown || len(s.Commits) != 0 {
+		t.Fatalf("the ledger should be partial with an unknown commit: %+v", s)
+	}
+	if !s.OnShippedBranch {
+		t.Fatalf("unknown work of a killed agent read as not on the branch: %+v", s)
+	}
+	r.Git("checkout", "-q", "-b", "empty", "main")
+	b, err = gitjoin.Join(r.Dir, "main", "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := subagent(t, detect.Analyze(run, detect.Options{Git: b}), "toolu_kill01"); s.OnShippedBranch {
+		t.Fatalf("a branch that changes nothing carries no work: %+v", s)
+	}
+}
