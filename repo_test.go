@@ -4,6 +4,7 @@ package pmcheck_test
 
 import (
 	"bytes"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -104,6 +105,67 @@ func TestDataFlowsOneWay(t *testing.T) {
 		})
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestDecisionsDefinedOnce: the cause phrases, the kill sentinel and the
+// segment-mark pattern each sit in exactly one string literal of the
+// program (test files and the fixture generator, which writes data, aside),
+// so the detectors and the replay cannot drift apart on them.
+func TestDecisionsDefinedOnce(t *testing.T) {
+	exact := []string{
+		"interrupted before finishing", "usage limit reached", "API error", "ran out of context",
+		"cause not recorded", "hit a usage limit", "ended on an API error",
+	}
+	contains := []string{"[Request interrupted by user", `outstanding=(\d+)`}
+	counts := map[string][]string{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" || p == filepath.Join("fixtures", "gen") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			v, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			for _, e := range exact {
+				if v == e {
+					counts[e] = append(counts[e], p)
+				}
+			}
+			for _, c := range contains {
+				if strings.Contains(v, c) {
+					counts[c] = append(counts[c], p)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append(exact, contains...) {
+		if len(counts[s]) != 1 {
+			t.Errorf("%q is written %d times (%v); define it once and refer to it", s, len(counts[s]), counts[s])
 		}
 	}
 }

@@ -40,7 +40,7 @@ var fieldDocs = map[string]string{
 	"subagent.description":        "the call's description, as the parent wrote it",
 	"subagent.mode":               "`sync` (foreground) or `async` (run in the background)",
 	"subagent.agent_id":           "the child agent's id, when it could be linked",
-	"subagent.outcome":            "`completed`, `killed`, `failed`, `stopped`, `launched-never-returned` or `terminated-early`",
+	"subagent.outcome":            "`completed`, `killed`, `failed`, `stopped`, `terminated-early`, `unknown`, `rejected`, `launched-never-returned` or `open-at-end`",
 	"subagent.signature":          "`A` (killed synchronous subagent), `B` (killed asynchronous subagent) or empty",
 	"subagent.rule":               "which detector rule matched, e.g. `A:prefix-anchored`, `B:queue-balance`, `B:user-row`",
 	"subagent.segment":            "the 1-based resume segment the call belongs to",

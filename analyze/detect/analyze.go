@@ -18,6 +18,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -225,8 +226,9 @@ func (a *analysis) subagentFacts() {
 			Segment: scan.Segments.SegmentOf(sc.At.Line),
 		}
 		f.InLastSegment = f.Segment == scan.Segments.Count
-		outcome, known := subagentOutcome(sc)
-		f.Outcome = outcome
+		end := interpret.SubagentOutcome(sc, interpret.Polls(owner, sc.AgentID))
+		f.Outcome = end.Outcome
+		known := end.At
 		for _, h := range scan.Hits {
 			if h.ToolUseID == sc.ToolUseID {
 				f.Signature, f.Rule = h.Signature, h.Rule
@@ -238,10 +240,9 @@ func (a *analysis) subagentFacts() {
 			// The notice proves a kill even outside the current segment.
 			f.Outcome = OutcomeTerminatedEarly
 		}
-		f.Killed = terminatedEarly(f.Outcome, sc.Mode) || f.Signature != ""
+		f.Killed = interpret.TerminatedEarly(f.Outcome, sc.Mode) || f.Signature != ""
 		if f.Outcome == OutcomeCompleted && sc.Child != nil {
-			cause, _ := Ending(sc.Child)
-			f.FalseDone = cause != ""
+			f.FalseDone = interpret.EndingOf(sc.Child).Failed()
 		}
 		l := ledgerOf(sc.Child, a.classify)
 		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown

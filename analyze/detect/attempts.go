@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -28,25 +28,20 @@ func (a *analysis) attemptFacts() {
 			Time: at.Started.Time, At: at.Started,
 		}
 		t := at.Transcript
-		cause, detail := Ending(t)
-		switch at.ClosedBy {
-		case "completed":
-			f.Outcome = model.OutcomeCompleted
-			f.FalseDone = cause != ""
+		end := interpret.EndingOf(t)
+		f.Outcome = interpret.AttemptOutcome(at)
+		switch f.Outcome {
+		case model.OutcomeCompleted:
+			f.FalseDone = end.Failed()
 			if f.FalseDone {
-				f.FailureCause = cause
+				f.FailureCause = end.Phrase()
 			}
-		case "failed":
-			f.Outcome = model.OutcomeFailed
-			f.FailureCause = failureCause(t, cause, detail)
-		default:
-			f.Outcome = model.OutcomeOpen
-			if at.SupersededBy > 0 && endsInSentinel(t) {
-				// KILL: the runtime restarted the key and this attempt's last
-				// user row is the kill sentinel.
-				f.Outcome = model.OutcomeKilled
-				f.SilenceSeconds = killSilence(t)
-			}
+		case model.OutcomeFailed:
+			f.FailureCause = failureCause(t, end)
+		case model.OutcomeKilled:
+			f.SilenceSeconds = killSilence(t)
+		}
+		if at.ClosedBy == "" {
 			f.NeverReturned = at.Ordinal == last[at.Key]
 		}
 		if at.Closed != nil && f.Outcome != model.OutcomeOpen && f.Outcome != model.OutcomeKilled {
@@ -103,11 +98,6 @@ func attemptKnownAt(at *model.Attempt, t *model.Transcript) model.Evidence {
 	return at.Started
 }
 
-// endsInSentinel: the last user row begins with the kill sentinel.
-func endsInSentinel(t *model.Transcript) bool {
-	return t != nil && t.Tail.LastUser != nil && strings.HasPrefix(strings.TrimSpace(t.Tail.LastUser.Text), harness.KillSentinelPrefix)
-}
-
 // killSilence runs from the last meaningful row before the sentinel to the
 // sentinel (row timestamps), rounded half to even like Python's round; -1
 // when a timestamp is missing or the difference is negative.
@@ -124,16 +114,12 @@ func killSilence(t *model.Transcript) float64 {
 }
 
 // failureCause phrases why a failed attempt failed, from its transcript's end.
-func failureCause(t *model.Transcript, cause, detail string) string {
+func failureCause(t *model.Transcript, end interpret.Ending) string {
 	switch {
-	case t == nil:
-		return CauseNotRecorded
-	case cause == "":
-		return CauseNotRecorded
-	case cause == CauseInterrupted:
-		return cause
-	case detail != "":
-		return cause + ": " + detail
+	case t == nil || !end.Failed():
+		return interpret.PhraseNotRecorded
+	case end.Marker == interpret.MarkerKillSentinel || end.Detail == "":
+		return end.Phrase()
 	}
-	return cause
+	return end.Phrase() + ": " + end.Detail
 }

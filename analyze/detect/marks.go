@@ -2,7 +2,6 @@ package detect
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,15 +10,10 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
-// The resume-gate segment mark (seed 002, research/peers.md §4):
-//
-//	<prefix>outstanding=<n> payload=<base64 of the items joined by U+001F>
-//
-// where <prefix> is harness.SegmentMarkPrefix. The pattern matches anywhere in
-// a raw row (the mark sits mid-string in a system reminder); the payload group
-// stops at the first character outside the base64 alphabet, so quotes,
-// escaped newlines and prose after the mark end it naturally.
-var MarkPattern = regexp.MustCompile(regexp.QuoteMeta(harness.SegmentMarkPrefix) + `outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)
+// MarkPattern is the resume-gate segment mark (harness.SegmentMarkPattern):
+// the hook writes it at the end of its additional context; the items are the
+// base64 of the outstanding descriptions joined by U+001F.
+var MarkPattern = harness.SegmentMarkPattern
 
 // markItemSeparator joins the items inside the payload.
 const markItemSeparator = "\x1f"

@@ -7,7 +7,10 @@
 // the compiler cannot fold into one constant.
 package harness
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // PartialNotice returns the harness's partial-output notice, the text the
 // runtime writes into a killed synchronous subagent's tool result.
@@ -25,3 +28,11 @@ const KillSentinelPrefix = "[Request interrupted by user"
 
 // SegmentMarkPrefix starts a resume-gate segment mark.
 const SegmentMarkPrefix = "[resume-gate] segment-mark v1 "
+
+// SegmentMarkPattern matches a segment mark in a text:
+//
+//	<prefix>outstanding=<n> payload=<base64 of the items joined by U+001F>
+//
+// The payload group stops at the first character outside the base64
+// alphabet, so quotes, escaped newlines and prose after the mark end it.
+var SegmentMarkPattern = regexp.MustCompile(regexp.QuoteMeta(SegmentMarkPrefix) + `outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)

@@ -88,7 +88,7 @@ type SubagentFact struct {
 	Description string `json:"description" expr:"description"`
 	Mode        string `json:"mode" expr:"mode"` // sync | async
 	AgentID     string `json:"agent_id" expr:"agent_id"`
-	// Outcome: completed | killed | failed | stopped | launched-never-returned | terminated-early.
+	// Outcome: completed | killed | failed | stopped | terminated-early | unknown | rejected | launched-never-returned | open-at-end (package interpret decides).
 	Outcome string `json:"outcome" expr:"outcome"`
 	// Signature: "A", "B" or "" (none).
 	Signature string `json:"signature" expr:"signature"`

@@ -229,6 +229,11 @@ type ResultExtra struct {
 	BackgroundTaskID string `json:"background_task_id,omitempty"`
 	// ResultString is set when toolUseResult is a plain string (errors, rejections).
 	ResultString string `json:"result_string,omitempty"`
+	// PollTaskID and PollStatus are what an output poll (TaskOutput and its
+	// older names) says of the task it read: its id and its status
+	// (running, completed, failed, killed, …).
+	PollTaskID string `json:"poll_task_id,omitempty"`
+	PollStatus string `json:"poll_status,omitempty"`
 }
 
 // noExtra stands for the rare fields of a result that has none; read only.
@@ -262,6 +267,12 @@ func (r *ToolResult) BackgroundTaskID() string { return r.extra().BackgroundTask
 
 // ResultString is toolUseResult when it is a plain string (errors, rejections).
 func (r *ToolResult) ResultString() string { return r.extra().ResultString }
+
+// PollTaskID is the task id an output poll's result names.
+func (r *ToolResult) PollTaskID() string { return r.extra().PollTaskID }
+
+// PollStatus is the task status an output poll's result reports.
+func (r *ToolResult) PollStatus() string { return r.extra().PollStatus }
 
 // Notification is one <task-notification>, delivered either as a queue-operation
 // enqueue (older CLIs, the resume-gate reference rule) or as a user row.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
-	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -159,7 +159,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 	}
 	for _, a := range run.Attempts {
 		name := agentName(a.AgentID, fmt.Sprintf("%s#%d", shortKey(a.Key), a.Ordinal))
-		observed := observedOutcome(run, a)
+		observed := observedOutcome(a)
 		var s Stream
 		if a.Transcript != nil {
 			s = StreamOf(a.Transcript, name, a.Key, a.Ordinal)
@@ -247,19 +247,9 @@ func runtimeStall(s Stream, until time.Time, o WatchdogOptions) *WatchdogEvent {
 	return nil
 }
 
-// observedOutcome is what the files say happened to an attempt: killed
-// (superseded and its transcript ends in the kill sentinel), completed,
-// failed, or open.
-func observedOutcome(run *model.Run, a *model.Attempt) string {
-	if a.ClosedBy == model.OutcomeCompleted || a.ClosedBy == model.OutcomeFailed {
-		return a.ClosedBy
-	}
-	if a.SupersededBy > 0 && a.Transcript != nil && a.Transcript.Tail.LastUser != nil &&
-		strings.HasPrefix(a.Transcript.Tail.LastUser.Text, harness.KillSentinelPrefix) {
-		return model.OutcomeKilled
-	}
-	return model.OutcomeOpen
-}
+// observedOutcome is what the files say happened to an attempt (the same
+// reading the detectors use).
+func observedOutcome(a *model.Attempt) string { return interpret.AttemptOutcome(a) }
 
 func shortKey(k string) string {
 	if len(k) > 14 {

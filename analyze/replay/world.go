@@ -7,7 +7,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
 	"github.com/pmcheck/pmcheck/analyze/discover"
-	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -164,7 +164,7 @@ func agentOf(id string, t *model.Transcript, start time.Time, ledger LedgerFunc)
 	if u := t.Tail.LastUser; u != nil {
 		a.HasLastUser = true
 		a.LastUserAt, a.LastUserLine = at(u), u.Line
-		a.LastUserKill = strings.HasPrefix(u.Text, harness.KillSentinelPrefix)
+		a.LastUserKill = interpret.IsKillSentinel(u.Text)
 		if p := t.Tail.MeaningfulBeforeLastUser; p != nil && !p.Timestamp.IsZero() && !u.Timestamp.IsZero() {
 			if d := u.Timestamp.Sub(p.Timestamp); d >= 0 {
 				a.SilenceKnown, a.SilenceSeconds = true, d.Seconds()
@@ -177,7 +177,7 @@ func agentOf(id string, t *model.Transcript, start time.Time, ledger LedgerFunc)
 	if e := t.Tail.LastEvent; e != nil {
 		a.HasLast = true
 		a.LastEventAt = at(e)
-		a.Cause = CauseOf(e)
+		a.Cause = causeOf(interpret.EndingOf(t))
 	} else {
 		a.Cause = Cause{Phrase: CauseNotRecorded}
 	}

@@ -54,8 +54,8 @@ func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
 	return b.finish(), nil
 }
 
-// markRE matches a resume-gate segment mark anywhere in a text.
-var markRE = regexp.MustCompile(`\[resume-gate\] segment-mark v1 outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)
+// markRE matches a resume-gate segment mark in a text.
+var markRE = harness.SegmentMarkPattern
 
 // markProbe is a part of every mark that survives JSON-escaping its bracket;
 // only rows holding it are searched for marks. It starts at the "v" of "v1":
@@ -388,6 +388,9 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 			extra.TailAgentID = ms[len(ms)-1][1]
 		}
 	}
+	if name := b.names[blk.ToolUseID]; name == "TaskOutput" || name == "BashOutput" {
+		extra.PollTaskID, extra.PollStatus = pollHead(text)
+	}
 	if u := &r.ToolUseResult; u.present {
 		if u.str != "" {
 			extra.ResultString = capString(u.str, model.TextHeadLimit)
@@ -409,6 +412,20 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		// file at all: decided when the call shows up or the file ends.
 		b.pending[blk.ToolUseID] = append(b.pending[blk.ToolUseID], res)
 	}
+}
+
+// pollHead reads the task id and status an output poll reports. They sit in
+// the result's header elements, above <output>: the polled task's own output
+// (text the agent wrote) may hold the same tags and is not read.
+func pollHead(text string) (taskID, status string) {
+	head := text
+	if i := strings.Index(head, "<output>"); i >= 0 {
+		head = head[:i]
+	}
+	if len(head) > 4<<10 {
+		head = head[:4<<10]
+	}
+	return strings.TrimSpace(element(head, "task_id")), strings.TrimSpace(element(head, "status"))
 }
 
 // finish gives rows above the file's first timestamp that timestamp as their
