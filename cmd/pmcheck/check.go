@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/report"
@@ -70,47 +69,19 @@ func (c *CheckCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := analyze.Load(paths, lopts)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	if len(res.Errors) > 0 {
-		for _, e := range res.Errors[1:] {
-			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", e)
-		}
-		return usageError("%s", res.Errors[0])
-	}
-	if len(res.Runs) == 0 && !c.AllowEmpty {
-		return usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
-	}
-	// The rule file's settings configure the detectors; flags override them.
-	set := pack.Settings
-	dopts := detect.Options{
-		PublishTools: set.PublishTools,
-		DeployLabels: set.DeployLabels,
-		Review: detect.ReviewOptions{
-			Trailers:         set.ReviewTrailers,
-			FilePatterns:     set.ReviewFiles,
-			ReviewerKeywords: set.ReviewerKeywords,
-		},
-	}
-	if len(c.PublishTools) > 0 {
-		dopts.PublishTools = c.PublishTools
-	}
-	if len(c.DeployLabels) > 0 {
-		dopts.DeployLabels = c.DeployLabels
-	}
+	pipe := pipeline{Pack: pack, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}
 	if c.Git != "" {
-		branch, err := gitjoin.Join(c.Git, c.Base, c.Head)
-		if err != nil {
+		if pipe.Git, err = gitjoin.Join(c.Git, c.Base, c.Head); err != nil {
 			return usageError("%v", err)
 		}
-		dopts.Git = branch
 	}
-	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: dopts})
-	findings, err := rules.Evaluate(pack, facts)
+	ev, err := pipe.run(env, paths)
 	if err != nil {
-		return usageError("%v", err)
+		return err
+	}
+	res, facts, findings := ev.Res, ev.Facts, ev.Findings
+	if len(res.Runs) == 0 && !c.AllowEmpty {
+		return usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
 	if c.WriteBaseline != "" {
 		var b bytes.Buffer

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/rules"
+)
+
+// pipeline is the one path from input paths to findings: load the runs,
+// derive their facts with the detectors configured by the rule pack's
+// settings (and the flags that override them), evaluate the rules. check and
+// `rules test` both run it, so a rule test sees exactly what check reports.
+type pipeline struct {
+	Pack *rules.Pack
+	Load analyze.Options
+	// PublishTools and DeployLabels override the rule file's settings when
+	// set; Git is the branch under check (nil: no git join).
+	PublishTools []string
+	DeployLabels []string
+	Git          *gitjoin.Branch
+}
+
+// evaluated is what the pipeline produced.
+type evaluated struct {
+	Res      *analyze.Result
+	Facts    []model.Facts
+	Findings []rules.Finding
+}
+
+// run loads paths and evaluates the rules. Unreadable inputs are a usage
+// error (exit 2): every problem but the first goes to stderr, the first is the
+// error. No runs is not an error here; callers decide what it means.
+func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
+	res, err := analyze.Load(paths, p.Load)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	if len(res.Errors) > 0 {
+		for _, e := range res.Errors[1:] {
+			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", e)
+		}
+		return nil, usageError("%s", res.Errors[0])
+	}
+	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: p.detectOptions()})
+	findings, err := rules.Evaluate(p.Pack, facts)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	return &evaluated{Res: res, Facts: facts, Findings: findings}, nil
+}
+
+// detectOptions: the rule file's settings configure the detectors; flags
+// override them.
+func (p pipeline) detectOptions() detect.Options {
+	set := p.Pack.Settings
+	dopts := detect.Options{
+		PublishTools: set.PublishTools,
+		DeployLabels: set.DeployLabels,
+		Review: detect.ReviewOptions{
+			Trailers:         set.ReviewTrailers,
+			FilePatterns:     set.ReviewFiles,
+			ReviewerKeywords: set.ReviewerKeywords,
+		},
+		Git: p.Git,
+	}
+	if len(p.PublishTools) > 0 {
+		dopts.PublishTools = p.PublishTools
+	}
+	if len(p.DeployLabels) > 0 {
+		dopts.DeployLabels = p.DeployLabels
+	}
+	return dopts
+}
