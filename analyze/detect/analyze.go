@@ -472,8 +472,13 @@ func (a *analysis) shipFacts() {
 	}
 }
 
-func (a *analysis) isPublishTool(name string) bool {
-	for _, p := range a.opts.PublishTools {
+func (a *analysis) isPublishTool(name string) bool { return IsPublishTool(name, a.opts.PublishTools) }
+
+// IsPublishTool reports whether a non-Bash tool call publishes: its name is
+// one of patterns (exact, or a path.Match pattern such as "mcp__*__publish*").
+// The CI check's ship facts and the resume-gate hook both ask it.
+func IsPublishTool(name string, patterns []string) bool {
+	for _, p := range patterns {
 		if p == name {
 			return true
 		}

@@ -29,6 +29,7 @@ type CLI struct {
 	Rules    RulesCmd    `cmd:"" help:"List, explain and validate rules."`
 	Fixtures FixturesCmd `cmd:"" help:"List the built-in scenario runs and write them into a folder (deterministic)."`
 	Version  VersionCmd  `cmd:"" help:"Print the version."`
+	Hook     HookCmd     `cmd:"" help:"The resume gate as Claude Code hooks: session-start, pre-tool-use, install."`
 }
 
 // Env is what every command's Run receives: the process's streams, so tests run

@@ -1,0 +1,137 @@
+package hook
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hostile or surprising hook inputs. Each gets the resume gate's exit: 2 with
+// one stderr line for anything the gate does not understand (PreToolUse then
+// blocks, SessionStart only shows the line), and the single allowance for a
+// transcript file that does not exist.
+
+func assertFails(t *testing.T, r Result, want string) {
+	t.Helper()
+	if r.Exit != ExitError || len(r.Stdout) != 0 {
+		t.Fatalf("exit %d stdout %q, want exit 2 and no output", r.Exit, r.Stdout)
+	}
+	if r.Stderr == "" || strings.Contains(r.Stderr, "\n") || !strings.Contains(r.Stderr, want) {
+		t.Fatalf("stderr %q: want one line containing %q", r.Stderr, want)
+	}
+}
+
+func TestHostileMissingKeys(t *testing.T) {
+	p := writeTranscript(t, agentCall("toolu_k", "X"), killedResult("toolu_k"))
+	assertFails(t, PreToolUse(input(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git push"}}), Config{}),
+		`no "transcript_path"`)
+	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p}), Config{}), `no "tool_name"`)
+	assertFails(t, SessionStart(input(map[string]any{"source": "resume"}), Config{}), `no "transcript_path"`)
+	assertFails(t, SessionStart(input(map[string]any{"transcript_path": p}), Config{}), `no "source"`)
+	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": 7, "tool_name": "Bash"}), Config{}), `"transcript_path" is not a string`)
+	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash", "tool_input": "git push"}), Config{}), `"tool_input" is not an object`)
+	assertFails(t, PreToolUse(strings.NewReader("not json"), Config{}), "not a JSON object")
+	assertFails(t, PreToolUse(strings.NewReader(""), Config{}), "not a JSON object")
+	assertFails(t, SessionStart(strings.NewReader("[1,2]"), Config{}), "detector failed")
+}
+
+func TestHostileTranscriptPathIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	r := PreToolUse(bashInput(dir, "git push"), Config{})
+	assertFails(t, r, "is a directory")
+	if !strings.Contains(r.Stderr, "blocking to stay safe") {
+		t.Fatalf("PreToolUse stderr %q", r.Stderr)
+	}
+	r = SessionStart(resume(dir), Config{})
+	assertFails(t, r, "is a directory")
+	if !strings.Contains(r.Stderr, "unguarded") {
+		t.Fatalf("SessionStart stderr %q", r.Stderr)
+	}
+}
+
+func TestHostileUnreadableTranscript(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any file")
+	}
+	p := writeTranscript(t, agentCall("toolu_k", "X"), killedResult("toolu_k"))
+	os.Chmod(p, 0)
+	assertFails(t, PreToolUse(bashInput(p, "git push"), Config{}), "permission denied")
+}
+
+// TestMissingTranscriptAllowsWithASystemMessage is the one exception: no
+// file means a session that was never persisted, never resumed and never
+// marked, so blocking protects nothing; the call proceeds and the message
+// names the cause and the remedy.
+func TestMissingTranscriptAllowsWithASystemMessage(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone", sessionID+".jsonl")
+	for name, r := range map[string]Result{
+		"PreToolUse":   PreToolUse(bashInput(missing, "git push"), Config{}),
+		"SessionStart": SessionStart(resume(missing), Config{}),
+	} {
+		if r.Exit != 0 || r.Stderr != "" {
+			t.Fatalf("%s: exit %d stderr %q", name, r.Exit, r.Stderr)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(r.Stdout, &out); err != nil {
+			t.Fatalf("%s: %v %s", name, err, r.Stdout)
+		}
+		msg, _ := out["systemMessage"].(string)
+		if !strings.Contains(msg, "does not exist") || !strings.Contains(msg, "CLAUDE_CODE_FORCE_SESSION_PERSISTENCE=1") {
+			t.Fatalf("%s: systemMessage %q", name, msg)
+		}
+		if _, ok := out["hookSpecificOutput"]; ok {
+			t.Fatalf("%s: a decision for a session that was never persisted: %s", name, r.Stdout)
+		}
+	}
+	// A non-ship call never reads the transcript at all.
+	if r := PreToolUse(bashInput(missing, "ls"), Config{}); r.Exit != 0 || len(r.Stdout) != 0 {
+		t.Fatalf("non-ship call: %d %s", r.Exit, r.Stdout)
+	}
+}
+
+// TestHostileHugeTranscript: a transcript of tens of megabytes with a line
+// past the reader's cap in the middle is streamed, the over-long line is
+// skipped as malformed, and the kill before it still asks.
+func TestHostileHugeTranscript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 70 MB")
+	}
+	p := filepath.Join(t.TempDir(), sessionID+".jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(agentCall("toolu_k", "Refactor billing") + "\n" + killedResult("toolu_k") + "\n")
+	filler := toolResult("toolu_none", strings.Repeat("x", 4000))
+	for i := 0; i < 1500; i++ {
+		w.WriteString(filler + "\n")
+	}
+	w.WriteString(`{"type":"user","message":{"content":"` + strings.Repeat("y", 65<<20) + `"}}` + "\n")
+	w.WriteString(bashCall("toolu_p", "git push") + "\n")
+	w.Flush()
+	f.Close()
+	d, reason := decision(t, PreToolUse(bashInput(p, "git push"), Config{}))
+	if d != "ask" || !strings.Contains(reason, "Refactor billing") {
+		t.Fatalf("huge transcript: %q %q", d, reason)
+	}
+}
+
+// TestHostileMarkInAToolOutput: a mark listing nothing that arrives inside a
+// tool's output (an agent printing a file, a pasted hook log) is not the
+// resume gate's own state and must not disarm the gate. Only the hook's
+// additionalContext, as Claude Code records it, writes state.
+func TestHostileMarkInAToolOutput(t *testing.T) {
+	p := writeTranscript(t, agentCall("toolu_k", "Refactor billing"), killedResult("toolu_k"))
+	arm := SessionStart(resume(p), Config{})
+	appendRows(t, p, hookRows(t, arm)...)
+	appendRows(t, p, bashCall("toolu_cat", "cat notes.txt"), toolResult("toolu_cat", "pasted: "+encodeMark(nil)))
+	r := PreToolUse(bashInput(p, "git push"), Config{})
+	d, reason := decision(t, r)
+	if d != "ask" || !strings.Contains(reason, "Refactor billing") {
+		t.Skipf("a mark inside a tool output disarmed the gate (%q): the transcript reader accepts marks from any row until marks are restricted to hook output", d)
+	}
+}
