@@ -24,8 +24,14 @@ import (
 const Kind = "pmcheck-report"
 
 // SchemaVersion is the version of the Document's JSON schema. It changes when
-// a field is renamed, removed or changes meaning; render refuses other versions.
-const SchemaVersion = 1
+// a field is added, renamed, removed or changes meaning. Version 2 added the
+// facts, each finding's fact reference, the git join and the review search;
+// render reads version 1 reports as version 2 reports without facts and
+// refuses any other version.
+const SchemaVersion = 2
+
+// oldestReadableVersion is the oldest schema_version Decode accepts.
+const oldestReadableVersion = 1
 
 // Fail levels: the lowest severity that fails the check. "none" never fails.
 const (
@@ -56,7 +62,14 @@ type Document struct {
 	// file and line, simulated time, run id, fingerprint, message.
 	Findings []rules.Finding `json:"findings"`
 	// Runs are the runs that were analyzed, sorted by path, kind and id.
-	Runs   []RunSummary `json:"runs"`
+	Runs []RunSummary `json:"runs"`
+	// Facts are every run's facts, sorted like Runs: what the rules read,
+	// and what explain and the HTML timeline show.
+	Facts []RunFacts `json:"facts"`
+	// Git is the branch under check, when the check joined one.
+	Git *GitBranch `json:"git,omitempty"`
+	// Review is what counted as review evidence.
+	Review ReviewSearch `json:"review"`
 	Inputs Inputs       `json:"inputs"`
 	// StaleBaseline lists baseline entries that matched no finding; they can
 	// be removed from the baseline file.
@@ -143,6 +156,9 @@ type Input struct {
 	Rules         []Rule
 	Findings      []rules.Finding
 	Runs          []RunSummary
+	Facts         []RunFacts
+	Git           *GitBranch
+	Review        ReviewSearch
 	Inputs        Inputs
 	StaleBaseline []BaselineEntry
 	// FailLevel defaults to "error".
@@ -160,6 +176,9 @@ func New(in Input) (*Document, error) {
 		Rules:         slices.Clone(in.Rules),
 		Findings:      slices.Clone(in.Findings),
 		Runs:          slices.Clone(in.Runs),
+		Facts:         slices.Clone(in.Facts),
+		Git:           in.Git,
+		Review:        in.Review,
 		Inputs:        in.Inputs,
 		StaleBaseline: slices.Clone(in.StaleBaseline),
 		Outcome:       Outcome{FailLevel: in.FailLevel},
@@ -207,6 +226,14 @@ func (d *Document) normalize() {
 	if d.Runs == nil {
 		d.Runs = []RunSummary{}
 	}
+	d.Facts = nonNilSlice(d.Facts)
+	for i := range d.Facts {
+		d.Facts[i].normalize()
+	}
+	slices.SortStableFunc(d.Facts, compareRunFacts)
+	d.Review.Trailers = nonNilSlice(d.Review.Trailers)
+	d.Review.Files = nonNilSlice(d.Review.Files)
+	d.Review.ReviewerKeywords = nonNilSlice(d.Review.ReviewerKeywords)
 	slices.SortStableFunc(d.Inputs.Problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Message, b.Message))
 	})
@@ -370,6 +397,18 @@ func (d *Document) Validate() error {
 		if r.Path != "" {
 			if err := checkRelativePath("run "+r.ID+" path", r.Path); err != nil {
 				return err
+			}
+		}
+	}
+	for i, rf := range d.Facts {
+		if i > 0 && d.Facts[i-1].Run.Path == rf.Run.Path {
+			return fmt.Errorf("run %s has facts twice: a report holds one set of facts per run", rf.Run.Path)
+		}
+	}
+	if len(d.Facts) > 0 {
+		for i, f := range d.Findings {
+			if f.Fact != nil && d.FactsOf(f.Fact.Run) == nil {
+				return fmt.Errorf("finding %d (rule %s) points at run %q, which has no facts in the report", i+1, f.RuleID, f.Fact.Run)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 )
 
@@ -50,8 +51,8 @@ func Decode(r io.Reader, name string) (*Document, error) {
 	if head.Kind != Kind {
 		return nil, fmt.Errorf("%s: not a pmcheck report (\"kind\" is %q, want %q): give a report written by 'pmcheck check --format json=FILE'", name, head.Kind, Kind)
 	}
-	if head.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: report schema_version %d is not supported (this pmcheck reads %d): render it with the pmcheck version that wrote it", name, head.SchemaVersion, SchemaVersion)
+	if head.SchemaVersion < oldestReadableVersion || head.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: report schema_version %d is not supported (this pmcheck reads %d to %d): render it with the pmcheck version that wrote it", name, head.SchemaVersion, oldestReadableVersion, SchemaVersion)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -62,6 +63,9 @@ func Decode(r io.Reader, name string) (*Document, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%s: more than one JSON value: a report is one JSON object", name)
 	}
+	// A version 1 report is a version 2 report without facts: every field it
+	// has kept its meaning.
+	doc.SchemaVersion = SchemaVersion
 	doc.normalize()
 	if err := doc.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -105,6 +109,7 @@ func Merge(docs ...*Document) (*Document, error) {
 	rulesByID := map[string]Rule{}
 	seenFinding := map[string]bool{}
 	seenRun := map[RunSummary]bool{}
+	seenFacts := map[string]bool{}
 	seenProblem := map[Problem]bool{}
 	staleCount := map[BaselineEntry]int{}
 	for i, d := range docs {
@@ -146,6 +151,17 @@ func Merge(docs ...*Document) (*Document, error) {
 				seenRun[r] = true
 				in.Runs = append(in.Runs, r)
 			}
+		}
+		for _, rf := range d.Facts {
+			if !seenFacts[rf.Run.Path] {
+				seenFacts[rf.Run.Path] = true
+				in.Facts = append(in.Facts, rf)
+			}
+		}
+		if i == 0 {
+			in.Git, in.Review = d.Git, d.Review
+		} else if !reflect.DeepEqual(d.Git, first.Git) || !reflect.DeepEqual(d.Review, first.Review) {
+			return nil, fmt.Errorf("%s was checked with another --git branch or review settings than report 1: run every shard with the same options", shard)
 		}
 		in.Inputs.Files += d.Inputs.Files
 		in.Inputs.Malformed += d.Inputs.Malformed

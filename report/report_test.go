@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sebdah/goldie/v2"
 
@@ -119,7 +121,10 @@ func TestByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 // bytes.
 func TestInputOrderDoesNotMatter(t *testing.T) {
 	doc := fixtureMixed(t)
-	in := Input{Tool: doc.Tool, Root: doc.Root, Inputs: doc.Inputs, StaleBaseline: doc.StaleBaseline}
+	in := Input{Tool: doc.Tool, Root: doc.Root, Inputs: doc.Inputs, StaleBaseline: doc.StaleBaseline, Git: doc.Git, Review: doc.Review}
+	for i := len(doc.Facts) - 1; i >= 0; i-- {
+		in.Facts = append(in.Facts, doc.Facts[i])
+	}
 	for i := len(doc.Rules) - 1; i >= 0; i-- {
 		in.Rules = append(in.Rules, doc.Rules[i])
 	}
@@ -264,7 +269,9 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"not json", "hello", "line 1: invalid JSON"},
 		{"foreign json", `{"runs": []}`, "not a pmcheck report"},
-		{"newer schema", strings.Replace(saved, `"schema_version": 1`, `"schema_version": 2`, 1), "schema_version 2 is not supported"},
+		{"newer schema", strings.Replace(saved, `"schema_version": 2`, `"schema_version": 3`, 1), "schema_version 3 is not supported (this pmcheck reads 1 to 2)"},
+		{"no schema", strings.Replace(saved, `"schema_version": 2`, `"schema_version": 0`, 1), "schema_version 0 is not supported"},
+		{"facts of a run twice", strings.Replace(saved, `"facts": [`, `"facts": [{"run": {"kind": "session", "id": "s1", "path": "s1.jsonl", "agents": 0, "attempts": 0, "verdict": "", "segments": 1, "malformed": 0, "shipped": false, "branch": "", "at": {"file": "s1.jsonl", "line": 1}}, "attempts": [], "subagents": [], "ships": [], "watchdogs": []},`, 1), "has facts twice"},
 		{"unknown field", strings.Replace(saved, `"root": "agent-runs"`, `"root": "agent-runs", "extra": 1`, 1), `unknown field "extra"`},
 		{"wrong type", strings.Replace(saved, `"files": 7`, `"files": "seven"`, 1), "line "},
 		{"edited to break", strings.Replace(saved, `"rule_id": "PM002"`, `"rule_id": "PM404"`, 1), "not among the evaluated rules"},
@@ -417,5 +424,67 @@ func TestWriteOutputs(t *testing.T) {
 func TestUnknownFormatFails(t *testing.T) {
 	if err := Render(&bytes.Buffer{}, fixtureClean(t), "html", Options{}); err == nil || !strings.Contains(err.Error(), "unknown report format") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestDecodeVersion1 reads a report written before facts were recorded: it
+// renders as it did, with no facts and findings that name none.
+func TestDecodeVersion1(t *testing.T) {
+	doc := fixtureMixed(t)
+	var v1 map[string]any
+	if err := json.Unmarshal(render(t, doc, FormatJSON, Options{}), &v1); err != nil {
+		t.Fatal(err)
+	}
+	v1["schema_version"] = 1
+	delete(v1, "facts")
+	delete(v1, "review")
+	for _, f := range v1["findings"].([]any) {
+		delete(f.(map[string]any), "fact")
+	}
+	old, _ := json.Marshal(v1)
+	got, err := Decode(bytes.NewReader(old), "v1.json")
+	if err != nil {
+		t.Fatalf("a version 1 report is refused: %v", err)
+	}
+	if len(got.Facts) != 0 || got.SchemaVersion != SchemaVersion {
+		t.Fatalf("version 1 report read with %d facts, version %d", len(got.Facts), got.SchemaVersion)
+	}
+	// The text report does not show facts, so it is the same as the original's.
+	if a, b := render(t, got, FormatText, Options{}), render(t, doc, FormatText, Options{}); !bytes.Equal(a, b) {
+		t.Errorf("version 1 report renders differently:\n%s\nwant\n%s", a, b)
+	}
+}
+
+// TestFactCaps: a run with more facts, list items or longer strings than
+// the caps keeps a bounded report and says what it left out.
+func TestFactCaps(t *testing.T) {
+	var f model.Facts
+	f.Run = model.RunFact{Kind: "session", ID: "big", Path: "big.jsonl"}
+	long := strings.Repeat("é", MaxFactString) // 2 bytes a rune: cut mid-string
+	for i := range MaxFactsPerKind + 7 {
+		f.Watchdogs = append(f.Watchdogs, model.WatchdogFact{Kind: "QUIET", Message: long, At: model.Evidence{File: "big.jsonl", Line: i + 1}})
+	}
+	paths := make([]string, MaxFactListItems+3)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("p%d", i)
+	}
+	f.Subagents = []model.SubagentFact{{Paths: paths}}
+	rf := NewRunFacts(f)
+	if len(rf.Watchdogs) != MaxFactsPerKind || len(rf.Subagents[0].Paths) != MaxFactListItems {
+		t.Fatalf("caps not applied: %d watchdogs, %d paths", len(rf.Watchdogs), len(rf.Subagents[0].Paths))
+	}
+	want := Omitted{Watchdogs: 7, ListItems: 3, Strings: MaxFactsPerKind}
+	if rf.Omitted == nil || *rf.Omitted != want {
+		t.Fatalf("omitted %+v, want %+v", rf.Omitted, want)
+	}
+	if m := rf.Watchdogs[0].Message; len(m) > MaxFactString+len("…") || !utf8.ValidString(m) {
+		t.Fatalf("capped string is %d bytes, valid UTF-8 %v", len(m), utf8.ValidString(m))
+	}
+	if len(f.Watchdogs) != MaxFactsPerKind+7 || len(f.Subagents[0].Paths) != MaxFactListItems+3 {
+		t.Fatal("NewRunFacts modified its input")
+	}
+	doc := mustNew(t, Input{Tool: testTool, Rules: testRules(), Facts: []RunFacts{rf}})
+	if _, err := doc.Fact(&rules.FactRef{Run: "big.jsonl", Kind: "watchdog", Index: MaxFactsPerKind + 2}); err == nil || !strings.Contains(err.Error(), "size cap") {
+		t.Errorf("a fact beyond the cap: %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 		for _, r := range pack.Rules {
 			index := map[string]int{} // fingerprint -> position in out
 			for _, c := range r.compiled {
-				err := eachFact(facts, c.kind, func(fact any, at model.Evidence, t time.Time, identity string) error {
+				err := eachFact(facts, c.kind, func(fact any, pos int, at model.Evidence, t time.Time, identity string) error {
 					ok, err := machine.Run(c.where, fact)
 					if err != nil {
 						return &EvalError{Rule: r, RunID: facts.Run.ID, Kind: c.kind, At: at, Err: err}
@@ -80,6 +80,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 						RuleID: r.ID, Severity: r.Severity, Message: msg,
 						RunID: facts.Run.ID, RunKind: facts.Run.Kind, RunPath: facts.Run.Path,
 						Evidence: []model.Evidence{}, Time: t, Fingerprint: fp,
+						Fact: &FactRef{Run: facts.Run.Path, Kind: c.kind, Index: pos},
 					}
 					if !at.IsZero() {
 						f.Evidence = append(f.Evidence, at)
@@ -129,35 +130,35 @@ func primary(f Finding) model.Evidence {
 // and identity: the part of the fingerprint that names this fact within its
 // run. Identities use ids and names the files carry, never lines or times, so
 // a fingerprint survives a transcript growing above the fact.
-func eachFact(f *model.Facts, kind string, fn func(fact any, at model.Evidence, t time.Time, identity string) error) error {
+func eachFact(f *model.Facts, kind string, fn func(fact any, index int, at model.Evidence, t time.Time, identity string) error) error {
 	switch kind {
 	case model.FactRun:
-		return fn(f.Run, f.Run.At, f.Run.Start, "run")
+		return fn(f.Run, 0, f.Run.At, f.Run.Start, "run")
 	case model.FactAttempt:
-		for _, a := range f.Attempts {
-			if err := fn(a, a.At, a.Time, join(a.Key, strconv.Itoa(a.Ordinal), a.AgentID)); err != nil {
+		for i, a := range f.Attempts {
+			if err := fn(a, i, a.At, a.Time, join(a.Key, strconv.Itoa(a.Ordinal), a.AgentID)); err != nil {
 				return err
 			}
 		}
 	case model.FactSubagent:
-		for _, s := range f.Subagents {
+		for i, s := range f.Subagents {
 			id := s.ToolUseID
 			if id == "" {
 				id = join("agent", s.AgentID, s.Description)
 			}
-			if err := fn(s, s.At, s.Time, id); err != nil {
+			if err := fn(s, i, s.At, s.Time, id); err != nil {
 				return err
 			}
 		}
 	case model.FactShip:
-		for _, s := range f.Ships {
-			if err := fn(s, s.At, s.Time, join(s.Tool, s.Kind, s.Branch, s.Command)); err != nil {
+		for i, s := range f.Ships {
+			if err := fn(s, i, s.At, s.Time, join(s.Tool, s.Kind, s.Branch, s.Command)); err != nil {
 				return err
 			}
 		}
 	case model.FactWatchdog:
-		for _, w := range f.Watchdogs {
-			if err := fn(w, w.At, w.Time, join(w.Source, w.Kind, w.Agent, w.Predicted, w.Observed)); err != nil {
+		for i, w := range f.Watchdogs {
+			if err := fn(w, i, w.At, w.Time, join(w.Source, w.Kind, w.Agent, w.Predicted, w.Observed)); err != nil {
 				return err
 			}
 		}

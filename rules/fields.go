@@ -56,6 +56,9 @@ var fieldDocs = map[string]string{
 	"paths_partial":   "a shell command may have written files that `paths` does not list",
 	"commits":         "the ids of the commits the agent made, where `git commit` reported them",
 	"commits_unknown": "a commit ran but reported no id, so `commits` may be incomplete",
+	"branch_matches":  "which commits (`commit <id>`) or paths (`path <path>`) of the branch under check made `on_shipped_branch` true",
+	"end":             "when the agent's end became visible (result, notification, kill or closing journal line; else its last write)",
+	"reasons":         "the rows behind the outcome, in order: each `what` the row showed and `at` where it is",
 
 	"ship.kind":               "`push`, `merge`, `deploy`, `release` or `publish`",
 	"ship.command":            "the command line (Bash) or the tool input that shipped",

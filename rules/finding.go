@@ -45,4 +45,16 @@ type Finding struct {
 	Fingerprint string `json:"fingerprint"`
 	// Suppressed is set when a baseline entry matched.
 	Suppressed bool `json:"suppressed,omitempty"`
+	// Fact points at the fact the rule matched (the first one when several
+	// collapsed into this finding); nil in reports that carry no facts.
+	Fact *FactRef `json:"fact,omitempty"`
+}
+
+// FactRef names one fact of a report: the run (by its path, which is unique
+// within a report), the fact kind as rules select it, and the fact's 0-based
+// position among the run's facts of that kind (0 for the run fact).
+type FactRef struct {
+	Run   string `json:"run"`
+	Kind  string `json:"kind"`
+	Index int    `json:"index"`
 }

@@ -68,7 +68,9 @@ type ReviewOptions struct {
 	ReviewerKeywords []string
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults fills every nil list with its default: the options the
+// detectors actually use, which reports show.
+func (o Options) WithDefaults() Options {
 	if o.PublishTools == nil {
 		o.PublishTools = DefaultPublishTools
 	}
@@ -97,7 +99,11 @@ type killedItem struct {
 	timeless   bool
 	reviewedAt *model.Evidence
 	onBranch   bool
-	shipped    bool // a ship action ran after the kill
+	// matches are the branch commits and paths that set onBranch.
+	matches []string
+	// reviews are the review subagents' completion rows.
+	reviews []model.Reason
+	shipped bool // a ship action ran after the kill
 }
 
 func (k *killedItem) reviewed() bool { return k.timeless || k.reviewedAt != nil }
@@ -121,7 +127,7 @@ type analysis struct {
 // Analyze derives the facts of one run. Watchdog facts are the replay's and
 // are left empty here.
 func Analyze(run *model.Run, opts Options) model.Facts {
-	a := &analysis{run: run, opts: opts.withDefaults()}
+	a := &analysis{run: run, opts: opts.WithDefaults()}
 	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
 	a.classified = map[*model.ToolCall]ship.Analysis{}
 	a.facts = model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
@@ -229,20 +235,27 @@ func (a *analysis) subagentFacts() {
 		end := interpret.SubagentOutcome(sc, interpret.Polls(owner, sc.AgentID))
 		f.Outcome = end.Outcome
 		known := end.At
+		f.Reasons = subagentReasons(sc, end)
 		for _, h := range scan.Hits {
 			if h.ToolUseID == sc.ToolUseID {
 				f.Signature, f.Rule = h.Signature, h.Rule
 				known = h.At
+				f.Reasons = append(f.Reasons, model.Reason{What: "Signature " + h.Signature + " (" + h.Rule + ")", At: h.At})
 				break
 			}
 		}
+		f.End = subagentEnd(sc, known)
 		if sc.Result != nil && SignatureA(sc.Result) {
 			// The notice proves a kill even outside the current segment.
 			f.Outcome = OutcomeTerminatedEarly
 		}
 		f.Killed = interpret.TerminatedEarly(f.Outcome, sc.Mode) || f.Signature != ""
 		if f.Outcome == OutcomeCompleted && sc.Child != nil {
-			f.FalseDone = interpret.EndingOf(sc.Child).Failed()
+			e := interpret.EndingOf(sc.Child)
+			f.FalseDone = e.Failed()
+			if f.FalseDone {
+				f.Reasons = append(f.Reasons, model.Reason{What: "transcript ends: " + e.Phrase(), At: e.At})
+			}
 		}
 		l := ledgerOf(sc.Child, a.classify)
 		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown
@@ -347,6 +360,7 @@ func (a *analysis) reviewEvidence() {
 				k.reviewedAt = &d
 			}
 			k.evidence = append(k.evidence, "review subagent "+quote(sc.Description)+" ("+sc.ToolUseID+") at "+loc(sc.At))
+			k.reviews = append(k.reviews, model.Reason{What: "review subagent " + quote(sc.Description) + " completed", At: done})
 		}
 	}
 }
@@ -392,12 +406,18 @@ func (a *analysis) gitJoin() {
 		for _, id := range k.ledger.Commits {
 			if b.HasCommit(id) {
 				k.onBranch = true
+				k.matches = append(k.matches, "commit "+id)
 			}
 		}
 		for _, lp := range k.ledger.Paths {
 			for _, bp := range b.Paths {
 				if pathMatches(lp, bp) {
 					k.onBranch = true
+					m := "path " + bp
+					if lp != bp {
+						m += " (written as " + lp + ")"
+					}
+					k.matches = append(k.matches, m)
 				}
 			}
 		}
@@ -406,6 +426,7 @@ func (a *analysis) gitJoin() {
 		// when the branch changes anything, unknown work counts as on it.
 		if (k.ledger.Partial || k.ledger.CommitsUnknown) && (len(b.Commits) > 0 || len(b.Paths) > 0) {
 			k.onBranch = true
+			k.matches = append(k.matches, "unknown work (a write or commit the ledger could not see) on a branch that changes files")
 		}
 	}
 }
@@ -498,18 +519,24 @@ func (a *analysis) finish() {
 		f := &a.facts.Subagents[i]
 		f.Reviewed, f.ReviewEvidence = k.reviewed(), nonNil(k.evidence)
 		f.OnShippedBranch, f.ShippedAfterKill = k.onBranch, k.shipped
+		f.BranchMatches = k.matches
+		f.Reasons = append(f.Reasons, k.reviews...)
 	}
 	for i := range a.facts.Subagents {
 		f := &a.facts.Subagents[i]
 		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
+		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
 	}
 	for i, k := range a.attemptItems {
 		f := &a.facts.Attempts[i]
 		if k != nil {
 			f.Reviewed, f.ReviewEvidence = k.reviewed(), k.evidence
 			f.OnShippedBranch = k.onBranch
+			f.BranchMatches = k.matches
+			f.Reasons = append(f.Reasons, k.reviews...)
 		}
 		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
+		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
 	}
 }
 
@@ -563,6 +590,13 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func nonNilReasons(r []model.Reason) []model.Reason {
+	if r == nil {
+		return []model.Reason{}
+	}
+	return r
 }
 
 func short(id string) string {

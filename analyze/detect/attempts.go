@@ -47,6 +47,8 @@ func (a *analysis) attemptFacts() {
 		if at.Closed != nil && f.Outcome != model.OutcomeOpen && f.Outcome != model.OutcomeKilled {
 			f.At = *at.Closed
 		}
+		f.Reasons = attemptReasons(at, t, f.Outcome, end)
+		f.End = attemptKnownAt(at, t).Time
 		l := ledgerOf(t, a.classify)
 		f.Paths, f.PathsPartial, f.Commits = l.Paths, l.Partial, l.Commits
 		f.CommitsReported, f.CommitsUnknown = len(l.Commits), l.CommitsUnknown
@@ -68,6 +70,7 @@ func (a *analysis) attemptFacts() {
 		a.facts.Attempts = append(a.facts.Attempts, model.AttemptFact{
 			RunID: run.ID, Key: o.Key, AgentID: o.AgentID, Agent: o.AgentID, Outcome: OutcomeOrphan,
 			SilenceSeconds: -1, Paths: []string{}, Commits: []string{}, Time: o.At.Time, At: o.At,
+			Reasons:      []model.Reason{{What: "journal " + o.Type + " line with no open attempt", At: o.At}},
 			FailureCause: "journal " + o.Type + " line matches no open attempt",
 		})
 		a.attemptItems = append(a.attemptItems, nil)
@@ -122,4 +125,25 @@ func failureCause(t *model.Transcript, end interpret.Ending) string {
 		return end.Phrase()
 	}
 	return end.Phrase() + ": " + end.Detail
+}
+
+// attemptReasons lists the rows that decided an attempt's outcome: its
+// journal start, the line that closed it, and its transcript's last rows
+// when they decide a kill or a false done.
+func attemptReasons(at *model.Attempt, t *model.Transcript, outcome string, end interpret.Ending) []model.Reason {
+	out := []model.Reason{{What: "journal started", At: at.Started}}
+	if at.Closed != nil {
+		out = append(out, model.Reason{What: "journal " + at.ClosedBy, At: *at.Closed})
+	}
+	if t != nil && outcome == model.OutcomeKilled {
+		if m := t.Tail.MeaningfulBeforeLastUser; m != nil {
+			out = append(out, model.Reason{What: "last meaningful row before the kill", At: model.Evidence{File: t.File, Line: m.Line, Time: m.WriteTime}})
+		}
+		if u := t.Tail.LastUser; u != nil {
+			out = append(out, model.Reason{What: "kill sentinel", At: model.Evidence{File: t.File, Line: u.Line, Time: u.WriteTime}})
+		}
+	} else if end.Failed() {
+		out = append(out, model.Reason{What: "transcript ends: " + end.Phrase(), At: end.At})
+	}
+	return out
 }

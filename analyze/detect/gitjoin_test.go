@@ -41,6 +41,10 @@ func TestGitJoinPutsKilledWorkOnTheShippedBranch(t *testing.T) {
 	if !s.OnShippedBranch || s.Reviewed {
 		t.Fatalf("fact %+v", s)
 	}
+	// The join says which path of the branch matched, so a reader can check it.
+	if len(s.BranchMatches) != 1 || s.BranchMatches[0] != "path disclosure.md" {
+		t.Fatalf("branch matches %q, want the one path the branch shares with the killed work", s.BranchMatches)
+	}
 	if !f.Run.Shipped || f.Run.Branch != "feat" {
 		t.Fatalf("the branch under check is shipped: %+v", f.Run)
 	}
@@ -52,7 +56,7 @@ func TestGitJoinPutsKilledWorkOnTheShippedBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := subagent(t, detect.Analyze(run, detect.Options{Git: b}), "toolu_kill01"); s.OnShippedBranch {
+	if s := subagent(t, detect.Analyze(run, detect.Options{Git: b}), "toolu_kill01"); s.OnShippedBranch || len(s.BranchMatches) != 0 {
 		t.Fatalf("unrelated branch: %+v", s)
 	}
 }

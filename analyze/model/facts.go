@@ -76,9 +76,17 @@ type AttemptFact struct {
 	Reviewed        bool     `json:"reviewed" expr:"reviewed"`
 	ReviewEvidence  []string `json:"review_evidence" expr:"review_evidence"`
 	// OnShippedBranch: a shipped branch carries this attempt's commits or paths.
-	OnShippedBranch bool      `json:"on_shipped_branch" expr:"on_shipped_branch"`
-	Time            time.Time `json:"time,omitzero" expr:"time"`
-	At              Evidence  `json:"at" expr:"at"`
+	OnShippedBranch bool `json:"on_shipped_branch" expr:"on_shipped_branch"`
+	// BranchMatches says which commit or path of the branch under check made
+	// OnShippedBranch true ("commit <id>", "path <ledger path>").
+	BranchMatches []string  `json:"branch_matches" expr:"branch_matches"`
+	Time          time.Time `json:"time,omitzero" expr:"time"`
+	// End is when the attempt's end became visible: its closing journal line,
+	// else its transcript's last row (zero when unknown).
+	End time.Time `json:"end,omitzero" expr:"end"`
+	// Reasons are the rows behind the outcome, in the order they were read.
+	Reasons []Reason `json:"reasons" expr:"reasons"`
+	At      Evidence `json:"at" expr:"at"`
 }
 
 // SubagentFact is one Agent/Task call of a session.
@@ -108,9 +116,18 @@ type SubagentFact struct {
 	CommitsUnknown  bool     `json:"commits_unknown" expr:"commits_unknown"`
 	OnShippedBranch bool     `json:"on_shipped_branch" expr:"on_shipped_branch"`
 	// ShippedAfterKill: a ship action ran after this subagent was killed.
-	ShippedAfterKill bool      `json:"shipped_after_kill" expr:"shipped_after_kill"`
-	Time             time.Time `json:"time,omitzero" expr:"time"`
-	At               Evidence  `json:"at" expr:"at"`
+	ShippedAfterKill bool `json:"shipped_after_kill" expr:"shipped_after_kill"`
+	// BranchMatches says which commit or path of the branch under check made
+	// OnShippedBranch true ("commit <id>", "path <ledger path>").
+	BranchMatches []string  `json:"branch_matches" expr:"branch_matches"`
+	Time          time.Time `json:"time,omitzero" expr:"time"`
+	// End is when the subagent's end became visible: its result, its last
+	// notification or the kill, else its transcript's last row (zero when
+	// unknown).
+	End time.Time `json:"end,omitzero" expr:"end"`
+	// Reasons are the rows behind the outcome, in the order they were read.
+	Reasons []Reason `json:"reasons" expr:"reasons"`
+	At      Evidence `json:"at" expr:"at"`
 }
 
 // ShipFact is one ship action (push, merge, deploy, release, publish).
@@ -142,4 +159,12 @@ type WatchdogFact struct {
 	Message   string    `json:"message" expr:"message"`
 	Time      time.Time `json:"time,omitzero" expr:"time"`
 	At        Evidence  `json:"at" expr:"at"`
+}
+
+// Reason is one row behind a decision about a fact: what the row showed
+// ("spawned", "result", "notification: killed", "Signature A", "review
+// subagent", "journal started", …) and where it is.
+type Reason struct {
+	What string   `json:"what" expr:"what"`
+	At   Evidence `json:"at" expr:"at"`
 }

@@ -99,6 +99,9 @@ func (c *CheckCmd) Run(env *Env) error {
 		Rules:         reportRules(pack),
 		Findings:      findings,
 		Runs:          runSummaries(facts),
+		Facts:         runFacts(facts),
+		Git:           gitBranch(dopts.Git),
+		Review:        reviewSearch(dopts),
 		Inputs:        inputsSummary(res),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
@@ -129,6 +132,28 @@ func runSummaries(facts []model.Facts) []report.RunSummary {
 		out = append(out, report.RunSummaryFromFact(f.Run))
 	}
 	return out
+}
+
+func runFacts(facts []model.Facts) []report.RunFacts {
+	out := make([]report.RunFacts, 0, len(facts))
+	for _, f := range facts {
+		out = append(out, report.NewRunFacts(f))
+	}
+	return out
+}
+
+func gitBranch(b *gitjoin.Branch) *report.GitBranch {
+	if b == nil {
+		return nil
+	}
+	return &report.GitBranch{Name: b.Name, Base: b.Base, Head: b.Head, Commits: len(b.Commits), Paths: len(b.Paths)}
+}
+
+// reviewSearch is the review evidence the detectors looked for, defaults
+// filled in as the detectors fill them.
+func reviewSearch(o detect.Options) report.ReviewSearch {
+	r := o.WithDefaults().Review
+	return report.ReviewSearch{Trailers: r.Trailers, Files: r.FilePatterns, ReviewerKeywords: r.ReviewerKeywords}
 }
 
 func inputsSummary(res *analyze.Result) report.Inputs {
