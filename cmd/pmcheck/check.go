@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/report"
@@ -100,8 +101,8 @@ func (c *CheckCmd) Run(env *Env) error {
 		Findings:      findings,
 		Runs:          runSummaries(facts),
 		Facts:         runFacts(facts),
-		Git:           gitBranch(dopts.Git),
-		Review:        reviewSearch(dopts),
+		Git:           gitBranch(pipe.Git),
+		Review:        reviewSearch(pipe.detectOptions()),
 		Inputs:        inputsSummary(res),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
