@@ -16,28 +16,31 @@ func IsNotification(text string) bool {
 }
 
 // ParseNotification extracts the elements of a <task-notification>. The body is
-// raw text, not XML: values are not escaped and <result> may itself contain
-// tags, so each element is found by its own open tag, and <result> ends at the
-// LAST </result>. Missing elements stay empty; a missing <status> leaves
-// HasStatus false, which the detectors count as outstanding.
+// raw text, not XML: values are not escaped, and <summary> (the parent's
+// description) and <result> (the agent's own words) may hold tags of their
+// own, so a tag found anywhere in the text proves nothing. Only the
+// notification's direct children count: the runtime writes each on a line of
+// its own, so a child is an element that opens a line of the body, and the
+// rest of the line after its closing tag is not read. <result> runs to the
+// LAST </result>, so nothing the agent wrote inside it is read as a sibling.
+// When a child name repeats, the first wins. Missing elements stay empty; a
+// missing <status> leaves HasStatus false, which the detectors count as
+// outstanding.
 func ParseNotification(text string, at model.Evidence, source string) *model.Notification {
 	n := &model.Notification{At: at, Source: source}
-	n.TaskID = strings.TrimSpace(element(text, "task-id"))
-	n.ToolUseID = strings.TrimSpace(element(text, "tool-use-id"))
-	if s, ok := elementOK(text, "status"); ok {
+	kids := children(text)
+	n.TaskID = strings.TrimSpace(kids["task-id"])
+	n.ToolUseID = strings.TrimSpace(kids["tool-use-id"])
+	if s, ok := kids["status"]; ok {
 		n.Status = strings.TrimSpace(s)
 		n.HasStatus = n.Status != ""
 	}
-	n.Summary = strings.TrimSpace(element(text, "summary"))
-	n.OutputFile = strings.TrimSpace(element(text, "output-file"))
-	if i := strings.Index(text, "<result>"); i >= 0 {
-		rest := text[i+len("<result>"):]
-		if j := strings.LastIndex(rest, "</result>"); j >= 0 {
-			rest = rest[:j]
-		}
-		n.Result = capString(strings.TrimSpace(rest), model.AgentResultLimit)
+	n.Summary = strings.TrimSpace(kids["summary"])
+	n.OutputFile = strings.TrimSpace(kids["output-file"])
+	if r, ok := kids["result"]; ok {
+		n.Result = capString(strings.TrimSpace(r), model.AgentResultLimit)
 	}
-	if f := element(text, "failures"); f != "" {
+	if f := kids["failures"]; f != "" {
 		for _, line := range strings.Split(f, "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				n.Failures = append(n.Failures, line)
@@ -47,28 +50,84 @@ func ParseNotification(text string, at model.Evidence, source string) *model.Not
 	return n
 }
 
-func element(text, name string) string {
-	s, _ := elementOK(text, name)
-	return s
+// children returns the direct child elements of the first task-notification
+// in text, by name (first occurrence wins). Values are raw (untrimmed) and
+// share text's memory; callers cap what they keep.
+func children(text string) map[string]string {
+	kids := map[string]string{}
+	i := strings.Index(text, notificationOpen)
+	if i < 0 {
+		return kids
+	}
+	return lineElements(text[i+len(notificationOpen):], "result")
 }
 
-// elementOK returns the text between <name> and the next </name>.
-func elementOK(text, name string) (string, bool) {
-	open, close := "<"+name+">", "</"+name+">"
-	i := strings.Index(text, open)
-	if i < 0 {
+// lineElements reads the elements that open a line of body, by name (first
+// occurrence wins); the rest of a line after an element's close is not read.
+// The element named last runs to the LAST close tag of its name, so tags in
+// its free text are never read as siblings.
+func lineElements(body, last string) map[string]string {
+	kids := map[string]string{}
+	for len(body) > 0 {
+		body = strings.TrimLeft(body, " \t\r\n")
+		name, ok := openTag(body)
+		if !ok {
+			// Not a child: text after the body's close, or stray text.
+			body = afterLine(body)
+			continue
+		}
+		rest := body[len(name)+2:]
+		close := "</" + name + ">"
+		var j int
+		if name == last {
+			j = strings.LastIndex(rest, close)
+		} else {
+			j = strings.Index(rest, close)
+		}
+		var value string
+		if j < 0 {
+			// Unterminated element: take the rest of the line.
+			value = rest
+			if k := strings.IndexByte(rest, '\n'); k >= 0 {
+				value = rest[:k]
+			}
+			body = rest[len(value):]
+		} else {
+			value = rest[:j]
+			body = afterLine(rest[j+len(close):])
+		}
+		if _, seen := kids[name]; !seen {
+			kids[name] = value
+		}
+	}
+	return kids
+}
+
+// openTag reads "<name>" at the start of s, with a name of lower-case
+// letters, digits, '-' and '_'. The body's own close tag is not an open tag.
+func openTag(s string) (string, bool) {
+	if len(s) < 3 || s[0] != '<' {
 		return "", false
 	}
-	rest := text[i+len(open):]
-	j := strings.Index(rest, close)
-	if j < 0 {
-		// Unterminated element: take the rest of the line.
-		if k := strings.IndexByte(rest, '\n'); k >= 0 {
-			return rest[:k], true
+	for k := 1; k < len(s) && k < 64; k++ {
+		c := s[k]
+		switch {
+		case c == '>':
+			return s[1:k], k > 1
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
+		default:
+			return "", false
 		}
-		return rest, true
 	}
-	return rest[:j], true
+	return "", false
+}
+
+// afterLine returns what follows the first line break of s ("" when none).
+func afterLine(s string) string {
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		return s[k+1:]
+	}
+	return ""
 }
 
 // capString cuts s to at most n bytes without splitting a UTF-8 sequence. A

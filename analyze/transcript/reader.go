@@ -64,26 +64,144 @@ var markRE = harness.SegmentMarkPattern
 // which made this probe cost 8% of reading.
 var markProbe = []byte("v1 outstanding=")
 
-// marksInRow finds the marks in a row's decoded string values, in document
-// order. A mark is text inside a JSON string: matching decoded values finds the
-// marks a raw-line match finds, and also marks stored JSON-escaped (committed
-// fixtures escape the bracket, as they do the partial-output notice, so that no
-// file on disk holds a mark a resume gate would act on).
+// markRow is what marksInRow reads of a row that holds the probe.
+type markRow struct {
+	Type    string `json:"type"`
+	Message *struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Attachment *struct {
+		Type      string          `json:"type"`
+		HookEvent string          `json:"hookEvent"`
+		HookName  string          `json:"hookName"`
+		Content   json.RawMessage `json:"content"`
+	} `json:"attachment"`
+}
+
+// marksInRow finds the segment marks in a row, in document order, only
+// where the resume gate writes them. The gate is a SessionStart hook whose
+// additionalContext ends in the mark, and Claude Code records that context
+// as a hook_additional_context attachment (from about 2.1.90) or, before,
+// as a <system-reminder> text part of a user row that starts
+// "SessionStart[:matcher] hook additional context:". A mark anywhere else
+// (an assistant's text, a tool result, a task-notification, the raw stdout
+// copy in a hook_success attachment) is text an agent could have written
+// or a second copy, and is not read: a forged mark could otherwise disarm
+// the gate's window and hide a killed subagent.
+//
+// Values are matched decoded, so marks stored JSON-escaped (committed
+// fixtures escape the bracket, as they do the partial-output notice, so
+// that no file on disk holds a mark a resume gate would act on) are found.
 func marksInRow(data []byte) [][2]string {
+	var r markRow
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil
+	}
 	var out [][2]string
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
+	find := func(s string) {
+		for _, m := range markRE.FindAllStringSubmatch(s, -1) {
+			out = append(out, [2]string{m[1], m[2]})
 		}
-		if s, ok := tok.(string); ok && strings.Contains(s, "segment-mark v1") {
-			for _, m := range markRE.FindAllStringSubmatch(s, -1) {
-				out = append(out, [2]string{m[1], m[2]})
+	}
+	switch {
+	case r.Type == "attachment" && r.Attachment != nil:
+		a := r.Attachment
+		if a.Type != "hook_additional_context" || !isSessionStart(a.HookEvent, a.HookName) {
+			return nil
+		}
+		for _, s := range stringsOf(a.Content) {
+			find(s)
+		}
+	case r.Type == "user" && r.Message != nil:
+		for _, part := range textParts(r.Message.Content) {
+			for _, body := range sessionStartReminders(part) {
+				find(body)
 			}
 		}
 	}
 	return out
+}
+
+// isSessionStart: the hook event is SessionStart (by its event, or its name
+// "SessionStart" / "SessionStart:<matcher>").
+func isSessionStart(event, name string) bool {
+	if event != "" {
+		return event == "SessionStart"
+	}
+	return name == "SessionStart" || strings.HasPrefix(name, "SessionStart:")
+}
+
+// stringsOf reads a JSON string or an array of strings.
+func stringsOf(raw json.RawMessage) []string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		return many
+	}
+	return nil
+}
+
+// textParts reads a message content's own text: the string, or the text
+// blocks of an array (never a tool_result's content).
+func textParts(raw json.RawMessage) []string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+const (
+	reminderOpen  = "<system-reminder>"
+	reminderClose = "</system-reminder>"
+)
+
+// sessionStartReminders returns the bodies of the <system-reminder> elements
+// of a user text part that carry a SessionStart hook's additional context.
+// A part that holds a task-notification is an agent's report, whatever tags
+// it contains, and has none.
+func sessionStartReminders(part string) []string {
+	if strings.Contains(part, notificationOpen) {
+		return nil
+	}
+	var out []string
+	for {
+		i := strings.Index(part, reminderOpen)
+		if i < 0 {
+			return out
+		}
+		part = part[i+len(reminderOpen):]
+		body := part
+		if j := strings.Index(body, reminderClose); j >= 0 {
+			body, part = body[:j], body[j+len(reminderClose):]
+		} else {
+			part = ""
+		}
+		head := strings.TrimLeft(body, " \t\r\n")
+		first := head
+		if k := strings.IndexByte(first, '\n'); k >= 0 {
+			first = first[:k]
+		}
+		if strings.HasPrefix(head, "SessionStart") && strings.Contains(first, " hook additional context:") {
+			out = append(out, body)
+		}
+	}
 }
 
 var agentIDLineRE = regexp.MustCompile(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
@@ -414,18 +532,12 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	}
 }
 
-// pollHead reads the task id and status an output poll reports. They sit in
-// the result's header elements, above <output>: the polled task's own output
-// (text the agent wrote) may hold the same tags and is not read.
+// pollHead reads the task id and status an output poll reports: header
+// elements that open a line, above <output>. The polled task's output (text
+// the agent wrote) may hold the same tags; it is never read as a header.
 func pollHead(text string) (taskID, status string) {
-	head := text
-	if i := strings.Index(head, "<output>"); i >= 0 {
-		head = head[:i]
-	}
-	if len(head) > 4<<10 {
-		head = head[:4<<10]
-	}
-	return strings.TrimSpace(element(head, "task_id")), strings.TrimSpace(element(head, "status"))
+	kids := lineElements(text, "output")
+	return strings.TrimSpace(kids["task_id"]), strings.TrimSpace(kids["status"])
 }
 
 // finish gives rows above the file's first timestamp that timestamp as their
