@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -33,6 +35,8 @@ func visible(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case isBidiControl(r):
+			// Dropped, not escaped: they only reorder how text is shown.
 		case r == '\r':
 			b.WriteString(`\r`)
 		case needsEscape(r, size) && r < 0x100:
@@ -57,8 +61,113 @@ func needsEscape(r rune, size int) bool {
 		return true
 	case r == 0xfffe, r == 0xffff:
 		return true
+	case isBidiControl(r):
+		return true
 	}
 	return false
+}
+
+// isBidiControl reports whether r is a bidirectional embedding, override or
+// isolate control (U+202A-U+202E, U+2066-U+2069). They make text display in
+// another order than it reads ("Trojan Source"), so a reviewer could see a
+// harmless command or path where the bytes say otherwise; every human format
+// drops them.
+func isBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// inertLines makes a rendered human-format report safe to print into a CI
+// log, as a last pass over the whole output. The GitHub runner reads a line
+// whose text, with leading whitespace trimmed, starts with "::" as a workflow
+// command, and "##[" anywhere in a line as a legacy command (add-mask, group,
+// set-output…). Each such sequence gets a backslash between its characters
+// (":\:", "#\#["), which no runner reads as a command and a reader still
+// recognises. Bidi controls are dropped. keepCommands leaves lines that start
+// with "::" alone: the github format's annotations are the commands it means
+// to print (their data is escaped by escapeData, and "##[" in it is still
+// neutralised).
+func inertLines(b []byte, keepCommands bool) []byte {
+	if !needsInert(b) {
+		return b
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) + 64)
+	for len(b) > 0 {
+		line := b
+		next := []byte(nil)
+		// The runner reads lines as .NET's ReadLine does: a lone CR ends
+		// one too.
+		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+			line, next = b[:i+1], b[i+1:]
+		}
+		b = next
+		line = dropBidi(line)
+		// .NET's TrimStart trims every Unicode white space.
+		trimmed := bytes.TrimLeftFunc(line, unicode.IsSpace)
+		if bytes.HasPrefix(trimmed, []byte("::")) && !keepCommands {
+			out.Write(line[:len(line)-len(trimmed)])
+			out.WriteString(":\\:")
+			line = trimmed[2:]
+		}
+		out.Write(bytes.ReplaceAll(line, []byte("##["), []byte("#\\#[")))
+	}
+	return out.Bytes()
+}
+
+// needsInert reports whether inertLines would change anything.
+func needsInert(b []byte) bool {
+	if bytes.Contains(b, []byte("##[")) || bytes.Contains(b, []byte("::")) {
+		return true
+	}
+	// Bidi controls are three bytes, E2 80 AA..AE or E2 81 A6..A9.
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == 0xe2 && ((b[i+1] == 0x80 && b[i+2] >= 0xaa && b[i+2] <= 0xae) || (b[i+1] == 0x81 && b[i+2] >= 0xa6 && b[i+2] <= 0xa9)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropBidi removes bidi controls from valid UTF-8 runs of b.
+func dropBidi(b []byte) []byte {
+	if !bytes.Contains(b, []byte{0xe2}) {
+		return b
+	}
+	out := b[:0:0]
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if size == 3 && isBidiControl(r) {
+			i += size
+			continue
+		}
+		out = append(out, b[i:i+size]...)
+		i += size
+	}
+	return out
+}
+
+// noAutolink keeps GitHub's markdown from turning a bare URL or www. address
+// in transcript text into a link: the colon of "://" becomes "&#58;" and the
+// first "w" of "www." becomes "&#119;". The page shows the same characters;
+// the autolink extension, which starts on a literal ":" after a scheme or a
+// literal "www." at a word start, never sees its trigger.
+func noAutolink(s string) string {
+	if !strings.Contains(s, "://") && !strings.Contains(strings.ToLower(s), "www.") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "://"):
+			b.WriteString("&#58;")
+			continue
+		case (s[i] == 'w' || s[i] == 'W') && len(s) >= i+4 && strings.EqualFold(s[i:i+4], "www."):
+			fmt.Fprintf(&b, "&#%d;", s[i])
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // singleLine is visible with newlines shown as \n, for one-line contexts

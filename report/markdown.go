@@ -146,8 +146,9 @@ func Markdown(doc *Document) []byte {
 }
 
 // mdCell makes transcript text inert in markdown: one line, HTML special
-// characters as entities, markdown punctuation backslash-escaped, so a
-// message cannot open a link, an image, a table cell or an HTML tag.
+// characters as entities, markdown punctuation backslash-escaped, bare URLs
+// kept from autolinking, so a message cannot open a link, an image, a table
+// cell or an HTML tag.
 func mdCell(s string) string {
 	s = singleLine(s)
 	var b strings.Builder
@@ -166,5 +167,5 @@ func mdCell(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return noAutolink(b.String())
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +33,26 @@ type Options struct {
 	// SARIFCategory, when set, is written as runs[0].automationDetails.id
 	// ("<category>/"); left empty, upload-sarif's own category input applies.
 	SARIFCategory string
+	// InGitHubActions is set when the output goes to a GitHub Actions log
+	// (GITHUB_ACTIONS=true). Reports on standard output other than the
+	// github format are then wrapped in ::stop-commands::, so the runner
+	// executes no workflow command from them, whatever the transcripts say.
+	// They are wrapped whenever the github format also goes to standard
+	// output, in or out of Actions.
+	InGitHubActions bool
+	// StopToken is the ::stop-commands:: token. It must be unpredictable
+	// from the input (a transcript that knew it could end the pause), so
+	// the command draws it at random (NewStopToken); tests set a fixed one.
+	StopToken string
+}
+
+// NewStopToken returns a random token for ::stop-commands::.
+func NewStopToken() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand: " + err.Error()) // never fails on supported systems
+	}
+	return "pmcheck-" + hex.EncodeToString(b[:])
 }
 
 // Render writes doc in the given format.
@@ -42,19 +64,22 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 		b   []byte
 		err error
 	)
+	// The human formats get a last pass that keeps transcript text from
+	// reading as a workflow command when printed into a CI log (inertLines).
 	switch format {
 	case FormatText:
-		b = Text(doc)
+		b = inertLines(Text(doc), false)
 	case FormatJSON:
 		b, err = JSON(doc)
 	case FormatSARIF:
 		b, err = SARIF(doc, opts)
 	case FormatJUnit:
 		b, err = JUnit(doc, opts)
+		b = inertLines(b, false)
 	case FormatGitHub:
-		b = GitHub(doc)
+		b = inertLines(GitHub(doc), true)
 	case FormatMarkdown:
-		b = Markdown(doc)
+		b = inertLines(Markdown(doc), false)
 	default:
 		return fmt.Errorf("unknown report format %q: use one of %s", format, strings.Join(Formats, ", "))
 	}
@@ -126,8 +151,17 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 		}
 		rendered[i] = buf.Bytes()
 	}
+	wrap := opts.InGitHubActions
+	for _, o := range outs {
+		if o.ToStdout() && o.Format == FormatGitHub {
+			wrap = true
+		}
+	}
 	for i, o := range outs {
 		if o.ToStdout() {
+			if wrap && o.Format != FormatGitHub {
+				rendered[i] = stopCommands(rendered[i], opts.StopToken)
+			}
 			if _, err := stdout.Write(rendered[i]); err != nil {
 				return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
 			}
@@ -138,6 +172,24 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 		}
 	}
 	return nil
+}
+
+// stopCommands wraps a report in ::stop-commands::TOKEN ... ::TOKEN::, the
+// runner's pause of workflow-command processing. Without a token (a caller
+// that set none) one is drawn here.
+func stopCommands(b []byte, token string) []byte {
+	if token == "" {
+		token = NewStopToken()
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) + 2*len(token) + 24)
+	fmt.Fprintf(&out, "::stop-commands::%s\n", token)
+	out.Write(b)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		out.WriteByte('\n')
+	}
+	fmt.Fprintf(&out, "::%s::\n", token)
+	return out.Bytes()
 }
 
 // WriteFileAtomic writes data to name through a temporary file in the same

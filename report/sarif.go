@@ -216,7 +216,7 @@ func sarifRuleOf(r Rule) sarifRule {
 
 func sarifResultOf(doc *Document, f rules.Finding, ruleIndex int) sarifResult {
 	p := primaryEvidence(f)
-	msg := strings.TrimSpace(visible(f.Message))
+	msg := sarifPlain(strings.TrimSpace(visible(f.Message)))
 	if msg == "" {
 		msg = "rule " + f.RuleID + " matched"
 	}
@@ -303,4 +303,28 @@ func timeOrEmpty(t time.Time) string {
 		return ""
 	}
 	return simTime(t)
+}
+
+// sarifPlain escapes the brackets of SARIF's embedded-link syntax in message
+// text ("[text](id)" links to a related location), so transcript text cannot
+// forge a link to a location of its choosing. A backslash before a bracket is
+// how SARIF writes a literal one; a backslash already there is doubled so it
+// cannot escape the escape.
+func sarifPlain(s string) string {
+	if !strings.ContainsAny(s, "[]") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == '[' || s[i+1] == ']' || s[i+1] == '\\') {
+				b.WriteByte('\\')
+			}
+		case '[', ']':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -13,8 +13,9 @@ import (
 // time, and the rule's help once per rule; then stale baseline entries, input
 // problems, the runs, and a one-line verdict.
 //
-// Every line that carries transcript text is indented, so no line of this
-// output can start with "::" and be read as a GitHub workflow command.
+// Transcript text never starts a line: messages are shown on one line (a
+// newline as \n), and Render's last pass (inertLines) neutralises "::" at a
+// line start and "##[" anywhere, which the GitHub runner reads as commands.
 func Text(doc *Document) []byte {
 	var b bytes.Buffer
 	byRule := doc.ruleByID()
@@ -82,7 +83,9 @@ func writeTextFinding(b *bytes.Buffer, doc *Document, f rules.Finding, runs runI
 	if f.Suppressed {
 		suppressed = " [suppressed by baseline]"
 	}
-	fmt.Fprintf(b, "  %s: %s%s\n", location(doc.displayPath(p.File), p.Line), indent(visible(f.Message), "      "), suppressed)
+	// One line: a newline in transcript text must not start a log line of
+	// its own (the runner trims indentation before it looks for a command).
+	fmt.Fprintf(b, "  %s: %s%s\n", location(doc.displayPath(p.File), p.Line), singleLine(f.Message), suppressed)
 	fmt.Fprintf(b, "      when: %s (simulated)", simTime(findingTime(f)))
 	if r := runs.of(f); r != nil {
 		fmt.Fprintf(b, "; run: %s %s", r.Kind, singleLine(doc.displayPath(r.Path)))

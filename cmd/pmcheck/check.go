@@ -110,7 +110,8 @@ func (c *CheckCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine}); err != nil {
+	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine,
+		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}); err != nil {
 		return usageError("%v", err)
 	}
 	if doc.Outcome.Failed {

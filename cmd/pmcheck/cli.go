@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/pmcheck/pmcheck/report"
 )
 
 // Exit codes of check and scan (PRODUCT.md §7). replay has watch's own codes
@@ -38,6 +41,25 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// InGitHubActions is set when GITHUB_ACTIONS=true: standard output is a
+	// workflow log, where a line of transcript text could be read as a
+	// workflow command. StopToken pauses command processing around what
+	// pmcheck prints there (::stop-commands::); it is drawn at random per
+	// process, so no transcript can know it.
+	InGitHubActions bool
+	StopToken       string
+}
+
+// guardStdout pauses workflow-command processing on standard output for a
+// command that prints transcript text outside the report renderers (scan,
+// replay) when it runs under GitHub Actions; call the returned function when
+// the command is done.
+func guardStdout(env *Env) func() {
+	if !env.InGitHubActions {
+		return func() {}
+	}
+	fmt.Fprintf(env.Stdout, "::stop-commands::%s\n", env.StopToken)
+	return func() { fmt.Fprintf(env.Stdout, "::%s::\n", env.StopToken) }
 }
 
 // ExitError carries an exit code out of a command. A nil Err means the command
@@ -72,7 +94,8 @@ type kongExit struct{ code int }
 // exit codes. It never calls os.Exit.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var cli CLI
-	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		InGitHubActions: os.Getenv("GITHUB_ACTIONS") == "true", StopToken: report.NewStopToken()}
 	defer func() {
 		if r := recover(); r != nil {
 			if k, ok := r.(kongExit); ok {
@@ -123,6 +146,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 }
 
 // oneLine keeps error output to one line whatever an error wraps.
+// It also keeps a legacy workflow command ("##[") out of the line, since
+// standard error goes to the CI log too and messages may quote file names.
+// Bidi controls are dropped for the same reason reports drop them.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	s = strings.Map(func(r rune) rune {
+		if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.ReplaceAll(strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " "), "##[", "#\\#[")
 }

@@ -41,7 +41,7 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	}
 	if len(res.Errors) > 0 {
 		for _, e := range res.Errors[1:] {
-			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", e)
+			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", oneLine(e))
 		}
 		return nil, usageError("%s", res.Errors[0])
 	}

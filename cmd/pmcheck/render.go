@@ -52,7 +52,8 @@ func (c *RenderCmd) Run(env *Env) error {
 			return usageError("merging %d reports: %v", len(docs), err)
 		}
 	}
-	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, SARIFCategory: c.SARIFCategory}
+	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, SARIFCategory: c.SARIFCategory,
+		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, opts); err != nil {
 		// An output that cannot be written (missing folder, permissions) is
 		// the user's to fix, as in check.

@@ -100,6 +100,7 @@ func (c *ReplayCmd) config() (replay.Config, error) {
 
 // Run replays the run and returns watch's exit code.
 func (c *ReplayCmd) Run(env *Env) error {
+	defer guardStdout(env)()
 	cfg, err := c.config()
 	if err != nil {
 		return usageError("replay: %v", err)

@@ -41,6 +41,7 @@ type scanOutput struct {
 
 // Run lists the runs.
 func (c *ScanCmd) Run(env *Env) error {
+	defer guardStdout(env)()
 	root := c.Root
 	if root == "" {
 		home, err := os.UserHomeDir()
@@ -81,7 +82,7 @@ func (c *ScanCmd) Run(env *Env) error {
 		printScan(env, out)
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(env.Stderr, "pmcheck: %s\n", e)
+		fmt.Fprintf(env.Stderr, "pmcheck: %s\n", oneLine(e))
 	}
 	if len(res.Errors) > 0 {
 		return &ExitError{Code: ExitUsage}

@@ -170,3 +170,57 @@ func TestTrustHiddenFoldersAreSearched(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustCILogUnderGitHubActions: under GitHub Actions, what check, scan
+// and replay print on standard output is wrapped in ::stop-commands:: with a
+// token drawn afresh by each process, so a subagent description that tries
+// to end the pause (it cannot know the token) or to issue a command runs
+// nothing. The description's newline does not start a log line either.
+func TestTrustCILogUnderGitHubActions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), dir)
+	main := filepath.Join(dir, "50000000-0000-4000-8000-000000000001.jsonl")
+	data, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attack := `Refactor the billing module\n::stop-commands::guess\n::error file=x::fake\n  ##[add-mask]secret \u202eevil`
+	writeFile(t, main, bytes.ReplaceAll(data, []byte(`"description":"Refactor the billing module"`), []byte(`"description":"`+attack+`"`)))
+	env := []string{"GITHUB_ACTIONS=true"}
+	tokens := map[string]bool{}
+	for _, args := range [][]string{
+		{"check", "--format", "text", dir},
+		{"check", "--format", "text", dir},
+		{"check", "--format", "markdown", dir},
+		{"scan", dir},
+	} {
+		r, _ := runBin(t, ".", env, nil, args...)
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		first, last := lines[0], lines[len(lines)-1]
+		token, ok := strings.CutPrefix(first, "::stop-commands::")
+		if !ok || token == "" || strings.Contains(string(data), token) {
+			t.Fatalf("%v: standard output does not start with a fresh ::stop-commands:: token: %q", args, first)
+		}
+		if last != "::"+token+"::" {
+			t.Fatalf("%v: standard output does not end the pause with its token: %q", args, last)
+		}
+		tokens[token] = true
+		for _, l := range lines[1 : len(lines)-1] {
+			trimmed := strings.TrimSpace(l)
+			if strings.HasPrefix(trimmed, "::") && !strings.HasPrefix(trimmed, "::stop-commands::") && !strings.HasPrefix(trimmed, "::"+token) {
+				t.Errorf("%v: a line reads as a workflow command: %q", args, l)
+			}
+			if strings.Contains(l, "##[") || strings.Contains(l, "\u202e") {
+				t.Errorf("%v: a line carries a legacy command or a bidi control: %q", args, l)
+			}
+		}
+	}
+	if len(tokens) != 4 {
+		t.Errorf("the token is not drawn afresh per process: %v", tokens)
+	}
+	// The github format's annotations stay live; nothing else on stdout is.
+	r, _ := runBin(t, ".", nil, nil, "check", "--format", "github", "--format", "text", dir)
+	if !strings.HasPrefix(r.stdout, "::error file=") || !strings.Contains(r.stdout, "\n::stop-commands::") {
+		t.Errorf("with the github format on standard output, the annotations come first and the text report is paused:\n%s", r.stdout)
+	}
+}
