@@ -54,6 +54,10 @@ type Input struct {
 	// Root is the directory evidence paths are relative to (as a display
 	// prefix: the root as given, or "" when it was absolute).
 	Root string `json:"root"`
+	// Dir is the directory on disk that root-relative evidence paths (with
+	// Root taken off) are relative to; `rules test` uses it to place
+	// evidence relative to an expectations file. Never reported.
+	Dir string `json:"-"`
 }
 
 // Load reads every run under the given paths. An error is returned only for
@@ -108,7 +112,7 @@ func loadPath(res *Result, given string, opts Options) error {
 		return fmt.Errorf("%s: not a .jsonl transcript, a journal.jsonl or a directory", given)
 	}
 	display := displayRoot(root)
-	res.Inputs = append(res.Inputs, Input{Path: given, Root: display})
+	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
 	inv, err := discover.Walk(root)
 	if err != nil {
 		return fmt.Errorf("%s: cannot be listed: %v", given, err)

@@ -28,11 +28,12 @@ func (f *RuleFlags) Pack() (*rules.Pack, error) {
 	return p, nil
 }
 
-// RulesCmd groups the rule commands.
+// RulesCmd groups the rule commands (rules test is in rulestest.go).
 type RulesCmd struct {
 	List     RulesListCmd     `cmd:"" help:"List the rules: id, severity, fact kinds and title."`
 	Explain  RulesExplainCmd  `cmd:"" help:"Explain a rule: what it detects, what to do, and the fields it can use."`
 	Validate RulesValidateCmd `cmd:"" help:"Check rule files and print every problem with file:line:col."`
+	Test     RulesTestCmd     `cmd:"" help:"Run rule tests: each expectations file lists the findings the rules must report on its run, and no others."`
 }
 
 // RulesListCmd lists the rules that check would evaluate with the same flags.
