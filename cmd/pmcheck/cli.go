@@ -28,6 +28,7 @@ type CLI struct {
 	Check    CheckCmd    `cmd:"" help:"Analyze runs, evaluate rules and write reports (the CI command)."`
 	Replay   ReplayCmd   `cmd:"" help:"Print what agent-postmortem watch would have printed for a Workflow run, and when."`
 	Scan     ScanCmd     `cmd:"" help:"List every run under a root."`
+	Collect  CollectCmd  `cmd:"" help:"Copy this repository's runs from ~/.claude/projects into .agent-runs/, secrets redacted."`
 	Render   RenderCmd   `cmd:"" help:"Render saved JSON reports in another format (merges several)."`
 	Rules    RulesCmd    `cmd:"" help:"List, explain and validate rules."`
 	Fixtures FixturesCmd `cmd:"" help:"List the built-in scenario runs and write them into a folder (deterministic)."`
