@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The fast row decoder. Most bytes of a transcript are tool output, progress
@@ -35,29 +35,45 @@ const maxNestingDepth = 10000
 // ok is false exactly when encoding/json rejects the line as invalid JSON;
 // r is then unspecified. badUTF8 reports, for a valid line, whether it holds
 // invalid UTF-8 (as !utf8.Valid(data) would: outside its strings, valid JSON
-// is ASCII).
+// is ASCII). The strings in r share data's memory (see decodeRowArena).
 func decodeRow(data []byte, r *row) (ok, badUTF8 bool) {
-	buf := scratch.Get().(*[]byte)
-	s := fastScanner{data: data, buf: (*buf)[:0]}
-	defer func() {
-		if cap(s.buf) <= 1<<20 { // do not pin one huge line's buffer
-			*buf = s.buf
-			scratch.Put(buf)
-		}
-	}()
+	var arena []byte
+	return decodeRowArena(data, r, &arena)
+}
+
+// decodeRowArena is decodeRow with the caller's scratch: the strings it
+// stores in r are views, never copies. A string without escapes is the
+// bytes of data between its quotes; one with escapes is decoded into
+// *arena, which each call reuses from its start. Most decoded bytes are
+// tool output and text of which the model keeps a capped head, so copying
+// each string to the heap only for the builder to cut it (the first
+// design) made 44 % of all allocations. The views are valid until data or
+// *arena is reused: the builder clones what it keeps (strings.Clone,
+// capString) before the next line.
+func decodeRowArena(data []byte, r *row, arena *[]byte) (ok, badUTF8 bool) {
+	s := fastScanner{data: data, buf: (*arena)[:0]}
 	s.ws()
 	if s.i >= len(s.data) || s.data[s.i] != '{' {
 		// Not an object: valid or not, the row decodes to nothing.
 		ok = s.skipValue() && s.end()
-		return ok, s.bad
+	} else {
+		ok = s.rowObject(r) && s.end()
 	}
-	ok = s.rowObject(r) && s.end()
+	if cap(s.buf) <= 1<<20 { // do not pin one huge line's scratch
+		*arena = s.buf
+	} else {
+		*arena = nil
+	}
 	return ok, s.bad
 }
 
-// scratch holds decoding buffers between lines (and between readers
-// running in parallel).
-var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+// view is the string whose bytes are b, without copying them.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
 
 type fastScanner struct {
 	data  []byte
@@ -67,7 +83,9 @@ type fastScanner struct {
 	bad   bool // a string held invalid UTF-8
 	// strBad is bad for the last string scanned.
 	strBad bool
-	buf    []byte // scratch for decoding strings with escapes
+	// buf receives the decoded bodies of strings with escapes, one after
+	// another: stringValue returns views into it.
+	buf []byte
 }
 
 // end reports whether only whitespace follows.
@@ -117,6 +135,7 @@ func (s *fastScanner) scanString() (body []byte, esc, ok bool) {
 // fields pmcheck keeps cost no second pass.
 func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
 	d := s.data
+	bstart := len(s.buf) // with decode, the body goes to s.buf[bstart:]
 	start := s.i + 1
 	i := start
 	q := -1 // the next quote at or after i, when q >= i
@@ -197,7 +216,7 @@ func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
 			return d[start:q], esc, true
 		}
 		if decode && !esc {
-			s.buf = append(s.buf[:0], d[start:j]...)
+			s.buf = append(s.buf[:bstart], d[start:j]...)
 		}
 		esc = true
 		if j+1 >= len(d) {
@@ -238,19 +257,23 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// stringValue reads a string and returns its decoded value.
+// stringValue reads a string and returns its decoded value: a view into
+// s.data or s.buf (decodeRowArena).
 func (s *fastScanner) stringValue() (string, bool) {
+	bstart := len(s.buf)
 	body, esc, ok := s.scanStringInto(true)
 	if !ok {
+		s.buf = s.buf[:bstart]
 		return "", false
 	}
 	switch {
 	case s.strBad:
+		s.buf = s.buf[:bstart]
 		return string(unquote(body)), true
 	case esc:
-		return string(s.buf), true
+		return view(s.buf[bstart:]), true
 	}
-	return string(body), true
+	return view(body), true
 }
 
 // unescapeByte maps the character after a backslash to what it stands for.
@@ -635,7 +658,7 @@ func (s *fastScanner) loose(dst *looseString) bool {
 	}
 	raw, ok := s.rawValue()
 	if ok {
-		*dst = looseString(raw)
+		*dst = looseString(view(raw))
 	}
 	return ok
 }

@@ -130,12 +130,12 @@ func afterLine(s string) string {
 	return ""
 }
 
-// capString cuts s to at most n bytes without splitting a UTF-8 sequence. A
-// cut string is copied, so the kept head does not pin the whole decoded text
-// in memory (that would make memory grow with the size of tool outputs).
+// capString returns a copy of s cut to at most n bytes without splitting a
+// UTF-8 sequence. It always copies: s may be a view into the line being
+// read, and a cut string must not pin the whole decoded text in memory.
 func capString(s string, n int) string {
 	if len(s) <= n {
-		return s
+		return strings.Clone(s)
 	}
 	cut := n
 	for cut > 0 && cut > n-4 && !isRuneStart(s[cut]) {

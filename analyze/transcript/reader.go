@@ -218,6 +218,12 @@ type builder struct {
 	// uuids holds a hash of every row uuid seen, to skip replayed rows.
 	uuids          map[uint64]struct{}
 	lastMeaningful *model.Event
+	// arena receives the decoded strings of the line being read; the row's
+	// strings are views into it and into the line, so everything the
+	// builder keeps is cloned (keep, count, capString) before the next line.
+	arena []byte
+	// types and tools count row types and tool names (counts).
+	types, tools map[string]*int
 }
 
 func newBuilder(file string) *builder {
@@ -228,6 +234,8 @@ func newBuilder(file string) *builder {
 		other:    map[string]struct{}{},
 		uuids:    map[uint64]struct{}{},
 		pending:  map[string][]*model.ToolResult{},
+		types:    map[string]*int{},
+		tools:    map[string]*int{},
 	}
 }
 
@@ -248,6 +256,9 @@ func (b *builder) line(l jsonl.Line) {
 		return
 	}
 	t.Lines++
+	if poisonViews {
+		defer func() { poison(data); poison(b.arena[:cap(b.arena)]) }()
+	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		b.malformed(l.N, "contains a NUL byte", true, 0)
 		return
@@ -257,7 +268,7 @@ func (b *builder) line(l jsonl.Line) {
 	// (fastdecode.go); a type mismatch is not an error, invalid JSON is.
 	valid, badUTF8 := false, false
 	if data[0] == '{' {
-		valid, badUTF8 = decodeRow(data, &r)
+		valid, badUTF8 = decodeRowArena(data, &r, &b.arena)
 	}
 	if !valid {
 		switch {
@@ -278,7 +289,7 @@ func (b *builder) line(l jsonl.Line) {
 	if typ == "" {
 		typ = "(none)"
 	}
-	t.Types[typ]++
+	count(b.types, typ)
 	if isClaudeCodeRow(&r) {
 		t.ClaudeCodeRows++
 	}
@@ -306,16 +317,16 @@ func (b *builder) line(l jsonl.Line) {
 		}
 	}
 	if t.SessionID == "" && r.SessionID != "" {
-		t.SessionID = r.SessionID
+		t.SessionID = keep(r.SessionID)
 	}
 	if t.Version == "" && r.Version != "" {
-		t.Version = r.Version
+		t.Version = keep(r.Version)
 	}
 	if t.Cwd == "" && r.Cwd != "" {
-		t.Cwd = r.Cwd
+		t.Cwd = keep(r.Cwd)
 	}
-	if r.GitBranch != "" {
-		t.GitBranch = r.GitBranch // the latest branch the session was on
+	if r.GitBranch != "" && r.GitBranch != t.GitBranch {
+		t.GitBranch = keep(r.GitBranch) // the latest branch the session was on
 	}
 	at := model.Evidence{File: t.File, Line: l.N, Time: b.curMax}
 
@@ -329,28 +340,31 @@ func (b *builder) line(l jsonl.Line) {
 	case "user", "assistant":
 		b.conversation(&r, at, ts)
 	case "queue-operation":
-		op := model.QueueOp{At: at, Operation: r.Operation}
+		op := model.QueueOp{At: at, Operation: keep(r.Operation)}
 		// remove rows carry the notification too (from 2.1.205, and in the
 		// reference fixtures); Signature B's balance needs their tool-use id.
 		if text := r.Content.text(); IsNotification(text) {
-			op.Notification = ParseNotification(text, at, "queue-"+r.Operation)
+			op.Notification = ParseNotification(keep(text), at, "queue-"+r.Operation)
 		}
 		t.QueueOps = append(t.QueueOps, op)
 	case "progress":
 		if r.Data.Type == "agent_progress" && r.Data.AgentID != "" && r.ParentToolUseID != "" {
-			t.Progress = append(t.Progress, model.AgentProgress{At: at, ToolUseID: r.ParentToolUseID, AgentID: r.Data.AgentID})
+			t.Progress = append(t.Progress, model.AgentProgress{At: at, ToolUseID: keep(r.ParentToolUseID), AgentID: keep(r.Data.AgentID)})
 		}
 	}
 }
 
 func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 	t := b.t
-	role := r.Type
+	role := "assistant" // a constant, not the row's view
+	if r.Type == "user" {
+		role = "user"
+	}
 	ev := &model.Event{Line: at.Line, Role: role, Timestamp: ts, WriteTime: at.Time}
 	var c *content
 	if r.Message != nil {
 		c = &r.Message.Content
-		ev.StopReason = r.Message.StopReason
+		ev.StopReason = keep(r.Message.StopReason)
 		ev.Synthetic = r.Message.Model == "<synthetic>"
 	}
 	text := ""
@@ -381,7 +395,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 	ev.Text = capString(text, model.TextHeadLimit)
 	ev.ToolResultOnly = role == "user" && onlyResults
 	if role == "assistant" && r.IsAPIErrorMessage {
-		ev.APIError = string(r.Error)
+		ev.APIError = keep(string(r.Error))
 		if ev.APIError == "" {
 			ev.APIError = "unknown"
 		}
@@ -390,7 +404,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 	if role == "user" {
 		if IsNotification(text) || r.Origin.Kind == "task-notification" {
 			if IsNotification(text) {
-				t.Notifications = append(t.Notifications, ParseNotification(text, at, "user-row"))
+				t.Notifications = append(t.Notifications, ParseNotification(keep(text), at, "user-row"))
 			}
 		}
 		if strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.KillSentinelPrefix) {
@@ -409,45 +423,47 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 }
 
 func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
-	b.t.ToolCounts[blk.Name]++
+	count(b.tools, blk.Name)
 	if !model.Retained(blk.Name) {
 		if blk.ID != "" {
-			b.other[blk.ID] = struct{}{}
+			if _, ok := b.other[blk.ID]; !ok {
+				b.other[keep(blk.ID)] = struct{}{}
+			}
 			delete(b.pending, blk.ID) // its result came first; nothing reads it
 		}
 		return
 	}
 	in := &blk.Input
-	c := &model.ToolCall{ID: blk.ID, Name: blk.Name, At: at, Timestamp: ts}
+	c := &model.ToolCall{ID: keep(blk.ID), Name: keep(blk.Name), At: at, Timestamp: ts}
 	switch blk.Name {
 	case "Agent", "Task":
-		c.Description = in.Description
+		c.Description = keep(in.Description)
 		c.Prompt = capString(in.Prompt, model.PromptLimit)
-		c.SubagentType = in.SubagentType
+		c.SubagentType = keep(in.SubagentType)
 		c.RunInBackground = in.RunInBackground
-		c.AgentName = in.Name
+		c.AgentName = keep(in.Name)
 	case "Workflow":
-		c.Description = in.Description
-		c.WorkflowName = in.Name
-		c.ResumeFromRun = in.ResumeFromRunID
+		c.Description = keep(in.Description)
+		c.WorkflowName = keep(in.Name)
+		c.ResumeFromRun = keep(in.ResumeFromRunID)
 		if c.Description == "" {
-			c.Description = in.ScriptPath
+			c.Description = keep(in.ScriptPath)
 		}
 	case "Bash":
 		c.Command = capString(in.Command, model.CommandLimit)
-		c.Description = in.Description
+		c.Description = keep(in.Description)
 		c.RunInBackground = in.RunInBackground
 	case "Write", "Edit", "MultiEdit":
-		c.FilePath = in.FilePath
+		c.FilePath = keep(in.FilePath)
 	case "NotebookEdit":
-		c.FilePath = in.NotebookPath
+		c.FilePath = keep(in.NotebookPath)
 		if c.FilePath == "" {
-			c.FilePath = in.FilePath
+			c.FilePath = keep(in.FilePath)
 		}
 	case "TaskStop", "KillShell", "TaskOutput", "BashOutput":
-		c.TaskID = in.TaskID
+		c.TaskID = keep(in.TaskID)
 		if c.TaskID == "" {
-			c.TaskID = in.ShellID
+			c.TaskID = keep(in.ShellID)
 		}
 	}
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
@@ -472,7 +488,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		return
 	}
 	text := blk.Content.text()
-	res := &model.ToolResult{ToolUseID: blk.ToolUseID, At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text)}
+	res := &model.ToolResult{ToolUseID: keep(blk.ToolUseID), At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text)}
 	// Keep what the detectors read: agent results in full up to a cap (the
 	// notice, the tail), the head of shell output that may name a commit, a
 	// sliver of the rest. A result above its call (rows are not sorted)
@@ -503,18 +519,19 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	var extra model.ResultExtra
 	if strings.Contains(text, "agentId:") {
 		if ms := agentIDLineRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-			extra.TailAgentID = ms[len(ms)-1][1]
+			extra.TailAgentID = keep(ms[len(ms)-1][1])
 		}
 	}
 	if name := b.names[blk.ToolUseID]; name == "TaskOutput" || name == "BashOutput" {
-		extra.PollTaskID, extra.PollStatus = pollHead(text)
+		id, status := pollHead(text)
+		extra.PollTaskID, extra.PollStatus = keep(id), keep(status)
 	}
 	if u := &r.ToolUseResult; u.present {
 		if u.str != "" {
 			extra.ResultString = capString(u.str, model.TextHeadLimit)
 		}
-		extra.Status, extra.AgentID, res.IsAsync = u.Status, u.AgentID, u.IsAsync
-		extra.RunID, extra.TaskID, extra.BackgroundTaskID = u.RunID, u.TaskID, u.BackgroundTaskID
+		extra.Status, extra.AgentID, res.IsAsync = keep(u.Status), keep(u.AgentID), u.IsAsync
+		extra.RunID, extra.TaskID, extra.BackgroundTaskID = keep(u.RunID), keep(u.TaskID), keep(u.BackgroundTaskID)
 		res.Interrupted = u.Interrupted
 	}
 	if extra != (model.ResultExtra{}) {
@@ -528,7 +545,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	} else {
 		// Its call is further down, or not a retained tool, or not in the
 		// file at all: decided when the call shows up or the file ends.
-		b.pending[blk.ToolUseID] = append(b.pending[blk.ToolUseID], res)
+		b.pending[res.ToolUseID] = append(b.pending[res.ToolUseID], res)
 	}
 }
 
@@ -546,6 +563,7 @@ func pollHead(text string) (taskID, status string) {
 func (b *builder) finish() *model.Transcript {
 	t := b.t
 	t.LastTime = b.curMax
+	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
 	// Results whose call never appeared stay visible (Signature A must see,
 	// and reject, a result that resolves to no Agent call).
 	ids := make([]string, 0, len(b.pending))
@@ -606,6 +624,38 @@ func (b *builder) finish() *model.Transcript {
 		}
 	}
 	return t
+}
+
+// poison overwrites p (poisonViews).
+func poison(p []byte) {
+	for i := range p {
+		p[i] = '#'
+	}
+}
+
+// keep copies a string of the row being read (a view into the line or the
+// decoder's arena) so that the model may hold it.
+func keep(s string) string { return strings.Clone(s) }
+
+// count adds one to m[k], copying k only when it is new. The counters are
+// pointers because assigning to an existing string key stores the new key
+// (a view) in the map; finish copies them into the model's maps.
+func count(m map[string]*int, k string) {
+	if n := m[k]; n != nil {
+		*n++
+		return
+	}
+	n := 1
+	m[keep(k)] = &n
+}
+
+// counts is the model's form of a count map.
+func counts(m map[string]*int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, n := range m {
+		out[k] = *n
+	}
+	return out
 }
 
 // parseTime reads an ISO-8601 timestamp and returns it in UTC. A timestamp
