@@ -256,12 +256,15 @@ func WriteRuleTestOutputs(t *RuleTest, outs []Output, stdout io.Writer) error {
 	for i, o := range outs {
 		var err error
 		switch o.Format {
+		// As in Render: the human formats get the pass that keeps transcript
+		// text from reading as a workflow command in a CI log.
 		case FormatText:
-			rendered[i] = RuleTestText(t)
+			rendered[i] = inertLines(RuleTestText(t), false)
 		case FormatJSON:
 			rendered[i], err = RuleTestJSON(t)
 		case FormatJUnit:
 			rendered[i], err = RuleTestJUnit(t)
+			rendered[i] = inertLines(rendered[i], false)
 		default:
 			return fmt.Errorf("--format %s: rules test writes %s", o.Format, strings.Join(RuleTestFormats, ", "))
 		}

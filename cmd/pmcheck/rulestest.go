@@ -64,6 +64,9 @@ func (c *RulesTestCmd) Run(env *Env) error {
 	if len(files) == 0 {
 		return usageError("no expectations files found in %s: a test case is a run with an %s (or NAME%s beside the run NAME) that lists the findings the rules must report; see docs/rules.md, \"Testing your rules\"", joinPaths(paths), expectFile, expectSuffix)
 	}
+	// Finding messages are transcript text: under GitHub Actions, pause
+	// workflow commands around everything printed.
+	defer guardStdout(env)()
 	var cases []report.RuleTestCase
 	for _, f := range files {
 		cases = append(cases, c.runCase(env, f, lopts))

@@ -282,3 +282,31 @@ func TestRulesTestCaseErrors(t *testing.T) {
 		t.Errorf("sarif: exit %d, %q", code, errOut)
 	}
 }
+
+// TestRulesTestUnderGitHubActions: finding messages are transcript text, so
+// under Actions standard output is wrapped in ::stop-commands:: and no line
+// of it reads as a workflow command.
+func TestRulesTestUnderGitHubActions(t *testing.T) {
+	dir := ruleCase(t, "rule-unreviewed-killed-subagent-bad", "version: 1\nfindings: []\n")
+	main := filepath.Join(dir, badSID)
+	data, _ := os.ReadFile(main)
+	attack := `Refactor the billing module\n::error file=x::fake\n  ##[add-mask]secret`
+	os.WriteFile(main, []byte(strings.ReplaceAll(string(data), `"description":"Refactor the billing module"`, `"description":"`+attack+`"`)), 0o644)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	for _, format := range []string{"text", "junit"} {
+		out, _, code := runRulesCLI(t, "rules", "test", "-f", format, dir)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		token, ok := strings.CutPrefix(lines[0], "::stop-commands::")
+		if code != ExitFindings || !ok || token == "" || lines[len(lines)-1] != "::"+token+"::" {
+			t.Fatalf("%s: exit %d, not wrapped in ::stop-commands:::\n%s", format, code, out)
+		}
+		for _, l := range lines[1 : len(lines)-1] {
+			if strings.HasPrefix(strings.TrimSpace(l), "::") || strings.Contains(l, "##[") {
+				t.Errorf("%s: a line reads as a workflow command: %q", format, l)
+			}
+		}
+		if !strings.Contains(out, "fake") {
+			t.Errorf("%s: the hostile message is not shown at all:\n%s", format, out)
+		}
+	}
+}
