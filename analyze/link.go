@@ -140,8 +140,9 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 	}
 	// Notifications name the call by tool-use id (≥ 2.1.100) or, for agents,
 	// by task id == agent id.
-	for _, n := range allNotifications(owner) {
-		if n.ToolUseID == c.ID && c.ID != "" {
+	idx := l.notifications(owner)
+	if c.ID != "" {
+		for _, n := range idx.byToolUse[c.ID] {
 			sc.Notifications = append(sc.Notifications, n)
 			add(n.TaskID, LinkNotification)
 		}
@@ -177,13 +178,12 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 		}
 	}
 	if sc.AgentID != "" {
-		// Notifications without a tool-use id (older CLIs) name the agent by task id.
-		for _, n := range allNotifications(owner) {
-			if n.ToolUseID == "" && n.TaskID == sc.AgentID {
-				sc.Notifications = append(sc.Notifications, n)
-			}
+		// Notifications without a tool-use id (older CLIs), or whose id names
+		// no call of the file (an export tool redacted or rewrote it), name
+		// the agent by task id.
+		if byTask := idx.byTask[sc.AgentID]; len(byTask) > 0 {
+			sc.Notifications = mergeByLine(sc.Notifications, byTask)
 		}
-		sort.SliceStable(sc.Notifications, func(i, j int) bool { return sc.Notifications[i].At.Line < sc.Notifications[j].At.Line })
 		child := agents[sc.AgentID]
 		if child == nil {
 			child = l.findAgent(sc.AgentID)
@@ -249,6 +249,63 @@ func (l *loader) findAgent(id string) *model.Transcript {
 	return nil
 }
 
+// notificationIndex is a transcript's notifications (user rows and queue
+// enqueues, in line order) by the call they name: byToolUse by a tool-use id
+// that is a call of the file, byTask by task id for the rest (no tool-use
+// id, or one that names no call: redacted to "REDACTED" by an export tool,
+// or rewritten). Built once per transcript, so linking stays linear in the
+// number of calls and notifications.
+type notificationIndex struct {
+	byToolUse map[string][]*model.Notification
+	byTask    map[string][]*model.Notification
+}
+
+func (l *loader) notifications(t *model.Transcript) *notificationIndex {
+	if idx, ok := l.notes[t]; ok {
+		return idx
+	}
+	if l.notes == nil {
+		l.notes = map[*model.Transcript]*notificationIndex{}
+	}
+	calls := make(map[string]bool, len(t.ToolCalls))
+	for _, c := range t.ToolCalls {
+		if c.ID != "" {
+			calls[c.ID] = true
+		}
+	}
+	idx := &notificationIndex{byToolUse: map[string][]*model.Notification{}, byTask: map[string][]*model.Notification{}}
+	for _, n := range allNotifications(t) {
+		if n.ToolUseID != "" && calls[n.ToolUseID] {
+			idx.byToolUse[n.ToolUseID] = append(idx.byToolUse[n.ToolUseID], n)
+		} else if n.TaskID != "" {
+			idx.byTask[n.TaskID] = append(idx.byTask[n.TaskID], n)
+		}
+	}
+	l.notes[t] = idx
+	return idx
+}
+
+// mergeByLine merges two lists sorted by line into a new one.
+func mergeByLine(a, b []*model.Notification) []*model.Notification {
+	out := make([]*model.Notification, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].At.Line < a[0].At.Line {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// lastByLine is the later of two notifications (nil-safe).
+func lastByLine(a, b *model.Notification) *model.Notification {
+	if a == nil || b != nil && b.At.Line > a.At.Line {
+		return b
+	}
+	return a
+}
+
 // allNotifications returns a transcript's notifications from user rows and
 // queue enqueues, in line order.
 func allNotifications(t *model.Transcript) []*model.Notification {
@@ -271,10 +328,12 @@ func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.Wo
 		at := r.At
 		wl.ResultAt = &at
 	}
-	for _, n := range allNotifications(main) {
-		if (n.ToolUseID != "" && n.ToolUseID == c.ID) || (n.ToolUseID == "" && wl.TaskID != "" && n.TaskID == wl.TaskID) {
-			wl.LastNotification = n
-		}
+	idx := l.notifications(main)
+	if ns := idx.byToolUse[c.ID]; c.ID != "" && len(ns) > 0 {
+		wl.LastNotification = ns[len(ns)-1]
+	}
+	if ns := idx.byTask[wl.TaskID]; wl.TaskID != "" && len(ns) > 0 {
+		wl.LastNotification = lastByLine(wl.LastNotification, ns[len(ns)-1])
 	}
 	if wl.TaskID != "" {
 		for _, s := range main.ToolCalls {

@@ -167,6 +167,8 @@ type loader struct {
 	// metaByToolUse and metas are filled on first use by sidecarIndex.
 	metaByToolUse map[string][]string
 	metas         map[string]*model.Meta
+	// notes indexes each transcript's notifications once (link.go).
+	notes map[*model.Transcript]*notificationIndex
 }
 
 // show turns a root-relative path into the path evidence carries.

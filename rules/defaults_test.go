@@ -71,6 +71,9 @@ func defaultRuleCases() map[string]defaultRuleCase {
 	falseDone := model.SubagentFact{RunID: "s1", ToolUseID: "toolu_02", Description: "Write tests", Mode: "async", AgentID: "a222", Outcome: "completed", FalseDone: true, At: at("s1.jsonl", 12)}
 	trueDone := falseDone
 	trueDone.FalseDone = false
+	openAtEnd := model.SubagentFact{RunID: "s1", ToolUseID: "toolu_03", Description: "Read README thrice then wait", Mode: "sync", Outcome: "open-at-end", Killed: true, At: at("s1.jsonl", 9)}
+	stillRunning := openAtEnd
+	stillRunning.Mode, stillRunning.Outcome, stillRunning.Killed, stillRunning.AgentID = "async", "launched-never-returned", false, "a333"
 
 	mismatch := model.WatchdogFact{RunID: "wf1", Source: "workflow-runtime", Kind: "mismatch", Agent: "review-a", SilenceSeconds: -1, Predicted: "not killed", Observed: "killed",
 		Message: "killed without a 180s stall the Workflow runtime would act on", At: at("s/subagents/workflows/wf1/agent-aw1.jsonl", 7)}
@@ -118,6 +121,11 @@ func defaultRuleCases() map[string]defaultRuleCase {
 			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{falseDone}},
 			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{trueDone}},
 			want: `agent a222 reported completed, but its transcript ends in an API error, a usage limit or an interruption`,
+		},
+		"subagent-open-at-end": {
+			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{openAtEnd}},
+			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{stillRunning}},
+			want: `the transcript ends inside the sync Agent call "Read README thrice then wait" (agent unknown): no result, no notification, so nobody knows how the subagent ended`,
 		},
 		"watchdog-disagreement": {
 			bad:  model.Facts{Run: workflow("wf1"), Watchdogs: []model.WatchdogFact{mismatch}},

@@ -93,6 +93,7 @@ var nearMiss = map[string]struct{ kind, where string }{
 	"killed-attempt-with-work":      {"attempt", `outcome == "killed"`},
 	"agent-never-returned":          {"attempt", `outcome == "completed" && ordinal == 1`},
 	"false-done":                    {"subagent", `outcome == "completed"`},
+	"subagent-open-at-end":          {"subagent", `outcome == "launched-never-returned"`},
 	"watchdog-disagreement":         {"watchdog", `source == "workflow-runtime"`},
 	"quiet-agent":                   {"watchdog", `source == "watch" && kind == "QUIET"`},
 }

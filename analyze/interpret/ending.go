@@ -183,3 +183,26 @@ func AttemptOutcome(a *model.Attempt) string {
 	}
 	return model.OutcomeOpen
 }
+
+// Lifecycle terminals of a Workflow run, from its parent's evidence.
+const (
+	TerminalCompleted = "completed"
+	TerminalFailed    = "failed"
+	TerminalStopped   = "stopped"
+	// TerminalUnknown: evidence whose status is not a terminal one (missing,
+	// or a word the runtime is not known to write).
+	TerminalUnknown = "unknown"
+)
+
+// WorkflowTerminal reads a Workflow task-notification's status as the run's
+// lifecycle terminal. Real notifications of a stopped run say "killed" with
+// a summary "… was stopped", so killed is the terminal stopped.
+func WorkflowTerminal(status string) string {
+	switch s := strings.TrimSpace(status); s {
+	case TerminalCompleted, TerminalFailed, TerminalStopped:
+		return s
+	case "killed":
+		return TerminalStopped
+	}
+	return TerminalUnknown
+}

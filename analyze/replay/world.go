@@ -86,7 +86,8 @@ type Agent struct {
 type Terminal struct {
 	At time.Time
 	// Status is completed, failed or stopped (DONE at once), or unknown (a
-	// status watch does not treat as terminal, e.g. killed or missing).
+	// status that is not terminal, e.g. missing); interpret.WorkflowTerminal
+	// reads a notification's status (killed is stopped).
 	Status string
 	// Source: notification, task-stop, sync-result.
 	Source string
@@ -232,11 +233,7 @@ func launchTerminals(l *model.WorkflowLaunch, gen int) []Terminal {
 		}
 	}
 	if n := l.LastNotification; n != nil {
-		st := "unknown"
-		switch strings.TrimSpace(n.Status) {
-		case "completed", "failed", "stopped":
-			st = strings.TrimSpace(n.Status)
-		}
+		st := interpret.WorkflowTerminal(n.Status)
 		ts = append(ts, Terminal{At: n.At.Time.UTC(), Status: st, Source: "notification", Generation: gen, Where: n.At})
 	}
 	for _, s := range l.Stops {

@@ -195,6 +195,20 @@ func TestReplayWatchLines(t *testing.T) {
 			"2026-05-08T13:00:52Z OK     a:aw00000000000001 attempt 1 returned a result.",
 			"2026-05-08T13:01:22Z DONE   1 agents, 1 attempts, clean.  -> agent-postmortem run wf_unkn0001",
 		}, 4},
+		// A Workflow notification that says killed is the terminal stopped:
+		// DONE at the first poll after it (its write at +56s, polls every
+		// 5s from +2s), not after the grace and never at the 6-hour LIMIT.
+		"replay-stopped-run-clean": {[]string{
+			"2026-05-09T10:00:07Z START  wf_stop0001: 1 agents started so far, 1 attempts.",
+			"2026-05-09T10:00:52Z OK     a:aw00000000000211 attempt 1 returned a result.",
+			"2026-05-09T10:00:57Z DONE   1 agents, 1 attempts, clean.  -> agent-postmortem run wf_stop0001",
+		}, 0},
+		// Stopped while key B's agent was still running: DONE at once, FAILED.
+		"replay-stopped-run-failed": {[]string{
+			"2026-05-09T11:00:07Z START  wf_stop0002: 2 agents started so far, 2 attempts.",
+			"2026-05-09T11:00:42Z OK     a:aw00000000000221 attempt 1 returned a result.",
+			"2026-05-09T11:01:32Z DONE   2 agents, 2 attempts, FAILED: 1 agent returned no result.  -> agent-postmortem run wf_stop0002",
+		}, 3},
 		"replay-keyless": {[]string{
 			"2026-05-08T14:00:07Z START  wf_nokey001: 2 agents started so far, 2 attempts.",
 			"2026-05-08T14:00:22Z OK     a:ax00000000000001 attempt 1 returned a result.",

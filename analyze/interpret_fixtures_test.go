@@ -1,0 +1,103 @@
+package analyze
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/interpret"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// subagentFacts loads a fixture and returns its subagent facts by tool-use id.
+func subagentFacts(t *testing.T, name string) (map[string]model.SubagentFact, []model.Facts) {
+	t.Helper()
+	res := loadOne(t, filepath.Join(fixtures, name))
+	facts := Facts(res.Runs, FactsOptions{})
+	out := map[string]model.SubagentFact{}
+	for _, f := range facts {
+		for _, s := range f.Subagents {
+			out[s.ToolUseID] = s
+		}
+	}
+	return out, facts
+}
+
+// TestRealShapeOutcomes reads each real-world shape's fixture and checks the
+// outcome package interpret gives every call, and what follows from it.
+func TestRealShapeOutcomes(t *testing.T) {
+	cases := []struct {
+		fixture string
+		want    map[string]string // tool-use id -> outcome
+		killed  map[string]bool
+	}{
+		{"interpret-rejected-agent-calls",
+			map[string]string{"toolu_rej01a": interpret.OutcomeRejected, "toolu_rej01b": interpret.OutcomeRejected, "toolu_rej01c": interpret.OutcomeRejected, "toolu_rej01d": interpret.OutcomeCompleted},
+			map[string]bool{}},
+		{"interpret-interrupted-agent-call",
+			map[string]string{"toolu_int02": interpret.OutcomeStopped},
+			map[string]bool{"toolu_int02": true}},
+		{"interpret-background-polled",
+			map[string]string{"toolu_bg03a": interpret.OutcomeCompleted, "toolu_bg03b": interpret.OutcomeNeverReturned},
+			map[string]bool{}},
+		{"interpret-notification-redacted-id",
+			map[string]string{"toolu_red04": interpret.OutcomeKilled},
+			map[string]bool{"toolu_red04": true}},
+		{"rule-subagent-open-at-end-bad",
+			map[string]string{"toolu_open05": interpret.OutcomeOpenAtEnd},
+			map[string]bool{"toolu_open05": true}},
+		{"rule-subagent-open-at-end-good",
+			map[string]string{"toolu_open06a": interpret.OutcomeNeverReturned, "toolu_open06b": interpret.OutcomeCompleted},
+			map[string]bool{}},
+	}
+	for _, c := range cases {
+		got, facts := subagentFacts(t, c.fixture)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d subagent facts, want %d", c.fixture, len(got), len(c.want))
+		}
+		for id, want := range c.want {
+			f := got[id]
+			if f.Outcome != want || f.Killed != c.killed[id] {
+				t.Errorf("%s: %s is %q (killed %v), want %q (killed %v)", c.fixture, id, f.Outcome, f.Killed, want, c.killed[id])
+			}
+		}
+		for _, fs := range facts {
+			for _, s := range fs.Ships {
+				if c.fixture == "interpret-rejected-agent-calls" && s.Outstanding {
+					t.Errorf("%s: a rejected call is outstanding at the push: %v", c.fixture, s.OutstandingKilled)
+				}
+				if c.fixture == "interpret-interrupted-agent-call" && !s.Outstanding {
+					t.Errorf("%s: the stopped agent is not outstanding at the push", c.fixture)
+				}
+			}
+		}
+	}
+}
+
+// TestRedactedNotificationLinksTheAgent: the notification whose tool-use id
+// names no call is linked by its task id and names the agent.
+func TestRedactedNotificationLinksTheAgent(t *testing.T) {
+	res := loadOne(t, filepath.Join(fixtures, "interpret-notification-redacted-id"))
+	sc := res.Runs[0].Subagents[0]
+	if sc.LastNotification == nil || sc.LastNotification.ToolUseID != "REDACTED" || sc.Status != "killed" {
+		t.Fatalf("notification not linked: %+v", sc.LastNotification)
+	}
+}
+
+// TestCorpusParentKilledMidCall: the Irrlicht 3-4 recording, whose parent
+// was killed inside a foreground Agent call, has one open-at-end subagent.
+func TestCorpusParentKilledMidCall(t *testing.T) {
+	dir := filepath.Join(corpus(t), "ingo-eichhorst__Irrlicht/replaydata/agents/claudecode/scenarios/3-4_subagent-orphan-cleanup")
+	res := loadOne(t, dir)
+	facts := Facts(res.Runs, FactsOptions{})
+	n := 0
+	for _, f := range facts {
+		for _, s := range f.Subagents {
+			if s.Outcome == interpret.OutcomeOpenAtEnd {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d open-at-end subagents in the 3-4 recording, want 1", n)
+	}
+}
