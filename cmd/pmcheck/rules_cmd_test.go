@@ -36,6 +36,7 @@ killed-subagent-unreviewed     warning   subagent          Killed subagent whose
 ship-while-killed-outstanding  error     ship              Ship action while a killed subagent was outstanding
 killed-attempt-with-work       warning   attempt           Workflow attempt killed after it wrote files or commits
 agent-never-returned           error     attempt           Workflow agent never returned
+subagent-open-at-end           warning   subagent          Run ended with a subagent call still open
 false-done                     warning   attempt,subagent  Agent reported done but its transcript ends in an error
 watchdog-disagreement          warning   watchdog          Watchdog prediction disagrees with the observed kill
 quiet-agent                    note      watchdog          Agent quiet for 10 minutes or more
@@ -62,7 +63,7 @@ func TestRulesListWithFlags(t *testing.T) {
 	for _, m := range metas {
 		got = append(got, m.ID+"="+m.Severity)
 	}
-	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-unreviewed=warning ship-while-killed-outstanding=error team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
+	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-unreviewed=warning ship-while-killed-outstanding=error subagent-open-at-end=warning team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -100,7 +101,7 @@ func TestRulesErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, ship-while-killed-outstanding, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
+		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, ship-while-killed-outstanding, subagent-open-at-end, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
 		{[]string{"rules", "list", "--severity", "quiet-agent=loud"}, `pmcheck: --severity quiet-agent=loud: unknown level "loud"; expected one of "error", "note", "warning"` + "\n"},
 		{[]string{"rules", "list", "--rules", "nope.yaml"}, `pmcheck: cannot read rule file "nope.yaml": no such file or directory` + "\n"},
 	} {
