@@ -132,6 +132,6 @@ func TestHostileMarkInAToolOutput(t *testing.T) {
 	r := PreToolUse(bashInput(p, "git push"), Config{})
 	d, reason := decision(t, r)
 	if d != "ask" || !strings.Contains(reason, "Refactor billing") {
-		t.Skipf("a mark inside a tool output disarmed the gate (%q): the transcript reader accepts marks from any row until marks are restricted to hook output", d)
+		t.Fatalf("a mark inside a tool output disarmed the gate: %q %q", d, reason)
 	}
 }

@@ -33,6 +33,7 @@ type CLI struct {
 	Rules    RulesCmd    `cmd:"" help:"List, explain and validate rules."`
 	Fixtures FixturesCmd `cmd:"" help:"List the built-in scenario runs and write them into a folder (deterministic)."`
 	Version  VersionCmd  `cmd:"" help:"Print the version."`
+	Watch    WatchCmd    `cmd:"" help:"Follow a Workflow run while it is written and print watch's lines as they happen (replay on a real clock)."`
 	Hook     HookCmd     `cmd:"" help:"The resume gate as Claude Code hooks: session-start, pre-tool-use, install."`
 }
 

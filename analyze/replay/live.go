@@ -1,0 +1,100 @@
+package replay
+
+import (
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Live is watch on a real clock: the watcher that replays a finished run,
+// advanced one poll at a time over a World extended with what the run's files
+// hold at each poll. Nothing is inferred about the future:
+//
+//   - a journal line's time is the poll that first saw it complete (an
+//     unterminated last line is withheld until its newline arrives);
+//   - a transcript is read as it stands, so the last user row, the silence
+//     before it, the work ledger and the failure cause are those of the rows
+//     written so far, and QUIET measures from the last row's timestamp;
+//   - the parent's launch and lifecycle evidence are those written so far.
+//
+// On a run that was recorded, written into files at the times replay
+// assigns to its rows, Live prints what Replay prints for the finished files.
+type Live struct {
+	w       *World
+	s       *watcher
+	ledger  LedgerFunc
+	seen    int // complete journal lines appended to w.Lines in this epoch
+	printed int // events of s.out already returned
+	done    bool
+}
+
+// NewLive starts a watch at instant start (the journal was found then).
+// ledger computes a killed attempt's work (DefaultLedger when nil).
+func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
+	if ledger == nil {
+		ledger = DefaultLedger
+	}
+	w := &World{RunID: "unknown-run", Start: start, HasJournal: true, JournalAt: start, Agents: map[string]*Agent{}}
+	return &Live{w: w, s: newWatcher(w, opt), ledger: ledger}
+}
+
+// Update replaces what the watch sees with run, the Workflow run as its files
+// stand now, at poll instant now. truncated says the journal was found
+// smaller than at the previous read (truncated or replaced): the watch prints
+// RESET and starts a new epoch.
+func (l *Live) Update(now time.Time, run *model.Run, truncated bool) {
+	w := l.w
+	w.RunID = RunIDOf(run.ID)
+	agents := make(map[string]*Agent, len(w.Agents))
+	for id, t := range clock.AgentTranscripts(run) {
+		agents[id] = agentOf(id, t, w.Start, l.ledger)
+	}
+	w.Agents = agents
+	if truncated {
+		w.Lines = append(w.Lines, JLine{At: now, Kind: LineTruncate})
+		l.seen = 0
+	}
+	if j := run.Journal; j != nil {
+		lines := journalLines(j, make([]clock.LineTime, len(j.Lines)), w.Start)
+		n := len(lines)
+		for n > 0 && lines[n-1].Kind == LineTorn {
+			n-- // not written completely yet
+		}
+		for _, jl := range lines[min(l.seen, n):n] {
+			jl.At = now
+			w.Lines = append(w.Lines, jl)
+		}
+		l.seen = max(l.seen, n)
+	}
+	w.Launches, w.Terminals = nil, nil
+	if la := run.Launch; la != nil {
+		at := la.At.Time
+		if at.IsZero() {
+			at = w.Start
+		}
+		w.Launches = []time.Time{at.UTC()}
+		w.Terminals = launchTerminals(la, 1)
+	}
+}
+
+// Poll is one iteration of watch's loop at now, over what the last Update
+// gave. It returns the lines printed at this poll, and whether the watch
+// ended with its exit code.
+func (l *Live) Poll(now time.Time) ([]Event, bool, int) {
+	if l.done {
+		return nil, true, 0
+	}
+	done, code := l.s.poll(now)
+	events := l.s.out[l.printed:]
+	l.printed = len(l.s.out)
+	l.done = done
+	return events, done, code
+}
+
+// Remaining is what is left of --max-hours at now, counted from the start:
+// the loop sleeps at most this long, so a long --interval cannot overshoot
+// the limit.
+func (l *Live) Remaining(now time.Time) time.Duration {
+	return l.s.opt.maxDuration() - now.Sub(l.w.Start)
+}

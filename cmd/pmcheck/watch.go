@@ -1,0 +1,226 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/replay"
+)
+
+// WatchCmd follows a Workflow run while it is written and prints what
+// agent-postmortem watch prints, as it happens: the replay engine on a real
+// clock over files that grow (docs/watch.md).
+type WatchCmd struct {
+	Run_ string `arg:"" name:"run" help:"Workflow run directory (it may not exist yet), its journal.jsonl, or a run-id prefix under --root."`
+
+	Interval   Seconds `default:"5" help:"Seconds between polls."`
+	QuietAfter Seconds `default:"300" name:"quiet-after" help:"Seconds of transcript silence before the first QUIET; doubles after each."`
+	DoneGrace  Seconds `default:"30" name:"done-grace" help:"Seconds every key must stay resolved before DONE."`
+	MaxHours   float64 `default:"6" name:"max-hours" help:"Hours after the start at which LIMIT ends the watch."`
+
+	Timestamps bool   `help:"Prefix every line with the time it was printed (RFC 3339, UTC); in --json, add a time field."`
+	JSON       bool   `name:"json" help:"Print watch's --json objects, one per line."`
+	Watchdogs  bool   `help:"When the watch ends, replay ProgressWatch, the executor-harness watchdogs and the Workflow runtime over the files as they stand (as replay --watchdogs does)."`
+	Root       string `help:"Where a run-id prefix is looked up (default ~/.claude/projects)."`
+
+	// clock is the real clock unless a test injects one.
+	clock watchClock `kong:"-"`
+}
+
+// watchClock is the watch's time: Now, and Sleep between polls. A test
+// injects one whose Sleep advances a simulated instant and writes the next
+// rows of a recorded run into the files.
+type watchClock interface {
+	Now() time.Time
+	Sleep(time.Duration)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time        { return time.Now().UTC() }
+func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
+
+// journalWait is how long watch waits, printing nothing, for the run
+// directory and its journal.jsonl to appear: a launch hook starts watch
+// before the Workflow tool has created either.
+const journalWait = 60 * time.Second
+
+// Run follows the run and returns watch's exit code.
+func (c *WatchCmd) Run(env *Env) error {
+	opt := replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours}
+	if err := opt.Validate(); err != nil {
+		return usageError("watch: %v", err)
+	}
+	clk := c.clock
+	if clk == nil {
+		clk = realClock{}
+	}
+	root := c.Root
+	if root == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			root = filepath.Join(home, ".claude", "projects")
+		}
+	}
+	start := clk.Now()
+	var dir string
+	for {
+		dir = c.find(root)
+		if dir != "" {
+			if st, err := os.Stat(filepath.Join(dir, "journal.jsonl")); err == nil && st.Mode().IsRegular() {
+				break
+			}
+		}
+		remaining := journalWait - clk.Now().Sub(start)
+		if remaining <= 0 {
+			fmt.Fprintln(env.Stderr, replay.NoJournalMessage)
+			fmt.Fprintf(env.Stderr, "pmcheck: watch: %s\n", c.notFound(root, dir))
+			if c.Watchdogs {
+				// As replay does: the watchdogs of whatever the run holds.
+				var events []replay.WatchdogEvent
+				if dir != "" {
+					if run, err := loadWorkflow(dir); err == nil {
+						events = replay.Workflow(run, replay.Config{Watch: opt, Start: start}).Watchdogs
+					}
+				}
+				writeWatchdogs(env.Stdout, events, c.JSON)
+			}
+			return &ExitError{Code: replay.ExitNoJournal}
+		}
+		clk.Sleep(min(opt.Interval, remaining))
+	}
+
+	f := &follower{dir: dir}
+	live := replay.NewLive(start, opt, nil)
+	var last *model.Run
+	for {
+		now := clk.Now()
+		run, truncated, changed, err := f.read()
+		switch {
+		case err != nil && last == nil:
+			return usageError("watch: %v", err)
+		case err == nil && changed:
+			live.Update(now, run, truncated)
+			last = run
+		}
+		events, done, code := live.Poll(now)
+		writeLines(env.Stdout, replay.Lines(events, c.JSON, c.Timestamps))
+		if done {
+			if c.Watchdogs {
+				cfg := replay.Config{Watch: opt, Start: start}
+				writeWatchdogs(env.Stdout, replay.Workflow(last, cfg).Watchdogs, c.JSON)
+			}
+			if code != 0 {
+				return &ExitError{Code: code}
+			}
+			return nil
+		}
+		clk.Sleep(min(opt.Interval, live.Remaining(now)))
+	}
+}
+
+func writeLines(w io.Writer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	io.WriteString(w, strings.Join(lines, "\n")+"\n")
+}
+
+// find resolves RUN to a run directory, "" while nothing (or more than one
+// run for a prefix) matches yet: watch keeps waiting then.
+func (c *WatchCmd) find(root string) string {
+	arg := c.Run_
+	if filepath.Base(arg) == "journal.jsonl" {
+		return filepath.Dir(arg)
+	}
+	if strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
+		return arg
+	}
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		return arg
+	}
+	if root == "" {
+		return ""
+	}
+	inv, err := discover.Walk(root)
+	if err != nil {
+		return ""
+	}
+	var match string
+	for _, d := range inv.WorkflowDirs {
+		if strings.HasPrefix(path.Base(d), arg) {
+			if match != "" {
+				return ""
+			}
+			match = d
+		}
+	}
+	if match == "" {
+		return ""
+	}
+	return filepath.Join(root, filepath.FromSlash(match))
+}
+
+func (c *WatchCmd) notFound(root, dir string) string {
+	if dir != "" {
+		return fmt.Sprintf("%s: no journal.jsonl appeared there", filepath.ToSlash(dir))
+	}
+	return fmt.Sprintf("no Workflow run under %s has an id starting with %q, or several do", root, c.Run_)
+}
+
+// follower reads a run's files when they change: it compares the size and
+// modification time of every file in the run directory and of the parent
+// transcript with the previous poll, and loads the run again only when one
+// differs. The journal shrinking is a truncation (RESET).
+type follower struct {
+	dir         string
+	sig         string
+	journalSize int64
+}
+
+// parentOf is the session transcript that launched the run in dir:
+// <session>.jsonl beside <session>/subagents/workflows/<run>.
+func parentOf(dir string) string {
+	session := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(dir))))
+	return session + ".jsonl"
+}
+
+func (f *follower) signature() (string, int64) {
+	var parts []string
+	journal := int64(-1)
+	entries, _ := os.ReadDir(f.dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			parts = append(parts, fmt.Sprintf("%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano()))
+			if e.Name() == "journal.jsonl" {
+				journal = info.Size()
+			}
+		}
+	}
+	sort.Strings(parts)
+	if info, err := os.Stat(parentOf(f.dir)); err == nil {
+		parts = append(parts, fmt.Sprintf("parent %d %d", info.Size(), info.ModTime().UnixNano()))
+	}
+	return strings.Join(parts, "\n"), journal
+}
+
+func (f *follower) read() (run *model.Run, truncated, changed bool, err error) {
+	sig, journal := f.signature()
+	if sig == f.sig {
+		return nil, false, false, nil
+	}
+	run, err = loadWorkflow(f.dir)
+	if err != nil {
+		return nil, false, false, err
+	}
+	truncated = journal >= 0 && journal < f.journalSize
+	f.sig, f.journalSize = sig, journal
+	return run, truncated, true, nil
+}

@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/replay"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
+)
+
+// write is one piece of a recorded run written into the live copy at an
+// instant: a line (with its newline, unless the file ends without one) or a
+// whole small file.
+type write struct {
+	at   time.Time
+	file string // relative to the copy's root
+	data []byte
+	seq  int // file order among writes at one instant
+	// truncate empties the file before writing data.
+	truncate bool
+}
+
+// recording is a finished run laid out as the writes that produce it, at the
+// times replay assigns: journal lines at replay's inferred times, transcript
+// rows at their write times (the running maximum of their timestamps), other
+// files when the first row of their transcript is written.
+type recording struct {
+	src    string // root of the files copied (the session directory's parent)
+	runDir string // the run directory, relative to src
+	start  time.Time
+	writes []write
+}
+
+func record(t *testing.T, runDir string, tornWrites bool) *recording {
+	t.Helper()
+	run, err := loadWorkflow(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := replay.Workflow(run, replay.Config{})
+	session := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(runDir))))
+	src := filepath.Dir(session)
+	rel, _ := filepath.Rel(src, runDir)
+	r := &recording{src: src, runDir: rel, start: rep.Start.At}
+	seq := 0
+	add := func(at time.Time, file string, data []byte) {
+		seq++
+		r.writes = append(r.writes, write{at: at, file: file, data: data, seq: seq})
+	}
+	lineTimes := map[int]time.Time{}
+	for _, l := range rep.World.Lines {
+		lineTimes[l.Where.Line] = l.At
+	}
+	firstWrite := map[string]time.Time{} // transcript path (no .jsonl) -> first write
+	var files []string
+	if _, err := os.Stat(session + ".jsonl"); err == nil {
+		files = append(files, session+".jsonl")
+	}
+	filepath.WalkDir(session, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	var later []string
+	for _, p := range files {
+		relp, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case filepath.Base(p) == "journal.jsonl" && filepath.Dir(p) == filepath.Clean(runDir):
+			at := r.start
+			for i, line := range splitLines(data) {
+				prev := at
+				if lt, ok := lineTimes[i+1]; ok {
+					at = lt
+				}
+				if tornWrites && i > 0 && len(line) > 2 && line[len(line)-1] == '\n' {
+					// The writer's first half lands with the line before: a
+					// poll in between sees an unterminated line.
+					add(prev, relp, line[:len(line)/2])
+					add(at, relp, line[len(line)/2:])
+					continue
+				}
+				add(at, relp, line)
+			}
+			if len(data) == 0 {
+				add(r.start, relp, nil)
+			}
+		case strings.HasSuffix(p, ".jsonl"):
+			tr, err := transcript.ReadFile(p, relp, transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := tr.FirstTime
+			if len(tr.Steps) > 0 {
+				first = tr.Steps[0].At()
+			}
+			if first.IsZero() {
+				first = r.start
+			}
+			firstWrite[strings.TrimSuffix(p, ".jsonl")] = first
+			for i, line := range splitLines(data) {
+				at := tr.WriteTimeAt(i + 1)
+				if at.IsZero() {
+					at = first
+				}
+				add(at.UTC(), relp, line)
+			}
+		default:
+			later = append(later, p)
+		}
+	}
+	for _, p := range later {
+		relp, _ := filepath.Rel(src, p)
+		data, _ := os.ReadFile(p)
+		at := r.start
+		if fw, ok := firstWrite[strings.TrimSuffix(p, ".meta.json")]; ok {
+			at = fw
+		}
+		add(at, relp, data)
+	}
+	sort.SliceStable(r.writes, func(i, j int) bool {
+		if !r.writes[i].at.Equal(r.writes[j].at) {
+			return r.writes[i].at.Before(r.writes[j].at)
+		}
+		return r.writes[i].seq < r.writes[j].seq
+	})
+	return r
+}
+
+// splitLines splits data after every newline; a last line without one stays
+// without one (a torn final line).
+func splitLines(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			out = append(out, data)
+			break
+		}
+		out = append(out, data[:i+1])
+		data = data[i+1:]
+	}
+	return out
+}
+
+// scriptedClock is the injected clock: Sleep advances the instant and writes
+// every piece of the recording due by then, before watch's next poll reads.
+type scriptedClock struct {
+	t    *testing.T
+	now  time.Time
+	dst  string
+	rec  *recording
+	next int
+	naps int
+}
+
+func (c *scriptedClock) Now() time.Time { return c.now }
+
+func (c *scriptedClock) Sleep(d time.Duration) {
+	c.naps++
+	if c.naps > 100000 {
+		c.t.Fatal("watch did not end")
+	}
+	c.now = c.now.Add(d)
+	c.flush()
+}
+
+func (c *scriptedClock) flush() {
+	for c.next < len(c.rec.writes) && !c.rec.writes[c.next].at.After(c.now) {
+		w := c.rec.writes[c.next]
+		c.next++
+		p := filepath.Join(c.dst, w.file)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		flags := os.O_CREATE | os.O_APPEND | os.O_WRONLY
+		if w.truncate {
+			flags |= os.O_TRUNC
+		}
+		f, err := os.OpenFile(p, flags, 0o644)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		f.Write(w.data)
+		f.Close()
+	}
+}
+
+// runWatchArgs plays the recording into a fresh directory on the scripted
+// clock and runs `pmcheck watch` over it with watch's default flags.
+func runWatchArgs(t *testing.T, rec *recording, mode ...string) (string, string, int) {
+	t.Helper()
+	dst := t.TempDir()
+	clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
+	clk.flush()
+	cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
+		DoneGrace: Seconds(30 * time.Second), MaxHours: 6, clock: clk}
+	for _, m := range mode {
+		switch m {
+		case "--timestamps":
+			cmd.Timestamps = true
+		case "--json":
+			cmd.JSON = true
+		case "--watchdogs":
+			cmd.Watchdogs = true
+		}
+	}
+	var out, errs bytes.Buffer
+	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
+	code := 0
+	if ee, ok := err.(*ExitError); ok {
+		code = ee.Code
+		if ee.Err != nil {
+			errs.WriteString("pmcheck: " + ee.Err.Error() + "\n")
+		}
+	} else if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	return out.String(), errs.String(), code
+}
+
+// TestWatchEqualsReplayOnEveryRecordedRun is the equivalence proof: each
+// fixture's Workflow run and both corpus Workflow runs, written into files
+// row by row at the times replay assigns them, followed by `pmcheck watch`
+// on an injected clock, print exactly what `pmcheck replay --timestamps`
+// prints for the finished files, with the same exit code, in text and JSON.
+func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
+	var dirs []string
+	filepath.WalkDir("../../fixtures/runs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	if corpus := testcorpus.Dir(t); corpus != "" {
+		dirs = append(dirs,
+			filepath.Join(corpus, "handgemacht-ai__claude-code-log/test/test_data/workflow_basic/11110000-0000-4000-8000-000000000001/subagents/workflows/wf_demo01"),
+			filepath.Join(corpus, "furkankly__zoetrope/assets/demo/subagents/workflows/wf_demo01"))
+	}
+	if len(dirs) < 15 {
+		t.Fatalf("only %d recorded runs found", len(dirs))
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(dir))))) + "/" + filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			rec, torn := record(t, dir, false), record(t, dir, true)
+			for _, mode := range [][]string{{"--timestamps"}, {"--timestamps", "--json"}, {"--timestamps", "--watchdogs"},
+				{"--timestamps", "--json", "--watchdogs"}, {"--timestamps", "torn"}} {
+				r, flags := rec, mode
+				if mode[len(mode)-1] == "torn" {
+					r, flags = torn, mode[:len(mode)-1] // journal lines written in two halves, a poll apart
+				}
+				want, wantErr, wantCode := runReplay(t, append(flags[:len(flags):len(flags)], dir)...)
+				// Evidence in the watchdog section names files from where
+				// each command read them: the source tree, or its live copy.
+				want = strings.ReplaceAll(want, filepath.ToSlash(rec.src)+"/", "")
+				got, gotErr, gotCode := runWatchArgs(t, r, mode...)
+				if got != want || gotCode != wantCode {
+					t.Errorf("%v: watch (exit %d):\n%s\nreplay (exit %d):\n%s", mode, gotCode, got, wantCode, want)
+				}
+				if (gotErr == "") != (wantErr == "") {
+					t.Errorf("%v: watch stderr %q, replay stderr %q", mode, gotErr, wantErr)
+				}
+			}
+		})
+	}
+}
+
+const killRetryDir = "../../fixtures/runs/replay-kill-retry/30000000-0000-4000-8000-000000000001/subagents/workflows/wf_kill0001"
+
+// TestWatchResetsOnATruncatedJournal: a journal found smaller than at the
+// previous poll (truncated or replaced by a new run at the same path) prints
+// RESET once, clears the state, and the watch follows the new content.
+func TestWatchResetsOnATruncatedJournal(t *testing.T) {
+	rec := record(t, killRetryDir, false)
+	// A poll after the recording's second journal line, the journal is
+	// truncated and only its first line written again; the recording then
+	// goes on appending.
+	var journal string
+	var idx []int
+	for i, w := range rec.writes {
+		if filepath.Base(w.file) == "journal.jsonl" {
+			journal = w.file
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < 3 {
+		t.Fatalf("kill-retry journal has %d lines", len(idx))
+	}
+	second := rec.writes[idx[1]]
+	at := second.at.Add(7 * time.Second)
+	var rewrite []write
+	rewrite = append(rewrite, write{at: at, file: journal, truncate: true})
+	rewrite = append(rewrite, write{at: at, file: journal, data: rec.writes[idx[0]].data})
+	var writes []write
+	for i, w := range rec.writes {
+		writes = append(writes, w)
+		if i == idx[1] {
+			writes = append(writes, rewrite...)
+		}
+	}
+	for i := range writes {
+		if writes[i].at.Before(writes[max(i-1, 0)].at) {
+			writes[i].at = writes[i-1].at
+		}
+	}
+	rec.writes = writes
+	out, errs, code := runWatchArgs(t, rec)
+	if strings.Count(out, "RESET  journal was truncated or replaced; state cleared.\n") != 1 {
+		t.Fatalf("no single RESET line (exit %d, stderr %q):\n%s", code, errs, out)
+	}
+	if !strings.HasPrefix(out, "START ") || !strings.Contains(out, "\nDONE ") {
+		t.Fatalf("watch did not start and finish around the reset:\n%s", out)
+	}
+}
+
+// TestWatchWaitsForTheJournalThenGivesUp: a run directory that never gets a
+// journal ends after 60 s with watch's exit 2 and its message, having slept
+// in steps capped by what is left of the wait.
+func TestWatchWaitsForTheJournalThenGivesUp(t *testing.T) {
+	dst := t.TempDir()
+	clk := &scriptedClock{t: t, now: time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC), dst: dst, rec: &recording{}}
+	cmd := &WatchCmd{Run_: filepath.Join(dst, "sess", "subagents", "workflows", "wf_never01"), Interval: Seconds(25 * time.Second),
+		QuietAfter: Seconds(300 * time.Second), DoneGrace: Seconds(30 * time.Second), MaxHours: 6, clock: clk}
+	var out, errs bytes.Buffer
+	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
+	ee, ok := err.(*ExitError)
+	if !ok || ee.Code != 2 || out.Len() != 0 || !strings.HasPrefix(errs.String(), replay.NoJournalMessage+"\n") {
+		t.Fatalf("err %v stdout %q stderr %q", err, out.String(), errs.String())
+	}
+	if got := clk.now.Sub(time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC)); got != 60*time.Second || clk.naps != 3 {
+		t.Fatalf("gave up after %s in %d sleeps, want 60s in 3 (25+25+10)", got, clk.naps)
+	}
+}
+
+// TestWatchRealTimeSmoke follows a run written at 100x speed on the real
+// clock: the timestamps of every row are moved to now and their gaps divided
+// by 100, watch's intervals likewise, and the watch must print the run's
+// lines in order and end within a few seconds.
+func TestWatchRealTimeSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for about two seconds")
+	}
+	const speed = 100
+	rec := record(t, killRetryDir, false)
+	dst := t.TempDir()
+	t0 := time.Now().UTC().Add(200 * time.Millisecond)
+	scale := func(at time.Time) time.Time { return t0.Add(at.Sub(rec.start) / speed) }
+	stampRE := regexp.MustCompile(`"timestamp":"([^"]+)"`)
+	type timed struct {
+		at   time.Time
+		file string
+		data []byte
+	}
+	var plan []timed
+	for _, w := range rec.writes {
+		data := stampRE.ReplaceAllFunc(w.data, func(m []byte) []byte {
+			ts, err := time.Parse(time.RFC3339Nano, string(stampRE.FindSubmatch(m)[1]))
+			if err != nil {
+				return m
+			}
+			return []byte(`"timestamp":"` + scale(ts).Format("2006-01-02T15:04:05.000Z") + `"`)
+		})
+		plan = append(plan, timed{scale(w.at), w.file, data})
+	}
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		for _, p := range plan {
+			time.Sleep(time.Until(p.at))
+			f := filepath.Join(dst, p.file)
+			os.MkdirAll(filepath.Dir(f), 0o755)
+			fh, err := os.OpenFile(f, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			if err != nil {
+				return
+			}
+			fh.Write(p.data)
+			fh.Close()
+		}
+	}()
+	cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), Interval: Seconds(5 * time.Second / speed),
+		QuietAfter: Seconds(300 * time.Second / speed), DoneGrace: Seconds(30 * time.Second / speed), MaxHours: 10.0 / 3600}
+	var out, errs bytes.Buffer
+	begin := time.Now()
+	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
+	<-writerDone
+	if err != nil {
+		t.Fatalf("watch: %v (stderr %q)\n%s", err, errs.String(), out.String())
+	}
+	var words []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		words = append(words, strings.Fields(l)[0])
+	}
+	if got := strings.Join(words, " "); got != "START OK KILL attempt OK DONE" {
+		t.Fatalf("lines %q:\n%s", got, out.String())
+	}
+	if !strings.Contains(out.String(), "KILL   a:ak00000000000001 attempt 1 after 2s of silence; restarted as attempt 2.") {
+		t.Fatalf("KILL line:\n%s", out.String())
+	}
+	if d := time.Since(begin); d > 10*time.Second {
+		t.Fatalf("took %s", d)
+	}
+}
