@@ -83,6 +83,7 @@ func TestDataFlowsOneWay(t *testing.T) {
 		"analyze": {mod + "rules", mod + "report", mod + "cmd"},
 		"rules":   {mod + "report", mod + "cmd", mod + "analyze/transcript", mod + "analyze/journal", mod + "analyze/discover"},
 		"report":  {mod + "cmd", mod + "analyze/transcript", mod + "analyze/journal", mod + "analyze/discover", mod + "analyze/replay", mod + "analyze/detect"},
+		"explain": {mod + "cmd", mod + "analyze/transcript", mod + "analyze/journal", mod + "analyze/discover", mod + "analyze/replay", mod + "analyze/detect"},
 	}
 	for dir, bans := range forbidden {
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

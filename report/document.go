@@ -94,6 +94,10 @@ type Rule struct {
 	// Help says what to do about a finding, in markdown.
 	Help string   `json:"help"`
 	Tags []string `json:"tags"`
+	// Select and Where are the rule's condition: the fact kinds it reads and
+	// the expression a fact must satisfy (empty in version 1 reports).
+	Select []string `json:"select,omitempty"`
+	Where  string   `json:"where,omitempty"`
 }
 
 // RunSummary describes one analyzed run.

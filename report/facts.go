@@ -253,3 +253,7 @@ func (d *Document) Fact(ref *rules.FactRef) (any, error) {
 	}
 	return nil, fmt.Errorf("unknown fact kind %q", ref.Kind)
 }
+
+// DisplayPath joins the Document root and a root-relative path into the
+// repository-relative path reports show.
+func (d *Document) DisplayPath(p string) string { return d.displayPath(p) }

@@ -185,5 +185,5 @@ func Merge(docs ...*Document) (*Document, error) {
 
 func sameRule(a, b Rule) bool {
 	return a.ID == b.ID && a.Title == b.Title && a.Severity == b.Severity && a.Description == b.Description &&
-		a.Help == b.Help && slices.Equal(a.Tags, b.Tags)
+		a.Help == b.Help && slices.Equal(a.Tags, b.Tags) && slices.Equal(a.Select, b.Select) && a.Where == b.Where
 }

@@ -74,6 +74,7 @@ type Meta struct {
 	Description string   `json:"description"`
 	Help        string   `json:"help"`
 	Select      []string `json:"select"`
+	Where       string   `json:"where"`
 	Tags        []string `json:"tags"`
 }
 
@@ -81,7 +82,7 @@ type Meta struct {
 func (r *Rule) Meta() Meta {
 	return Meta{
 		ID: r.ID, Title: r.Title, Severity: r.Severity, Description: r.Description, Help: r.Help,
-		Select: slices.Clone(r.Select), Tags: nonNil(slices.Clone(r.Tags)),
+		Select: slices.Clone(r.Select), Where: r.Where, Tags: nonNil(slices.Clone(r.Tags)),
 	}
 }
 

@@ -49,17 +49,35 @@ func (c *CheckCmd) Run(env *Env) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	doc, err := c.document(env)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine,
+		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}); err != nil {
+		return usageError("%v", err)
+	}
+	if doc.Outcome.Failed {
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// document runs the pipeline and builds the canonical Document (writing the
+// baseline on the way when asked): what check renders and explain reads.
+func (c *CheckCmd) document(env *Env) (*report.Document, error) {
+	var err error
 	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
-		return usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
+		return nil, usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
 	}
 	pack, err := rules.Build(rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity})
 	if err != nil {
-		return usageError("%v", err)
+		return nil, usageError("%v", err)
 	}
 	var baseline *rules.Baseline
 	if c.Baseline != "" {
 		if baseline, err = rules.LoadBaseline(c.Baseline); err != nil {
-			return usageError("%v", err)
+			return nil, usageError("%v", err)
 		}
 	}
 	paths := c.Paths
@@ -68,29 +86,29 @@ func (c *CheckCmd) Run(env *Env) error {
 	}
 	lopts, err := loadOptions(c.LineCap, c.Jobs, c.Shard)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pipe := pipeline{Pack: pack, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}
 	if c.Git != "" {
 		if pipe.Git, err = gitjoin.Join(c.Git, c.Base, c.Head); err != nil {
-			return usageError("%v", err)
+			return nil, usageError("%v", err)
 		}
 	}
 	ev, err := pipe.run(env, paths)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, facts, findings := ev.Res, ev.Facts, ev.Findings
 	if len(res.Runs) == 0 && !c.AllowEmpty {
-		return usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
+		return nil, usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
 	if c.WriteBaseline != "" {
 		var b bytes.Buffer
 		if err := rules.WriteBaseline(&b, findings); err != nil {
-			return err
+			return nil, err
 		}
 		if err := report.WriteFileAtomic(c.WriteBaseline, b.Bytes()); err != nil {
-			return usageError("--write-baseline %s: %v", c.WriteBaseline, err)
+			return nil, usageError("--write-baseline %s: %v", c.WriteBaseline, err)
 		}
 	}
 	stale := baseline.Apply(findings)
@@ -108,22 +126,15 @@ func (c *CheckCmd) Run(env *Env) error {
 		FailLevel:     c.FailLevel,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine,
-		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}); err != nil {
-		return usageError("%v", err)
-	}
-	if doc.Outcome.Failed {
-		return &ExitError{Code: ExitFindings}
-	}
-	return nil
+	return doc, nil
 }
 
 func reportRules(p *rules.Pack) []report.Rule {
 	var out []report.Rule
 	for _, m := range p.Meta() {
-		out = append(out, report.Rule{ID: m.ID, Title: m.Title, Severity: m.Severity, Description: m.Description, Help: m.Help, Tags: m.Tags})
+		out = append(out, report.Rule{ID: m.ID, Title: m.Title, Severity: m.Severity, Description: m.Description, Help: m.Help, Tags: m.Tags, Select: m.Select, Where: m.Where})
 	}
 	return out
 }

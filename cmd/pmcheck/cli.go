@@ -30,6 +30,7 @@ type CLI struct {
 	Scan     ScanCmd     `cmd:"" help:"List every run under a root."`
 	Collect  CollectCmd  `cmd:"" help:"Copy this repository's runs from ~/.claude/projects into .agent-runs/, secrets redacted."`
 	Render   RenderCmd   `cmd:"" help:"Render saved JSON reports in another format (merges several)."`
+	Explain  ExplainCmd  `cmd:"" help:"Show the evidence chain of a finding, a fact or a whole run."`
 	Rules    RulesCmd    `cmd:"" help:"List, explain and validate rules."`
 	Fixtures FixturesCmd `cmd:"" help:"List the built-in scenario runs and write them into a folder (deterministic)."`
 	Version  VersionCmd  `cmd:"" help:"Print the version."`

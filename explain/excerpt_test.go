@@ -1,0 +1,67 @@
+package explain
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExcerptsStreamOnlyTheWantedLines: rows are found by line number in
+// one pass, a huge line is cut instead of read whole, and a missing file or
+// line has no excerpt.
+func TestExcerptsStreamOnlyTheWantedLines(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.ToSlash(filepath.Join(dir, "t.jsonl"))
+	huge := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", 1<<20) + `"}}`
+	lines := []string{
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":"git push origin main"}}]}}`,
+		huge,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","is_error":true,"content":"boom"}]}}`,
+		`not json at all`,
+		`{"type":"started","key":"k1","agentId":"a1"}`,
+	}
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Excerpts([]Loc{{f, 5}, {f, 1}, {f, 2}, {f, 3}, {f, 4}, {f, 9}, {"missing.jsonl", 1}})
+	want := map[int]string{
+		1: "assistant tool_use Bash: git push origin main",
+		3: "user tool_result (error): boom",
+		4: "raw: not json at all",
+		5: "journal started key k1 agent a1",
+	}
+	for line, w := range want {
+		if got[Loc{f, line}] != w {
+			t.Errorf("line %d: %q, want %q", line, got[Loc{f, line}], w)
+		}
+	}
+	// The huge row is cut before it is parsed: its excerpt is the raw start.
+	if h := got[Loc{f, 2}]; !strings.HasPrefix(h, `raw: {"type":"user"`) || len(h) > 4*ExcerptRunes {
+		t.Errorf("huge line excerpt %q", h)
+	}
+	if _, ok := got[Loc{f, 9}]; ok {
+		t.Error("a line past the end has an excerpt")
+	}
+	if _, ok := got[Loc{"missing.jsonl", 1}]; ok {
+		t.Error("a missing file has an excerpt")
+	}
+}
+
+// TestInert: transcript text cannot colour a terminal, break a line or
+// reorder what is displayed.
+func TestInert(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\x1b[31mred":    `a\x1b[31mred`,
+		"two\nlines":      `two\nlines`,
+		"\u202egnp.exe":   `\u202egnp.exe`,
+		"iso\u2066late":   `iso\u2066late`,
+		"bad\xffutf8":     `bad\xffutf8`,
+		"plain ü 日本":      "plain ü 日本",
+		"c1\u0085control": `c1\x85control`,
+	} {
+		if got := Inert(in); got != want {
+			t.Errorf("Inert(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
