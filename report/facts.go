@@ -257,3 +257,8 @@ func (d *Document) Fact(ref *rules.FactRef) (any, error) {
 // DisplayPath joins the Document root and a root-relative path into the
 // repository-relative path reports show.
 func (d *Document) DisplayPath(p string) string { return d.displayPath(p) }
+
+// StopCommands wraps output that carries transcript text (explain's) in the
+// runner's pause of workflow-command processing, as WriteOutputs does for
+// reports on standard output under GitHub Actions.
+func StopCommands(b []byte, token string) []byte { return stopCommands(b, token) }

@@ -56,14 +56,17 @@ func (c *ExplainCmd) Run(env *Env) error {
 	if err != nil {
 		return usageError("explain: %v", err)
 	}
+	b := explain.Text(out)
 	if c.JSON {
-		b, err := explain.JSON(out)
-		if err != nil {
+		if b, err = explain.JSON(out); err != nil {
 			return err
 		}
-		_, err = env.Stdout.Write(b)
-		return err
 	}
-	_, err = env.Stdout.Write(explain.Text(out))
+	if env.InGitHubActions {
+		// Excerpts are transcript text: no line of it may run as a
+		// workflow command.
+		b = report.StopCommands(b, env.StopToken)
+	}
+	_, err = env.Stdout.Write(b)
 	return err
 }
