@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/journal"
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -511,14 +513,30 @@ func (l *loader) abs(rel string) string {
 	return path.Join(strings.ReplaceAll(l.root, "\\", "/"), rel)
 }
 
+// maxSidecar is the largest .meta.json read.
+const maxSidecar = 1 << 20
+
 func readMeta(p, file string) *model.Meta {
 	m := &model.Meta{File: file}
-	data, err := os.ReadFile(p) // sidecars are a few hundred bytes
+	// Sidecars are a few hundred bytes. The size is checked on the open
+	// file before anything is read, and at most the cap is read, so a huge
+	// (or growing) sidecar costs nothing; a named pipe is refused unopened.
+	f, err := jsonl.OpenRegular(p)
 	if err != nil {
 		m.Problem = "cannot be read: " + readReason(err)
 		return m
 	}
-	if len(data) > 1<<20 {
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxSidecar {
+		m.Problem = "larger than 1 MiB; ignored"
+		return m
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSidecar+1))
+	if err != nil {
+		m.Problem = "cannot be read: " + readReason(err)
+		return m
+	}
+	if len(data) > maxSidecar {
 		m.Problem = "larger than 1 MiB; ignored"
 		return m
 	}

@@ -202,6 +202,13 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		l.transcripts[rel] = nil
 		return nil
 	}
+	if t.ClaudeCodeRows > 0 && t.MalformedSkipped > t.Rows {
+		// A transcript whose lines are mostly not JSON rows was damaged or
+		// padded; what the junk hid cannot be known, so the check fails
+		// closed on it instead of judging the few rows it could read.
+		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
+			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
+	}
 	if id := discover.AgentIDFromName(path.Base(rel)); id != "" {
 		t.AgentID = id
 		t.Helper = discover.IsHelperAgent(id)

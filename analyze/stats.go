@@ -26,11 +26,7 @@ func RunStats(r *model.Run) Stats {
 		}
 		s.Files++
 		s.Rows += t.Rows
-		for _, m := range t.Malformed {
-			if m.Skipped {
-				s.Malformed++
-			}
-		}
+		s.Malformed += t.MalformedSkipped
 	}
 	switch r.Kind {
 	case model.KindWorkflow:

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -158,3 +159,36 @@ func TestStopCommandsWrapStandardOutput(t *testing.T) {
 		t.Fatalf("tokens %q and %q are not fresh random words", a, b)
 	}
 }
+
+// TestMarkdownEveryPartCountsAgainstTheBudget (issue 12, item 14): not only
+// the findings table but rule help, runs, input problems and stale baseline
+// entries count against the job summary's budget; a 2 MiB run id or problem
+// message is cut in its cell; the verdict line always ends the summary.
+func TestMarkdownEveryPartCountsAgainstTheBudget(t *testing.T) {
+	huge := strings.Repeat("a", 2<<20)
+	var rs []Rule
+	var fs []rules.Finding
+	for i := range 600 {
+		id := "R" + strings.Repeat("0", 4-len(itoa(i))) + itoa(i)
+		rs = append(rs, Rule{ID: id, Title: "rule " + id, Severity: "error", Description: strings.Repeat("d ", 2000), Help: strings.Repeat("h ", 4000)})
+		fs = append(fs, rules.Finding{RuleID: id, Severity: "error", RunID: "s1", Message: "m", Evidence: []model.Evidence{at("s.jsonl", i+1, 0)}, Fingerprint: "f" + id})
+	}
+	var runs []RunSummary
+	var problems []Problem
+	var stale []BaselineEntry
+	for i := range 150 {
+		runs = append(runs, RunSummary{Kind: "session", ID: huge, Path: "r" + itoa(i) + ".jsonl"})
+		problems = append(problems, Problem{File: "p.jsonl", Line: i + 1, Message: huge})
+		stale = append(stale, BaselineEntry{Fingerprint: "x" + itoa(i), RuleID: huge, Note: huge})
+	}
+	doc := mustNew(t, Input{Tool: testTool, Rules: rs, Runs: runs, Findings: fs, Inputs: Inputs{Problems: problems}, StaleBaseline: stale})
+	out := render(t, doc, FormatMarkdown, Options{})
+	if len(out) > markdownBudget {
+		t.Fatalf("job summary is %d bytes, over its budget of %d", len(out), markdownBudget)
+	}
+	if !bytes.HasSuffix(out, []byte("evaluated\n")) || !bytes.Contains(out, []byte("the rest of this summary was left out")) {
+		t.Errorf("a cut summary says so and ends with the verdict line")
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

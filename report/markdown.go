@@ -14,6 +14,10 @@ const (
 	markdownBudget      = 900 << 10
 	markdownMaxListed   = 100 // runs, problems, stale baseline entries
 	markdownMaxCellText = 1000
+	// markdownTailShare is the most the parts after the findings table
+	// (help, stale baseline entries, problems, runs) may take from the
+	// findings rows' budget.
+	markdownTailShare = 256 << 10
 )
 
 // Markdown renders a GitHub job summary.
@@ -106,13 +110,15 @@ func Markdown(doc *Document) []byte {
 		}
 		tail.WriteString("\n")
 	}
-	fmt.Fprintf(&tail, "%s\n", mdCell(verdictLine(doc)))
+	verdict := mdCell(verdictLine(doc)) + "\n"
 
 	var rows strings.Builder
 	shown := 0
 	if len(doc.Findings) > 0 {
 		rows.WriteString("### Findings\n\n| severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|\n")
-		budget := markdownBudget - head.Len() - tail.Len() - 200
+		// The rows get what the head and a bounded share of the tail leave;
+		// a tail larger than its share is cut below.
+		budget := markdownBudget - head.Len() - min(tail.Len(), markdownTailShare) - len(verdict) - 200
 		for _, f := range doc.Findings {
 			p := primaryEvidence(f)
 			sev := f.Severity
@@ -142,15 +148,27 @@ func Markdown(doc *Document) []byte {
 	b.WriteString(head.String())
 	b.WriteString(rows.String())
 	b.WriteString(tail.String())
+	// Every part counts against the budget: rules, help texts, problems and
+	// runs are many or long too. What does not fit is cut at a line, and
+	// the verdict line always ends the summary.
+	if room := markdownBudget - len(verdict) - len(markdownCutNote); b.Len() > room {
+		cut := bytes.LastIndexByte(b.Bytes()[:room], '\n') + 1
+		b.Truncate(cut)
+		b.WriteString(markdownCutNote)
+	}
+	b.WriteString(verdict)
 	return b.Bytes()
 }
+
+// markdownCutNote ends a summary that was cut to its budget.
+const markdownCutNote = "\n… the rest of this summary was left out: GitHub shows no job summary above 1 MiB. Render the JSON report with 'pmcheck render' for all of it.\n\n"
 
 // mdCell makes transcript text inert in markdown: one line, HTML special
 // characters as entities, markdown punctuation backslash-escaped, bare URLs
 // kept from autolinking, so a message cannot open a link, an image, a table
 // cell or an HTML tag.
 func mdCell(s string) string {
-	s = singleLine(s)
+	s = singleLine(truncateBytes(s, markdownMaxCellText))
 	var b strings.Builder
 	for _, r := range s {
 		switch r {

@@ -165,11 +165,7 @@ func (a *analysis) runFact() {
 	for _, t := range a.transcripts() {
 		// Count the lines that were skipped, as scan and the report's
 		// inputs do; a row read with replacement characters is not lost.
-		for _, m := range t.Malformed {
-			if m.Skipped {
-				f.Malformed++
-			}
-		}
+		f.Malformed += t.MalformedSkipped
 		if !t.FirstTime.IsZero() && (f.Start.IsZero() || t.FirstTime.Before(f.Start)) {
 			f.Start = t.FirstTime
 		}

@@ -21,6 +21,9 @@ func (a *analysis) attemptFacts() {
 			last[at.Key] = at.Ordinal
 		}
 	}
+	// One fact per attempt and orphan: sized once, not grown by doubling (a
+	// journal of 200,000 attempts made the doublings cost 400 MB).
+	a.facts.Attempts = make([]model.AttemptFact, 0, len(run.Attempts)+len(run.Orphans))
 	for _, at := range run.Attempts {
 		f := model.AttemptFact{
 			RunID: run.ID, Key: at.Key, AgentID: at.AgentID, Agent: agentName(at),

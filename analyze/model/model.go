@@ -28,6 +28,10 @@ type Evidence struct {
 // IsZero reports whether e points nowhere.
 func (e Evidence) IsZero() bool { return e.File == "" && e.Line == 0 }
 
+// MalformedExamples is how many malformed lines a transcript lists; the rest
+// are only counted.
+const MalformedExamples = 10
+
 // Malformed records a line that could not be used as a row, or was used with a
 // caveat (Skipped false: invalid UTF-8 decoded with replacement characters).
 type Malformed struct {
@@ -350,7 +354,14 @@ type Transcript struct {
 	// transcript.
 	ClaudeCodeRows int            `json:"claude_code_rows"`
 	Types          map[string]int `json:"types"`
-	Malformed      []Malformed    `json:"malformed,omitempty"`
+	// Malformed lists the first MalformedExamples malformed lines, in order;
+	// MalformedCount counts them all and MalformedSkipped those skipped (a
+	// row read with replacement characters is malformed but not skipped).
+	// A file of twenty million junk lines keeps ten examples, not twenty
+	// million records.
+	Malformed        []Malformed `json:"malformed,omitempty"`
+	MalformedCount   int         `json:"malformed_count,omitempty"`
+	MalformedSkipped int         `json:"malformed_skipped,omitempty"`
 	// OverCap counts lines longer than the line cap (also listed in Malformed).
 	OverCap int `json:"over_cap,omitempty"`
 	// Duplicates counts rows whose uuid an earlier row of the file already

@@ -110,7 +110,15 @@ func checkTranscriptCounts(t *testing.T, data []byte, lineCap int64, tr *model.T
 			}
 		}
 	}
-	if overCap != tr.OverCap {
+	if len(tr.Malformed) > model.MalformedExamples || tr.MalformedCount < len(tr.Malformed) ||
+		(tr.MalformedCount <= model.MalformedExamples && tr.MalformedCount != len(tr.Malformed)) {
+		t.Fatalf("%d malformed lines listed of %d counted (examples cap %d)", len(tr.Malformed), tr.MalformedCount, model.MalformedExamples)
+	}
+	if tr.MalformedCount <= model.MalformedExamples && skipped != tr.MalformedSkipped {
+		t.Fatalf("%d skipped lines listed, %d counted", skipped, tr.MalformedSkipped)
+	}
+	skipped = tr.MalformedSkipped
+	if tr.MalformedCount <= model.MalformedExamples && overCap != tr.OverCap {
 		t.Fatalf("OverCap = %d but %d malformed lines carry a length", tr.OverCap, overCap)
 	}
 	if tr.Lines != tr.Rows+skipped {

@@ -240,7 +240,14 @@ func newBuilder(file string) *builder {
 }
 
 func (b *builder) malformed(n int, reason string, skipped bool, length int64) {
-	b.t.Malformed = append(b.t.Malformed, model.Malformed{Line: n, Reason: reason, Skipped: skipped, Length: length})
+	t := b.t
+	t.MalformedCount++
+	if skipped {
+		t.MalformedSkipped++
+	}
+	if len(t.Malformed) < model.MalformedExamples {
+		t.Malformed = append(t.Malformed, model.Malformed{Line: n, Reason: reason, Skipped: skipped, Length: length})
+	}
 }
 
 func (b *builder) line(l jsonl.Line) {
@@ -519,7 +526,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	var extra model.ResultExtra
 	if strings.Contains(text, "agentId:") {
 		if ms := agentIDLineRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-			extra.TailAgentID = keep(ms[len(ms)-1][1])
+			extra.TailAgentID = keep(capID(ms[len(ms)-1][1]))
 		}
 	}
 	if name := b.names[blk.ToolUseID]; name == "TaskOutput" || name == "BashOutput" {
@@ -530,8 +537,8 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		if u.str != "" {
 			extra.ResultString = capString(u.str, model.TextHeadLimit)
 		}
-		extra.Status, extra.AgentID, res.IsAsync = keep(u.Status), keep(u.AgentID), u.IsAsync
-		extra.RunID, extra.TaskID, extra.BackgroundTaskID = keep(u.RunID), keep(u.TaskID), keep(u.BackgroundTaskID)
+		extra.Status, extra.AgentID, res.IsAsync = keep(capID(u.Status)), keep(capID(u.AgentID)), u.IsAsync
+		extra.RunID, extra.TaskID, extra.BackgroundTaskID = keep(capID(u.RunID)), keep(capID(u.TaskID)), keep(capID(u.BackgroundTaskID))
 		res.Interrupted = u.Interrupted
 	}
 	if extra != (model.ResultExtra{}) {
@@ -547,6 +554,19 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		// file at all: decided when the call shows up or the file ends.
 		b.pending[res.ToolUseID] = append(b.pending[res.ToolUseID], res)
 	}
+}
+
+// maxIDLen caps the ids and statuses a result names. A real id is a few
+// dozen bytes and a valid one at most 200 (discover.ValidID); a longer one is
+// kept one byte over that, so it is still refused as invalid, but a 2 MiB
+// "agentId:" line cannot reach every message and report that quotes the id.
+const maxIDLen = 201
+
+func capID(s string) string {
+	if len(s) <= maxIDLen {
+		return s
+	}
+	return s[:maxIDLen]
 }
 
 // pollHead reads the task id and status an output poll reports: header

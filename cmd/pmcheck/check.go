@@ -179,11 +179,11 @@ func inputsSummary(res *analyze.Result) report.Inputs {
 		for _, t := range append([]*model.Transcript{r.Main}, r.Agents...) {
 			if t != nil && !seen[t] {
 				seen[t] = true
-				in.Problems = append(in.Problems, malformedProblems(t.File, t.Malformed)...)
+				in.Problems = append(in.Problems, malformedProblems(t.File, t.Malformed, t.MalformedCount)...)
 			}
 		}
 		if r.Journal != nil {
-			in.Problems = append(in.Problems, malformedProblems(r.Journal.File, r.Journal.Malformed)...)
+			in.Problems = append(in.Problems, malformedProblems(r.Journal.File, r.Journal.Malformed, len(r.Journal.Malformed))...)
 		}
 		for _, p := range r.Problems {
 			in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: p.Message})
@@ -201,15 +201,18 @@ const maxMalformedListed = 10
 
 // malformedProblems lists a file's malformed lines with file:line, so a
 // report says where the input is broken, not only how often.
-func malformedProblems(file string, ms []model.Malformed) []report.Problem {
+// total counts every malformed line of the file; ms may list only the first.
+func malformedProblems(file string, ms []model.Malformed, total int) []report.Problem {
 	var out []report.Problem
 	for i, m := range ms {
 		if i == maxMalformedListed {
-			out = append(out, report.Problem{File: file, Message: fmt.Sprintf("%d more malformed lines not listed", len(ms)-i)})
 			break
 		}
 		msg := "malformed line: " + m.Reason
 		out = append(out, report.Problem{File: file, Line: m.Line, Message: msg})
+	}
+	if listed := len(out); total > listed {
+		out = append(out, report.Problem{File: file, Message: fmt.Sprintf("%d more malformed lines not listed", total-listed)})
 	}
 	return out
 }

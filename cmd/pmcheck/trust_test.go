@@ -12,9 +12,11 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
@@ -222,5 +224,102 @@ func TestTrustCILogUnderGitHubActions(t *testing.T) {
 	r, _ := runBin(t, ".", nil, nil, "check", "--format", "github", "--format", "text", dir)
 	if !strings.HasPrefix(r.stdout, "::error file=") || !strings.Contains(r.stdout, "\n::stop-commands::") {
 		t.Errorf("with the github format on standard output, the annotations come first and the text report is paused:\n%s", r.stdout)
+	}
+}
+
+// TestTrustMalformedLinesAreCountedNotKept (issue 12, item 13): a transcript
+// padded with junk keeps counts and ten examples, never a record per line;
+// a transcript that is mostly not JSON fails the check (exit 2) instead of
+// being judged by the few rows it has; junk with no row at all is no run.
+func TestTrustMalformedLinesAreCountedNotKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	session := readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl")
+	junk := bytes.Repeat([]byte("x\n"), 200000)
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), append(append([]byte{}, session...), junk...))
+	res := load(t, dir)
+	var tr *model.Transcript
+	for _, r := range res.Runs {
+		if r.Main != nil && filepath.Base(r.Main.File) == "padded.jsonl" {
+			tr = r.Main
+		}
+	}
+	if tr == nil {
+		t.Fatalf("no run for padded.jsonl: %+v", res.Runs)
+	}
+	if len(tr.Malformed) != model.MalformedExamples || tr.MalformedCount != 200000 || tr.MalformedSkipped != 200000 {
+		t.Fatalf("malformed: %d listed, %d counted, %d skipped; want %d listed of 200000", len(tr.Malformed), tr.MalformedCount, tr.MalformedSkipped, model.MalformedExamples)
+	}
+	r := runPM(t, "check", dir)
+	oneLineError(t, r, ExitUsage, "padded.jsonl", "200000 of", "mostly not JSON")
+
+	// A transcript with a few junk lines is still read, and its report
+	// lists ten of them and counts the rest.
+	// (The session's rows four times over: sixteen rows, duplicates by uuid.)
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), append(bytes.Repeat(session, 4), bytes.Repeat([]byte("x\n"), 12)...))
+	rep, _ := checkJSON(t, dir)
+	if rep.Inputs.Malformed != 12 || len(rep.problemsWith("malformed line:")) != 10 || len(rep.problemsWith("2 more malformed lines not listed")) != 1 {
+		t.Errorf("malformed %d, problems %+v", rep.Inputs.Malformed, rep.Inputs.Problems)
+	}
+
+	// Junk alone is no transcript.
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), junk)
+	r = runPM(t, "check", dir)
+	oneLineError(t, r, ExitUsage, "no runs found")
+}
+
+// TestTrustSidecarSizeIsCheckedBeforeReading (issue 12, item 14): a 300 MB
+// .meta.json (sparse, so the test writes nothing) is refused from its size;
+// the load allocates a few megabytes, not the file.
+func TestTrustSidecarSizeIsCheckedBeforeReading(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	copyTree(t, fixture("session-sync-and-async"), dir)
+	meta := filepath.Join(dir, "10000000-0000-4000-8000-000000000001/subagents/agent-a1111111111111111.meta.json")
+	if err := os.Truncate(meta, 300<<20); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res := load(t, dir)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+		t.Errorf("loading allocated %d MiB: the sidecar was read", grew>>20)
+	}
+	found := false
+	for _, r := range res.Runs {
+		for _, a := range r.Agents {
+			if a.Meta != nil && strings.HasSuffix(a.Meta.File, "agent-a1111111111111111.meta.json") {
+				found = a.Meta.Problem == "larger than 1 MiB; ignored"
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the oversized sidecar is not reported as ignored")
+	}
+}
+
+// TestTrustLongAgentIDTail (issue 12, item 14): a 2 MiB "agentId:" line in a
+// subagent's result is refused as an id, and neither the report's problem
+// nor the job summary carries it: the summary stays small.
+func TestTrustLongAgentIDTail(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	copyTree(t, fixture("adv-resume-duplicates"), dir)
+	main := filepath.Join(dir, "60000000-0000-4000-8000-000000000007.jsonl")
+	data, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("b", 2<<20)
+	data = bytes.Replace(data, []byte("agentId: a6000000000000071"), []byte("agentId: "+long), 1)
+	writeFile(t, main, data)
+	r := runPM(t, "check", "--format", "markdown", "--fail-level", "none", dir)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if len(r.stdout) > 64<<10 {
+		t.Errorf("job summary is %d bytes for a 2 MiB id", len(r.stdout))
+	}
+	if !strings.Contains(r.stdout, "not a valid id") && !strings.Contains(r.stdout, "several agent ids") {
+		t.Errorf("the long id is not reported as a problem:\n%.2000s", r.stdout)
 	}
 }
