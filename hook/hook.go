@@ -113,6 +113,12 @@ func readPayload(r io.Reader, event string) (payload, error) {
 		return s, nil
 	}
 	var p payload
+	if p.TranscriptPath, err = str("transcript_path", true); err != nil {
+		return p, err
+	}
+	if p.TranscriptPath == "" {
+		return p, errors.New(`the hook input's "transcript_path" is empty`)
+	}
 	if p.Cwd, err = str("cwd", false); err != nil {
 		return p, err
 	}
@@ -125,23 +131,23 @@ func readPayload(r io.Reader, event string) (payload, error) {
 		if p.ToolName, err = str("tool_name", true); err != nil {
 			return p, err
 		}
+		var in map[string]json.RawMessage
 		if v, ok := raw["tool_input"]; ok {
-			var in map[string]json.RawMessage
-			if err := json.Unmarshal(v, &in); err != nil {
+			if err := json.Unmarshal(v, &in); err != nil || in == nil {
 				return p, errors.New(`the hook input's "tool_input" is not an object`)
 			}
-			if c, ok := in["command"]; ok {
-				if err := json.Unmarshal(c, &p.Command); err != nil {
-					return p, errors.New(`the hook input's "tool_input.command" is not a string`)
-				}
-			}
 		}
-	}
-	if p.TranscriptPath, err = str("transcript_path", true); err != nil {
-		return p, err
-	}
-	if p.TranscriptPath == "" {
-		return p, errors.New(`the hook input's "transcript_path" is empty`)
+		c, ok := in["command"]
+		switch {
+		case ok:
+			if err := json.Unmarshal(c, &p.Command); err != nil {
+				return p, errors.New(`the hook input's "tool_input.command" is not a string`)
+			}
+		case p.ToolName == "Bash":
+			// A Bash call always carries its command; without it the gate
+			// cannot tell a push from a listing.
+			return p, errors.New(`the hook input has no "tool_input.command" for a Bash call`)
+		}
 	}
 	return p, nil
 }

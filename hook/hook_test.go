@@ -27,7 +27,7 @@ var rowN int
 func row(typ string, content any) string {
 	rowN++
 	r := map[string]any{
-		"type": typ, "uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
+		"type": typ, "uuid": fmt.Sprintf("b0000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
 		"timestamp": fmt.Sprintf("2026-05-07T09:%02d:%02d.000Z", rowN/60%60, rowN%60), "version": "2.1.143",
 		"cwd": "/work/repo", "message": map[string]any{"role": map[string]string{"user": "user", "assistant": "assistant"}[typ], "content": content},
 	}
@@ -73,11 +73,11 @@ func hookRows(t *testing.T, r Result) []string {
 		t.Fatalf("hook stdout is not JSON: %v: %s", err, r.Stdout)
 	}
 	rowN++
-	a, _ := json.Marshal(map[string]any{"type": "attachment", "uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
+	a, _ := json.Marshal(map[string]any{"type": "attachment", "uuid": fmt.Sprintf("a0000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
 		"attachment": map[string]any{"type": "hook_success", "hookName": "SessionStart:resume", "hookEvent": "SessionStart",
 			"stdout": string(r.Stdout), "exitCode": 0}})
 	rowN++
-	b, _ := json.Marshal(map[string]any{"type": "attachment", "uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
+	b, _ := json.Marshal(map[string]any{"type": "attachment", "uuid": fmt.Sprintf("a0000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
 		"attachment": map[string]any{"type": "hook_additional_context", "hookName": "SessionStart", "hookEvent": "SessionStart",
 			"content": []string{out.HookSpecificOutput.AdditionalContext}}})
 	return []string{string(a), string(b)}

@@ -33,6 +33,8 @@ func TestHostileMissingKeys(t *testing.T) {
 	assertFails(t, SessionStart(input(map[string]any{"transcript_path": p}), Config{}), `no "source"`)
 	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": 7, "tool_name": "Bash"}), Config{}), `"transcript_path" is not a string`)
 	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash", "tool_input": "git push"}), Config{}), `"tool_input" is not an object`)
+	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash"}), Config{}), `no "tool_input.command"`)
+	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash", "tool_input": map[string]any{"command": 3}}), Config{}), `"tool_input.command" is not a string`)
 	assertFails(t, PreToolUse(strings.NewReader("not json"), Config{}), "not a JSON object")
 	assertFails(t, PreToolUse(strings.NewReader(""), Config{}), "not a JSON object")
 	assertFails(t, SessionStart(strings.NewReader("[1,2]"), Config{}), "detector failed")
