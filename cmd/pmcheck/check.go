@@ -22,7 +22,7 @@ type CheckCmd struct {
 	Rules           []string `name:"rules" placeholder:"FILE" help:"Rule file: FILE replaces the default rules, +FILE extends them (repeatable)."`
 	Disable         []string `name:"disable" placeholder:"ID" help:"Turn a rule off by id (repeatable)."`
 	Severity        []string `name:"severity" placeholder:"ID=LEVEL" help:"Re-level a rule: ID=error|warning|note (repeatable)."`
-	FailLevel       string   `name:"fail-level" default:"error" enum:"error,warning,note,none" help:"Exit 1 when a finding is at or above this level (error, warning, note; none never fails)."`
+	FailLevel       string   `name:"fail-level" default:"" enum:"error,warning,note,none," help:"Exit 1 when a finding is at or above this level (error, warning, note; none never fails; default error)."`
 	Baseline        string   `name:"baseline" placeholder:"FILE" help:"Baseline of known findings (fingerprints) to suppress."`
 	WriteBaseline   string   `name:"write-baseline" placeholder:"FILE" help:"Write a baseline that suppresses every current finding, then report as usual."`
 	Format          []string `name:"format" short:"f" placeholder:"FORMAT[=FILE]" help:"Report format, optionally to a file: text, json, sarif, junit, github, markdown (repeatable; default text)."`
@@ -38,6 +38,8 @@ type CheckCmd struct {
 	Jobs  int    `name:"jobs" short:"j" default:"0" help:"Transcripts read at once (0: one per CPU). Reports do not depend on it."`
 	Shard string `name:"shard" placeholder:"I/N" help:"Check only shard I of N (1-based) of the discovered runs, for splitting a fleet across CI jobs; merge the JSON reports with pmcheck render."`
 
+	configFlags
+
 	AllowEmpty bool  `name:"allow-empty" help:"Exit 0 when no runs are found (by default that is an error: a check that evaluated nothing must not pass)."`
 	LineCap    int64 `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes."`
 }
@@ -45,6 +47,9 @@ type CheckCmd struct {
 // Run is the whole check pipeline: inputs -> analyze -> facts -> rules ->
 // findings -> report.
 func (c *CheckCmd) Run(env *Env) error {
+	if err := c.applyConfig(); err != nil {
+		return err
+	}
 	outs, err := report.ParseOutputs(c.Format)
 	if err != nil {
 		return usageError("%v", err)

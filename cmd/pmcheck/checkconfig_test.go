@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// inDir runs pmcheck in dir and returns the exit code, stdout and stderr.
+func inDir(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errb bytes.Buffer
+	code := Run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// configRepo is a repository with a failing run under .agent-runs and a
+// config that checks it and writes a SARIF report.
+func configRepo(t *testing.T, config string) string {
+	t.Helper()
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(repo, ".agent-runs"))
+	writeFile(t, filepath.Join(repo, ".pmcheck.yaml"), []byte(config))
+	return repo
+}
+
+// TestConfigIsFoundAndFlagsOverride: `pmcheck check` with no arguments in a
+// subfolder of the repository uses the config at its root (paths, outputs,
+// fail level); flags override each setting.
+func TestConfigIsFoundAndFlagsOverride(t *testing.T) {
+	repo := configRepo(t, "paths: [.agent-runs]\nfail-level: error\noutputs: [text, sarif=out/pmcheck.sarif]\n")
+	os.MkdirAll(filepath.Join(repo, "out"), 0o755)
+	sub := filepath.Join(repo, "docs", "deep")
+	os.MkdirAll(sub, 0o755)
+
+	code, stdout, stderr := inDir(t, sub, "check")
+	if code != ExitFindings {
+		t.Fatalf("check with the config: exit %d, want 1 (%s)", code, stderr)
+	}
+	if !strings.Contains(stdout, "ship-while-killed-outstanding") {
+		t.Fatalf("text report lacks the finding:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "out", "pmcheck.sarif")); err != nil {
+		t.Fatalf("the config's SARIF output (relative to the config's folder) was not written: %v", err)
+	}
+	if code, _, stderr := inDir(t, sub, "check", "--fail-level", "none", "--format", "json=-"); code != 0 {
+		t.Fatalf("--fail-level none did not override the config: exit %d (%s)", code, stderr)
+	}
+	if code, _, _ := inDir(t, sub, "check", "--no-config", "--allow-empty", "--format", "json=-"); code != 0 {
+		t.Fatalf("--no-config still read the config (exit %d)", code)
+	}
+}
+
+// TestConfigErrorsAreUsageErrors: a bad config is exit 2 with file:line:col.
+func TestConfigErrorsAreUsageErrors(t *testing.T) {
+	repo := configRepo(t, "paths: [.agent-runs]\nfail-levle: none\n")
+	code, _, stderr := inDir(t, repo, "check")
+	if code != ExitUsage || !strings.Contains(stderr, ".pmcheck.yaml:2:1: unknown key \"fail-levle\"") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestPolicyFromIgnoresTheWorkingTreesConfig: a pull request that adds a
+// config turning the check off (fail-level none, a baseline of its own) has
+// no effect when the policy comes from the base branch's checkout.
+func TestPolicyFromIgnoresTheWorkingTreesConfig(t *testing.T) {
+	repo := configRepo(t, "paths: [.agent-runs]\nfail-level: none\ndisable: [ship-while-killed-outstanding, unreviewed-killed-subagent]\n")
+	base := t.TempDir()
+	writeFile(t, filepath.Join(base, ".pmcheck.yaml"), []byte("paths: [.agent-runs]\nfail-level: error\n"))
+
+	if code, _, stderr := inDir(t, repo, "check"); code != 0 {
+		t.Fatalf("the weakened config should pass on its own (exit %d, %s)", code, stderr)
+	}
+	code, stdout, stderr := inDir(t, repo, "check", "--policy-from", base)
+	if code != ExitFindings || !strings.Contains(stdout, "unreviewed-killed-subagent") {
+		t.Fatalf("--policy-from: exit %d, want 1 from the base policy (%s)\n%s", code, stderr, stdout)
+	}
+	// A base branch without a config: the working tree's is still not read.
+	empty := t.TempDir()
+	if code, _, stderr := inDir(t, repo, "check", "--policy-from", empty, ".agent-runs"); code != ExitFindings {
+		t.Fatalf("--policy-from a folder without config read the working tree's config: exit %d (%s)", code, stderr)
+	}
+	// Relative --baseline resolves in the policy folder: the PR's own baseline is not used.
+	writeFile(t, filepath.Join(repo, "pr-baseline.json"), []byte("{}"))
+	if code, _, stderr := inDir(t, repo, "check", "--policy-from", base, "--baseline", "pr-baseline.json"); code != ExitUsage || !strings.Contains(stderr, filepath.Join(base, "pr-baseline.json")) {
+		t.Fatalf("--baseline under --policy-from: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseFullConfig(t *testing.T) {
+	src := `version: 1
+paths: [.agent-runs]
+rules:
+  - +policy/extra-rules.yaml
+disable: [agent-never-returned]
+severity:
+  killed-subagent-unreviewed: error
+baseline: policy/baseline.json
+fail-level: warning
+allow-empty: false
+publish-tools: ["mcp__*__publish"]
+deploy-labels: [ship-it]
+git:
+  repo: .
+  base: origin/main
+  head: HEAD
+outputs:
+  - text
+  - sarif=pmcheck.sarif
+junit-no-file-line: true
+`
+	cfg, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Paths, []string{".agent-runs"}) || !reflect.DeepEqual(cfg.Rules, []string{"+policy/extra-rules.yaml"}) ||
+		!reflect.DeepEqual(cfg.Severity, []string{"killed-subagent-unreviewed=error"}) || cfg.Baseline != "policy/baseline.json" ||
+		cfg.FailLevel != "warning" || cfg.AllowEmpty == nil || *cfg.AllowEmpty || cfg.Git.Base != "origin/main" ||
+		!reflect.DeepEqual(cfg.Outputs, []string{"text", "sarif=pmcheck.sarif"}) || cfg.JUnitNoFileLine == nil || !*cfg.JUnitNoFileLine {
+		t.Fatalf("parsed %+v", cfg)
+	}
+	if cfg, err := Parse("empty.yaml", nil); err != nil || cfg.Paths != nil {
+		t.Fatalf("an empty config: %+v, %v", cfg, err)
+	}
+}
+
+// TestEveryProblemWithItsPosition: all problems of the file in one error,
+// each at file:line:col, in file order.
+func TestEveryProblemWithItsPosition(t *testing.T) {
+	src := `paths: .agent-runs
+fail-level: fatal
+severity:
+  some-rule: critical
+git:
+  branch: main
+outputs: [pdf=x.pdf]
+allow-empty: "yes"
+colour: blue
+`
+	_, err := Parse("cfg.yaml", []byte(src))
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("error %v is not a LoadError", err)
+	}
+	want := []string{
+		`cfg.yaml:2:13: fail-level "fatal" is not one of error, warning, note, none`,
+		`cfg.yaml:4:14: severity of some-rule must be error, warning or note`,
+		`cfg.yaml:6:3: unknown key "branch" under git; valid keys: base, head, repo`,
+		`cfg.yaml:7:11: outputs: "pdf=x.pdf" names no format; use FORMAT or FORMAT=FILE with FORMAT one of github, json, junit, markdown, sarif, text`,
+		`cfg.yaml:8:14: allow-empty takes true or false`,
+		`cfg.yaml:9:1: unknown key "colour"; valid keys: allow-empty, baseline, deploy-labels, disable, fail-level, git, junit-no-file-line, outputs, paths, publish-tools, rules, severity, version`,
+	}
+	var got []string
+	for _, e := range le.Errs {
+		got = append(got, e.Error())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Fatal("the error is not one line")
+	}
+}
+
+func TestBadYAMLAndTypes(t *testing.T) {
+	for src, want := range map[string]string{
+		"paths: [a\n":          "c.yaml:",
+		"- a\n- b\n":           "c.yaml:1:1: the config is a mapping",
+		"version: 2\n":         "c.yaml:1:10: version must be 1",
+		"paths:\n  - {a: b}\n": "c.yaml:2:5: paths takes a list of strings",
+		"baseline: [a, b]\n":   "c.yaml:1:11: baseline takes a single value",
+		"rules: a\nrules: b\n": `c.yaml:2:1: "rules" is set twice`,
+		"a: 1\n---\nb: 2\n":    "a second YAML document",
+		"\xff: 1\n":            "not valid UTF-8",
+	} {
+		_, err := Parse("c.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", src, err, want)
+		}
+	}
+}
+
+// TestFindWalksUpToTheRepositoryRoot: the nearest config at or above the
+// folder, and none beyond the folder that holds .git.
+func TestFindWalksUpToTheRepositoryRoot(t *testing.T) {
+	top := t.TempDir()
+	repo := filepath.Join(top, "repo")
+	deep := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(top, FileName), []byte("paths: [x]\n"), 0o644)
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	if got, err := Find(deep); err != nil || got != "" {
+		t.Fatalf("found %q (%v) beyond the repository root", got, err)
+	}
+	os.WriteFile(filepath.Join(repo, FileName), []byte("paths: [x]\n"), 0o644)
+	if got, _ := Find(deep); got != filepath.Join(repo, FileName) {
+		t.Fatalf("Find = %q, want the repository's config", got)
+	}
+	os.WriteFile(filepath.Join(deep, FileName), []byte("paths: [y]\n"), 0o644)
+	if got, _ := Find(deep); got != filepath.Join(deep, FileName) {
+		t.Fatalf("Find = %q, want the nearest config", got)
+	}
+}
