@@ -16,6 +16,7 @@ targets=(
   "./analyze/transcript FuzzRead"
   "./analyze/transcript FuzzParseNotification"
   "./analyze/transcript FuzzFastDecoder"
+  "./analyze/transcript FuzzParallelRead"
   "./analyze/journal FuzzReadAndAttempts"
   "./analyze/detect FuzzDecodeMark"
   "./analyze/detect FuzzMarkRoundTrip"

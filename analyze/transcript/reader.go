@@ -33,6 +33,11 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() >= parallelMin {
+		if w := parallelWorkers(); w > 1 {
+			return readParallel(f, file, opts, w, chunkBytes) // parallel.go
+		}
+	}
 	return readPooled(f, file, opts) // Read with a reused buffer (readpool.go)
 }
 
@@ -250,7 +255,47 @@ func (b *builder) malformed(n int, reason string, skipped bool, length int64) {
 	}
 }
 
+// decoded is what the pure part of reading a line produces: the part that
+// may run on another goroutine than the builder's (parallel.go).
+type decoded struct {
+	r       row
+	nul     bool // the line holds a NUL byte
+	valid   bool // the line is a valid JSON object
+	badUTF8 bool
+}
+
+// decodeLine decodes a trimmed, non-empty line into d. The row's strings
+// are views into data and *arena (decodeRowArena).
+func decodeLine(data []byte, d *decoded, arena *[]byte) {
+	if bytes.IndexByte(data, 0) >= 0 {
+		d.nul = true
+		return
+	}
+	// decodeRow accepts and fills exactly what json.Unmarshal into row does
+	// (fastdecode.go); a type mismatch is not an error, invalid JSON is.
+	if data[0] == '{' {
+		d.valid, d.badUTF8 = decodeRowArena(data, &d.r, arena)
+	}
+}
+
 func (b *builder) line(l jsonl.Line) {
+	var d decoded
+	data := bytes.TrimSpace(l.Data)
+	if !l.OverCap && len(data) > 0 {
+		decodeLine(data, &d, &b.arena)
+	}
+	b.apply(l, data, &d)
+	if poisonViews {
+		poison(data)
+		poison(b.arena[:cap(b.arena)])
+	}
+}
+
+// apply adds a decoded line to the model. data is the trimmed line; the
+// builder runs it for every line in order, so what depends on earlier
+// lines (the running maximum write time, duplicates, calls and results)
+// is exact whoever decoded the line.
+func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	t := b.t
 	if l.OverCap {
 		t.Lines++
@@ -258,25 +303,15 @@ func (b *builder) line(l jsonl.Line) {
 		b.malformed(l.N, fmt.Sprintf("line of %d bytes is over the line cap; skipped", l.Len), true, l.Len)
 		return
 	}
-	data := bytes.TrimSpace(l.Data)
 	if len(data) == 0 {
 		return
 	}
 	t.Lines++
-	if poisonViews {
-		defer func() { poison(data); poison(b.arena[:cap(b.arena)]) }()
-	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	if d.nul {
 		b.malformed(l.N, "contains a NUL byte", true, 0)
 		return
 	}
-	var r row
-	// decodeRow accepts and fills exactly what json.Unmarshal into row does
-	// (fastdecode.go); a type mismatch is not an error, invalid JSON is.
-	valid, badUTF8 := false, false
-	if data[0] == '{' {
-		valid, badUTF8 = decodeRowArena(data, &r, &b.arena)
-	}
+	valid, badUTF8, r := d.valid, d.badUTF8, &d.r
 	if !valid {
 		switch {
 		case data[0] != '{' && json.Valid(data):
@@ -297,7 +332,7 @@ func (b *builder) line(l jsonl.Line) {
 		typ = "(none)"
 	}
 	count(b.types, typ)
-	if isClaudeCodeRow(&r) {
+	if isClaudeCodeRow(r) {
 		t.ClaudeCodeRows++
 	}
 	if t.FirstRowLine == 0 {
@@ -345,7 +380,7 @@ func (b *builder) line(l jsonl.Line) {
 
 	switch r.Type {
 	case "user", "assistant":
-		b.conversation(&r, at, ts)
+		b.conversation(r, at, ts)
 	case "queue-operation":
 		op := model.QueueOp{At: at, Operation: keep(r.Operation)}
 		// remove rows carry the notification too (from 2.1.205, and in the

@@ -1,0 +1,156 @@
+package transcript
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// One big file on every core. Decoding is most of the cost of reading a
+// line, and it depends on nothing but the line, so a large transcript is
+// cut at newlines into chunks that several goroutines decode at once; the
+// builder then applies the decoded lines in file order, one goroutine, as
+// the serial reader does. Everything that depends on earlier lines (the
+// running maximum write time, duplicate uuids, calls and their results,
+// the tail) is computed by the builder, so the model is the one the serial
+// reader builds (TestParallelReadIsSerialRead, FuzzParallelRead).
+
+const (
+	// parallelMin is the file size from which ReadFile decodes in
+	// parallel: below it the goroutines cost more than they save, and a
+	// fleet of small files is already read in parallel one file per job.
+	parallelMin = 4 << 20
+	// chunkBytes is about how many bytes of lines one chunk holds.
+	chunkBytes = 512 << 10
+)
+
+// lineMeta is a line of a chunk: the jsonl.Line without its data, and
+// where its trimmed bytes sit in the chunk.
+type lineMeta struct {
+	l          jsonl.Line
+	start, end int
+}
+
+// chunk is a run of consecutive lines, copied out of the line reader (whose
+// buffer is reused), with their decodings. The decoded strings are views
+// into data and arena, valid until the chunk is reused.
+type chunk struct {
+	data  []byte
+	lines []lineMeta
+	rows  []decoded
+	arena []byte
+	done  chan struct{} // closed once every line is decoded
+}
+
+func (c *chunk) decode() {
+	if cap(c.rows) < len(c.lines) {
+		c.rows = make([]decoded, len(c.lines))
+	}
+	c.rows = c.rows[:len(c.lines)]
+	c.arena = c.arena[:0]
+	for i := range c.lines {
+		m := &c.lines[i]
+		c.rows[i] = decoded{}
+		if !m.l.OverCap && m.end > m.start {
+			// Each line's strings go to the arena after the previous
+			// line's: they stay valid until the builder has applied them.
+			arena := c.arena[len(c.arena):]
+			decodeLine(c.data[m.start:m.end], &c.rows[i], &arena)
+			if len(arena) > 0 {
+				c.arena = append(c.arena, arena...)
+			}
+		}
+	}
+	close(c.done)
+}
+
+// readParallel is Read with decoding spread over workers goroutines and
+// chunks of about size bytes.
+func readParallel(r io.Reader, file string, opts Options, workers, size int) (*model.Transcript, error) {
+	b := newBuilder(file)
+	lr := jsonl.NewReader(r, opts.LineCap)
+	// At most 2*workers chunks are in flight, so memory does not grow with
+	// the file: the reader waits for the builder.
+	inflight := 2 * workers
+	order := make(chan *chunk, inflight)
+	work := make(chan *chunk, inflight)
+	free := make(chan *chunk, inflight+1)
+	for range inflight + 1 {
+		free <- &chunk{}
+	}
+	for range workers {
+		go func() {
+			for c := range work {
+				c.decode()
+			}
+		}()
+	}
+	var readErr error
+	go func() {
+		defer close(order)
+		defer close(work)
+		c := <-free
+		send := func() {
+			c.done = make(chan struct{})
+			order <- c
+			work <- c
+		}
+		for {
+			l, err := lr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				readErr = fmt.Errorf("%s:%d: read error: %w", file, lr.LineCount()+1, err)
+				break
+			}
+			data := bytes.TrimSpace(l.Data)
+			start := len(c.data)
+			c.data = append(c.data, data...)
+			l.Data = nil
+			c.lines = append(c.lines, lineMeta{l: l, start: start, end: len(c.data)})
+			if len(c.data) >= size || len(c.lines) >= size/64 {
+				send()
+				c = <-free
+			}
+		}
+		if len(c.lines) > 0 {
+			send()
+		}
+	}()
+	for c := range order {
+		<-c.done
+		for i := range c.lines {
+			m := &c.lines[i]
+			data := c.data[m.start:m.end]
+			b.apply(m.l, data, &c.rows[i])
+		}
+		if poisonViews {
+			poison(c.data)
+			poison(c.arena[:cap(c.arena)])
+		}
+		c.lines = c.lines[:0]
+		c.data = c.data[:0]
+		if cap(c.data) > 4*size { // one long line: do not keep its buffer
+			c.data = nil
+		}
+		if cap(c.arena) > 4*size {
+			c.arena = nil
+		}
+		clear(c.rows) // drop the views and blocks
+		free <- c
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return b.finish(), nil
+}
+
+// parallelWorkers is how many goroutines decode one large file.
+func parallelWorkers() int {
+	return runtime.GOMAXPROCS(0)
+}
