@@ -40,7 +40,60 @@ func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
 
 // logUniform returns a value between lo and hi, uniform in log space.
 func (r *rng) logUniform(lo, hi float64) float64 {
-	return math.Exp(math.Log(lo) + r.float()*(math.Log(hi)-math.Log(lo)))
+	return dexp(dlog(lo) + float64(r.float()*(dlog(hi)-dlog(lo))))
+}
+
+// The corpus must be the same bytes on every machine. math.Exp, math.Log and
+// math.Cos may run assembly (with or without FMA, by CPU) that differs in the
+// last bit, and the compiler may fuse a*b+c on some architectures; a last-bit
+// difference can move a size across an integer. dexp, dlog and dcos use only
+// correctly rounded + - * / (with every product rounded by an explicit
+// float64 conversion, which Go never fuses) and exact helpers (Floor, Ldexp,
+// Frexp); math.Sqrt is correctly rounded everywhere.
+
+const ln2 = 0.693147180559945309417232121458176568
+
+// dexp is e**x: x = k*ln2 + r, |r| <= ln2/2, and a Taylor series for e**r.
+func dexp(x float64) float64 {
+	k := math.Floor(x/ln2 + 0.5)
+	r := x - float64(k*ln2)
+	sum, term := 1.0, 1.0
+	for i := 1; i <= 24; i++ {
+		term = float64(term*r) / float64(i)
+		sum += term
+	}
+	return math.Ldexp(sum, int(k))
+}
+
+// dlog is the natural logarithm of x > 0: x = m * 2**e with m in
+// [sqrt(1/2), sqrt(2)), and log(m) = 2 atanh((m-1)/(m+1)) as a series.
+func dlog(x float64) float64 {
+	m, e := math.Frexp(x)
+	if m < math.Sqrt2/2 {
+		m, e = m*2, e-1
+	}
+	s := (m - 1) / (m + 1)
+	s2 := float64(s * s)
+	sum, term := s, s
+	for i := 3; i <= 41; i += 2 {
+		term = float64(term * s2)
+		sum += term / float64(i)
+	}
+	return float64(2*sum) + float64(float64(e)*ln2)
+}
+
+// dcos is the cosine of x in [0, 2*pi), by a Taylor series on [-pi, pi].
+func dcos(x float64) float64 {
+	if x > math.Pi {
+		x -= 2 * math.Pi
+	}
+	x2 := float64(x * x)
+	sum, term := 1.0, 1.0
+	for i := 1; i <= 30; i++ {
+		term = -float64(term*x2) / float64((2*i-1)*(2*i))
+		sum += term
+	}
+	return sum
 }
 
 // pick returns an index drawn with the given weights.
@@ -456,11 +509,11 @@ func sessionID(r *rng) string {
 func FleetSession(i int) Session {
 	r := newRNG(uint64(i) + 1000)
 	s := Session{ID: sessionID(r)}
-	s.MainBytes = int64(math.Min(3e6, math.Exp(math.Log(40e3)+1.1*normal(r))))
+	s.MainBytes = int64(math.Min(3e6, dexp(dlog(40e3)+float64(1.1*normal(r)))))
 	if r.intn(5) == 0 {
 		n := []int{1, 1, 1, 2, 2, 2, 3, 3, 4, 6, 6, 12}[r.intn(12)]
 		for k := 0; k < n; k++ {
-			s.AgentBytes = append(s.AgentBytes, int64(math.Min(1e6, math.Exp(math.Log(45e3)+0.9*normal(r)))))
+			s.AgentBytes = append(s.AgentBytes, int64(math.Min(1e6, dexp(dlog(45e3)+float64(0.9*normal(r))))))
 		}
 	}
 	s.RowGap = time.Duration(1+r.intn(8)) * time.Second
@@ -470,7 +523,7 @@ func FleetSession(i int) Session {
 // normal is a standard normal draw (Box-Muller).
 func normal(r *rng) float64 {
 	u1 := math.Max(r.float(), 1e-12)
-	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*r.float())
+	return float64(math.Sqrt(-2*dlog(u1)) * dcos(float64(2*math.Pi*r.float())))
 }
 
 // WriteFleet writes n sessions under dir, twenty to a project folder as in

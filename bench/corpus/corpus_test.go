@@ -3,10 +3,14 @@ package corpus
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +129,33 @@ func TestWorkflowSpansScaleTimeOnly(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Error("no file differs: the span had no effect")
+	}
+}
+
+// fleetDigest is the SHA-256 of a 12-session fleet (paths and bytes, in path
+// order), as written on linux/amd64. The generator uses only correctly
+// rounded arithmetic (dexp, dlog, dcos), so every machine must write the
+// same; a different digest on another OS or CPU is a determinism bug, not a
+// reason to update the constant.
+const fleetDigest = "c653a0b03a32ab0580bbff5360f4f7167660e42a08aacf96d7bc748dcdd94a89"
+
+func TestFleetIsTheSameOnEveryMachine(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteFleet(dir, 12); err != nil {
+		t.Fatal(err)
+	}
+	fs := files(t, dir)
+	paths := make([]string, 0, len(fs))
+	for p := range fs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(fs[p]))
+		h.Write(fs[p])
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != fleetDigest {
+		t.Errorf("fleet digest %s, want %s: the generator is not byte-identical across machines", got, fleetDigest)
 	}
 }
