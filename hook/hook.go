@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 )
 
 // Exit codes of the hook commands (Claude Code's): 0 proceeds (the JSON on
@@ -81,6 +82,8 @@ type payload struct {
 	Source         string
 	ToolName       string
 	Command        string
+	// Unclassified says why the tool call could not be read (PreToolUse).
+	Unclassified string
 }
 
 // readPayload decodes the hook input. A missing or mistyped key is an error:
@@ -128,25 +131,30 @@ func readPayload(r io.Reader, event string) (payload, error) {
 			return p, err
 		}
 	case "PreToolUse":
+		// What the call is only decides whether the gate looks at all. A
+		// tool name or command the gate cannot read does not block: the
+		// call is treated as a ship action (Claude Code ran the hook because
+		// an `if` condition matched it), so it asks when work is outstanding
+		// and proceeds otherwise, with a note on stderr.
 		if p.ToolName, err = str("tool_name", true); err != nil {
-			return p, err
+			p.Unclassified = err.Error()
+			return p, nil
 		}
 		var in map[string]json.RawMessage
 		if v, ok := raw["tool_input"]; ok {
 			if err := json.Unmarshal(v, &in); err != nil || in == nil {
-				return p, errors.New(`the hook input's "tool_input" is not an object`)
+				p.Unclassified = `the hook input's "tool_input" is not an object`
+				return p, nil
 			}
 		}
 		c, ok := in["command"]
 		switch {
 		case ok:
 			if err := json.Unmarshal(c, &p.Command); err != nil {
-				return p, errors.New(`the hook input's "tool_input.command" is not a string`)
+				p.Unclassified = `the hook input's "tool_input.command" is not a string`
 			}
 		case p.ToolName == "Bash":
-			// A Bash call always carries its command; without it the gate
-			// cannot tell a push from a listing.
-			return p, errors.New(`the hook input has no "tool_input.command" for a Bash call`)
+			p.Unclassified = `the hook input has no "tool_input.command" for a Bash call`
 		}
 	}
 	return p, nil
@@ -196,8 +204,12 @@ func PreToolUse(stdin io.Reader, cfg Config) Result {
 	if err != nil {
 		return fail(err)
 	}
-	acts := shipActions(p.ToolName, p.Command, cfg)
-	if len(acts) == 0 {
+	var acts []ship.Action
+	note := ""
+	if p.Unclassified != "" {
+		acts = []ship.Action{{Kind: "ship action"}}
+		note = "pmcheck resume gate: " + p.Unclassified + "; treated as a ship action"
+	} else if acts = shipActions(p.ToolName, p.Command, cfg); len(acts) == 0 {
 		return Result{Exit: ExitOK} // not a ship action: local work is never gated
 	}
 	scan, err := scanFile(p.TranscriptPath)
@@ -209,7 +221,7 @@ func PreToolUse(stdin io.Reader, cfg Config) Result {
 	}
 	items := outstanding(scan)
 	if len(items) == 0 {
-		return Result{Exit: ExitOK}
+		return Result{Exit: ExitOK, Stderr: note}
 	}
 	kinds := []string{}
 	for _, a := range acts {
@@ -221,8 +233,12 @@ func PreToolUse(stdin io.Reader, cfg Config) Result {
 		"They were terminated early and nobody has reviewed what they left. "+
 		"Review their work (skill: %s) before this %s.",
 		listItems(items, "; "), SkillName, strings.Join(kinds, "/"))
-	return jsonResult(map[string]any{"hookSpecificOutput": map[string]any{
+	r := jsonResult(map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": reason}})
+	if r.Exit == ExitOK {
+		r.Stderr = note
+	}
+	return r
 }
 
 // outstanding is what the gate acts on: the newest mark's items when it

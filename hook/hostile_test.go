@@ -28,16 +28,47 @@ func TestHostileMissingKeys(t *testing.T) {
 	p := writeTranscript(t, agentCall("toolu_k", "X"), killedResult("toolu_k"))
 	assertFails(t, PreToolUse(input(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git push"}}), Config{}),
 		`no "transcript_path"`)
-	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p}), Config{}), `no "tool_name"`)
 	assertFails(t, SessionStart(input(map[string]any{"source": "resume"}), Config{}), `no "transcript_path"`)
 	assertFails(t, SessionStart(input(map[string]any{"transcript_path": p}), Config{}), `no "source"`)
 	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": 7, "tool_name": "Bash"}), Config{}), `"transcript_path" is not a string`)
-	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash", "tool_input": "git push"}), Config{}), `"tool_input" is not an object`)
-	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash"}), Config{}), `no "tool_input.command"`)
-	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": p, "tool_name": "Bash", "tool_input": map[string]any{"command": 3}}), Config{}), `"tool_input.command" is not a string`)
+	assertFails(t, PreToolUse(input(map[string]any{"transcript_path": "", "tool_name": "Bash"}), Config{}), `"transcript_path" is empty`)
 	assertFails(t, PreToolUse(strings.NewReader("not json"), Config{}), "not a JSON object")
 	assertFails(t, PreToolUse(strings.NewReader(""), Config{}), "not a JSON object")
 	assertFails(t, SessionStart(strings.NewReader("[1,2]"), Config{}), "detector failed")
+}
+
+// TestHostileUnreadableToolCall: a tool name or command the gate cannot read
+// never blocks (the reference gate does not read them at all); the call is
+// treated as a ship action, so it asks when work is outstanding and proceeds
+// otherwise, with one line on stderr saying why.
+func TestHostileUnreadableToolCall(t *testing.T) {
+	killed := writeTranscript(t, agentCall("toolu_k", "Refactor billing"), killedResult("toolu_k"))
+	clean := writeTranscript(t, agentCall("toolu_c", "Tidy"), toolResult("toolu_c", "Done."))
+	for _, c := range []struct {
+		in   map[string]any
+		note string
+	}{
+		{map[string]any{}, `no "tool_name"`},
+		{map[string]any{"tool_name": 3}, `"tool_name" is not a string`},
+		{map[string]any{"tool_name": "Bash"}, `no "tool_input.command"`},
+		{map[string]any{"tool_name": "Bash", "tool_input": "git push"}, `"tool_input" is not an object`},
+		{map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": 3}}, `"tool_input.command" is not a string`},
+	} {
+		for _, path := range []string{killed, clean} {
+			in := map[string]any{"transcript_path": path}
+			for k, v := range c.in {
+				in[k] = v
+			}
+			r := PreToolUse(input(in), Config{})
+			if r.Exit != 0 || strings.Contains(r.Stderr, "\n") || !strings.Contains(r.Stderr, c.note) || !strings.Contains(r.Stderr, "treated as a ship action") {
+				t.Fatalf("%v: exit %d stderr %q", c.in, r.Exit, r.Stderr)
+			}
+			d, _ := decision(t, r)
+			if want := map[string]string{killed: "ask", clean: ""}[path]; d != want {
+				t.Fatalf("%v on %s: decision %q, want %q", c.in, filepath.Base(filepath.Dir(path)), d, want)
+			}
+		}
+	}
 }
 
 func TestHostileTranscriptPathIsADirectory(t *testing.T) {

@@ -84,7 +84,17 @@ func Install(o InstallOptions) (InstallResult, error) {
 			return res, err
 		}
 	}
-	old, err := os.ReadFile(o.Settings)
+	// A settings file kept as a symbolic link (a dotfiles checkout) is
+	// edited where it points, so the link survives.
+	target := o.Settings
+	if real, err := filepath.EvalSymlinks(o.Settings); err == nil {
+		target = real
+	}
+	mode := fs.FileMode(0o600)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	old, err := os.ReadFile(target)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, fmt.Errorf("reading %s: %v", o.Settings, err)
 	}
@@ -150,14 +160,18 @@ func Install(o InstallOptions) (InstallResult, error) {
 			return res, fmt.Errorf("backing up %s: %v (nothing was changed)", o.Settings, err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(o.Settings), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return res, err
 	}
-	tmp := o.Settings + ".pmcheck-tmp"
-	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+	tmp := target + ".pmcheck-tmp"
+	if err := os.WriteFile(tmp, out, mode); err != nil {
 		return res, err
 	}
-	if err := os.Rename(tmp, o.Settings); err != nil {
+	if err := os.Chmod(tmp, mode); err != nil {
+		os.Remove(tmp)
+		return res, err
+	}
+	if err := os.Rename(tmp, target); err != nil {
 		os.Remove(tmp)
 		return res, err
 	}

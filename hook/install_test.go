@@ -219,3 +219,31 @@ func TestCheckReportsABrokenInstall(t *testing.T) {
 		t.Fatalf("no settings file: %q", ps)
 	}
 }
+
+// TestInstallKeepsASymlinkedSettingsFileAndItsMode: a settings file that is a
+// symbolic link (dotfiles) is edited where it points, and keeps its mode.
+func TestInstallKeepsASymlinkedSettingsFileAndItsMode(t *testing.T) {
+	withStable(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "settings.json")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	os.WriteFile(real, []byte(`{"model":"opus"}`), 0o640)
+	link := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Install(InstallOptions{Settings: link, Binary: "/usr/local/bin/pmcheck"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	st, _ := os.Stat(real)
+	if st.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v", st.Mode().Perm())
+	}
+	if m := readSettings(t, real); m["hooks"] == nil || m["model"] != "opus" {
+		t.Fatalf("settings %v", m)
+	}
+}
