@@ -170,3 +170,44 @@ func TestDecisionsDefinedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyLayoutParsesPaths: the names that make up the on-disk layout
+// (subagents/, workflows/, sidecars) appear as string literals only in
+// analyze/layout, so no other file takes a run's paths apart. Generators
+// that write layouts (fixtures/gen, bench) and tests are left out.
+func TestOnlyLayoutParsesPaths(t *testing.T) {
+	shapes := map[string]bool{"subagents": true, "/subagents/": true, "subagents/": true, "workflows": true,
+		"/workflows/": true, "workflows/": true, ".meta.json": true}
+	for _, dir := range []string{"analyze", "cmd", "hook", "collect", "report", "rules"} {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p == filepath.Join("analyze", "layout") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if v, err := strconv.Unquote(lit.Value); err == nil && shapes[v] {
+						t.Errorf("%s holds the path shape %q: ask package analyze/layout instead", p, v)
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -36,21 +37,20 @@ func (l *loader) sessionRun(rel string) {
 	}
 	run := &model.Run{Kind: model.KindSession, ID: main.SessionID, Path: main.File, Main: main}
 	if run.ID == "" {
-		run.ID = strings.TrimSuffix(path.Base(rel), ".jsonl")
+		run.ID = layout.SessionIDOf(rel)
 	}
 	// The session's own subagent transcripts: <sessionId>/subagents/** (not
 	// workflows/, which belong to their runs), and legacy agent-<id>.jsonl
 	// files beside the session that carry its sessionId.
-	side := strings.TrimSuffix(rel, ".jsonl") + "/subagents/"
 	own := map[string]*model.Transcript{}
 	// Only the files under the side directory or beside the session can
 	// match; the index lists them in the order of a walk over every agent
 	// file (sorted ids), so reads and errors come in the same order.
-	for _, e := range l.agentIndex().candidates(strings.TrimSuffix(rel, ".jsonl"), path.Dir(rel)) {
+	for _, e := range l.agentIndex().candidates(layout.Stem(rel), path.Dir(rel)) {
 		id, f := e.id, e.file
 		switch {
-		case strings.HasPrefix(f, side) && !strings.HasPrefix(f, side+"workflows/"):
-		case path.Dir(f) == path.Dir(rel) && main.SessionID != "":
+		case layout.OwnSubagent(rel, f):
+		case layout.Beside(rel, f) && main.SessionID != "":
 			t := l.transcript(f)
 			if t == nil || t.SessionID != main.SessionID {
 				continue
@@ -156,7 +156,7 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 	}
 	if c.ID != "" {
 		for _, f := range l.sidecarIndex()[c.ID] {
-			add(discover.AgentIDFromName(path.Base(f)), LinkSidecar)
+			add(layout.AgentIDFromName(path.Base(f)), LinkSidecar)
 		}
 	}
 	if len(order) > 0 {
@@ -240,7 +240,7 @@ func rank(sources []string) int {
 func (l *loader) findAgent(id string) *model.Transcript {
 	files := l.inv.AgentFiles[id]
 	for _, f := range files {
-		if strings.Contains(f, "/workflows/") {
+		if layout.InWorkflowRun(f) {
 			continue
 		}
 		if t := l.transcript(f); t != nil {
@@ -346,7 +346,7 @@ func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.Wo
 	}
 	if wl.RunID != "" && discover.ValidID(wl.RunID) {
 		for _, d := range l.inv.WorkflowDirs {
-			if path.Base(d) == wl.RunID {
+			if layout.RunID(d) == wl.RunID {
 				wl.RunPath = l.show(d)
 			}
 		}
@@ -361,19 +361,19 @@ func (l *loader) requireRunDir(wl *model.WorkflowLaunch) {
 	if wl.RunID == "" || wl.RunPath != "" || !discover.ValidID(wl.RunID) {
 		return
 	}
-	want := strings.TrimSuffix(wl.At.File, ".jsonl") + "/subagents/workflows/" + wl.RunID
+	want := layout.RunDir(wl.At.File, wl.RunID)
 	l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s:%d: the session launched Workflow run %s, whose run directory %s/ is not in the input, so its agents cannot be checked; give the folder that holds it",
 		wl.At.File, wl.At.Line, wl.RunID, want))
 }
 
 // workflowRun builds the run of one Workflow run directory.
 func (l *loader) workflowRun(dir string) {
-	runID := path.Base(dir)
+	runID := layout.RunID(dir)
 	if dir == "." {
 		runID = path.Base(l.root)
 	}
 	run := &model.Run{Kind: model.KindWorkflow, ID: runID, Path: l.show(dir)}
-	jrel := path.Join(dir, "journal.jsonl")
+	jrel := layout.JournalOf(dir)
 	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel))
 	if err != nil {
 		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
@@ -410,8 +410,7 @@ func (l *loader) workflowRun(dir string) {
 	}
 	// The parent transcript sits beside the folder three levels up:
 	// <sessionId>/subagents/workflows/<runId>/ -> <sessionId>.jsonl.
-	if parts := strings.Split(dir, "/"); len(parts) >= 4 && parts[len(parts)-2] == "workflows" && parts[len(parts)-3] == "subagents" {
-		prel := strings.Join(parts[:len(parts)-3], "/") + ".jsonl"
+	if prel, ok := layout.ParentOfRun(dir); ok {
 		if _, err := os.Stat(l.abs(prel)); err == nil {
 			if p := l.transcript(prel); p != nil {
 				run.Main = p
@@ -425,7 +424,7 @@ func (l *loader) workflowRun(dir string) {
 			run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: "parent transcript " + l.show(prel) + " is missing"})
 		}
 	} else {
-		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: "run directory is not at <sessionId>/subagents/workflows/<runId>, so its parent transcript cannot be located"})
+		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: "run directory is not at " + layout.ExpectedRunLayout + ", so its parent transcript cannot be located"})
 	}
 	l.res.Runs = append(l.res.Runs, run)
 }
@@ -438,7 +437,7 @@ func (l *loader) orphanRuns() {
 	groups := map[group][]string{}
 	for _, id := range sortedIDs(l.inv.AgentFiles) {
 		for _, f := range l.inv.AgentFiles[id] {
-			if l.claimed[f] || strings.Contains(f, "/workflows/") {
+			if l.claimed[f] || layout.InWorkflowRun(f) {
 				continue
 			}
 			t := l.transcript(f)
@@ -449,12 +448,7 @@ func (l *loader) orphanRuns() {
 				l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: t.File}, Message: why})
 				continue
 			}
-			owner := path.Dir(f)
-			if i := strings.LastIndex(f, "/subagents/"); i >= 0 {
-				owner = f[:i]
-			} else if strings.HasPrefix(f, "subagents/") {
-				owner = "."
-			}
+			owner := layout.OwnerFolder(f)
 			g := group{owner, t.SessionID}
 			groups[g] = append(groups[g], f)
 		}
@@ -502,7 +496,7 @@ func (l *loader) sidecarIndex() map[string][]string {
 	for _, f := range files {
 		m := readMeta(l.abs(l.inv.Metas[f]), l.show(l.inv.Metas[f]))
 		l.metas[f] = m
-		if m.ToolUseID != "" && !strings.Contains(f, "/workflows/") {
+		if m.ToolUseID != "" && !layout.InWorkflowRun(f) {
 			l.metaByToolUse[m.ToolUseID] = append(l.metaByToolUse[m.ToolUseID], f)
 		}
 	}

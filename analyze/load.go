@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
@@ -97,15 +98,15 @@ func loadPath(res *Result, given string, opts Options) error {
 	root, tgt := given, target{}
 	switch {
 	case st.IsDir():
-		if _, err := os.Stat(filepath.Join(given, "journal.jsonl")); err == nil {
-			root, tgt.workflow = workflowRoot(given)
+		if _, err := os.Stat(filepath.Join(given, layout.Journal)); err == nil {
+			root, tgt.workflow = layout.WorkflowRoot(given)
 		}
-	case filepath.Base(given) == "journal.jsonl":
-		root, tgt.workflow = workflowRoot(filepath.Dir(given))
-	case strings.HasSuffix(given, ".jsonl"):
+	case filepath.Base(given) == layout.Journal:
+		root, tgt.workflow = layout.WorkflowRoot(filepath.Dir(given))
+	case layout.IsTranscriptName(given):
 		root = filepath.Dir(given)
 		tgt.session = filepath.Base(given)
-		if discover.AgentIDFromName(tgt.session) != "" {
+		if layout.AgentIDFromName(tgt.session) != "" {
 			return fmt.Errorf("%s: is a subagent transcript; give its parent session transcript or the folder that holds both", given)
 		}
 	default:
@@ -133,23 +134,6 @@ func loadPath(res *Result, given string, opts Options) error {
 	}
 	l.load(tgt)
 	return nil
-}
-
-// workflowRoot returns the root that holds a run directory's parent transcript
-// (<root>/<sessionId>/subagents/workflows/<runId>) and the run directory
-// relative to it. A run directory in another layout is its own root.
-func workflowRoot(dir string) (string, string) {
-	clean := filepath.Clean(dir)
-	wf := filepath.Dir(clean)
-	sub := filepath.Dir(wf)
-	if filepath.Base(wf) == "workflows" && filepath.Base(sub) == "subagents" {
-		top := filepath.Dir(filepath.Dir(sub))
-		rel, err := filepath.Rel(top, clean)
-		if err == nil {
-			return top, filepath.ToSlash(rel)
-		}
-	}
-	return clean, "."
 }
 
 type loader struct {
@@ -209,7 +193,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
 	}
-	if id := discover.AgentIDFromName(path.Base(rel)); id != "" {
+	if id := layout.AgentIDFromName(path.Base(rel)); id != "" {
 		t.AgentID = id
 		t.Helper = discover.IsHelperAgent(id)
 		if _, ok := l.inv.Metas[rel]; ok {

@@ -2,13 +2,13 @@ package analyze
 
 import (
 	"fmt"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"hash/fnv"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -45,15 +45,14 @@ func (l *loader) willRead(tgt target) []string {
 				}
 			}
 		}
-		if parts := strings.Split(tgt.workflow, "/"); len(parts) >= 4 {
-			files = append(files, strings.Join(parts[:len(parts)-3], "/")+".jsonl")
+		if parent, ok := layout.ParentOfRun(tgt.workflow); ok {
+			files = append(files, parent)
 		}
 	case tgt.session != "":
 		files = append(files, tgt.session)
-		side := strings.TrimSuffix(tgt.session, ".jsonl") + "/subagents/"
 		for _, fs := range l.inv.AgentFiles {
 			for _, f := range fs {
-				if (strings.HasPrefix(f, side) && !strings.HasPrefix(f, side+"workflows/")) || path.Dir(f) == path.Dir(tgt.session) {
+				if layout.OwnSubagent(tgt.session, f) || layout.Beside(tgt.session, f) {
 					files = append(files, f)
 				}
 			}
@@ -148,10 +147,7 @@ func ParseShard(s string) (Shard, error) {
 // Key is what decides a path's shard: its first component, without
 // ".jsonl", so a session file and its side directory (<id>.jsonl, <id>/)
 // go together, and under ~/.claude/projects a whole project folder does.
-func (Shard) Key(rel string) string {
-	first, _, _ := strings.Cut(rel, "/")
-	return strings.TrimSuffix(first, ".jsonl")
-}
+func (Shard) Key(rel string) string { return layout.ShardKey(rel) }
 
 // Has reports whether a root-relative path belongs to the shard. The
 // assignment is a hash of the key: stable across runs, machines and fleet
@@ -223,17 +219,11 @@ func (l *loader) agentIndex() *agentIndex {
 			k := len(ix.all)
 			ix.all = append(ix.all, agentEntry{id: id, file: f, order: k})
 			ix.byDir[path.Dir(f)] = append(ix.byDir[path.Dir(f)], k)
-			for i := 0; ; {
-				j := strings.Index(f[i:], "/subagents/")
-				if j < 0 {
-					break
-				}
-				stem := f[:i+j]
+			layout.SubagentStems(f, func(stem string) {
 				if n := len(ix.byStem[stem]); n == 0 || ix.byStem[stem][n-1] != k {
 					ix.byStem[stem] = append(ix.byStem[stem], k)
 				}
-				i += j + 1
-			}
+			})
 		}
 	}
 	l.agents = ix

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"io"
 	"io/fs"
 	"os"
@@ -228,19 +229,19 @@ func findSessions(root string) ([]session, map[string][]string, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (name == "subagents" || name == ".git") {
+			if p != root && (name == layout.SubagentsFolder || name == ".git") {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") {
+		if !d.Type().IsRegular() || !layout.IsTranscriptName(name) {
 			return nil
 		}
-		if strings.HasPrefix(name, "agent-") {
+		if layout.IsAgentName(name) {
 			legacy[filepath.Dir(p)] = append(legacy[filepath.Dir(p)], p)
 			return nil
 		}
-		out = append(out, session{strings.TrimSuffix(name, ".jsonl"), p})
+		out = append(out, session{layout.Stem(name), p})
 		return nil
 	})
 	if err != nil {
@@ -362,7 +363,7 @@ func eachLine(path string, lineCap int, fn func([]byte) bool) error {
 // transcripts and sidecars (subagents/**), Workflow journals and attempts
 // (subagents/workflows/<runId>/). Symbolic links are not followed.
 func sessionFiles(root, dir, id string) ([]plan, error) {
-	sub := filepath.Join(dir, "subagents")
+	sub := layout.SubagentsDirOnDisk(dir)
 	if st, err := os.Lstat(sub); err != nil || !st.IsDir() {
 		return nil, nil
 	}
@@ -377,13 +378,13 @@ func sessionFiles(root, dir, id string) ([]plan, error) {
 		name := d.Name()
 		kind := ""
 		switch {
-		case name == "journal.jsonl":
+		case name == layout.Journal:
 			kind = "workflow-journal"
-		case strings.HasSuffix(name, ".meta.json"):
+		case layout.HasMetaExt(name):
 			kind = "sidecar"
-		case strings.HasSuffix(name, ".jsonl"):
+		case layout.IsTranscriptName(name):
 			kind = "subagent"
-			if strings.Contains(filepath.ToSlash(p), "/workflows/") {
+			if layout.InWorkflowRun(filepath.ToSlash(p)) {
 				kind = "workflow-agent"
 			}
 		default:

@@ -9,6 +9,7 @@ package discover
 
 import (
 	"fmt"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"io/fs"
 	"os"
 	"path"
@@ -40,13 +41,9 @@ type Refusal struct {
 }
 
 // AgentIDFromName returns the id of an agent transcript file name
-// (agent-<id>.jsonl), or "" when the name has another shape.
-func AgentIDFromName(name string) string {
-	if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
-		return ""
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")
-}
+// (agent-<id>.jsonl), or "" when the name has another shape
+// (layout.AgentIDFromName).
+func AgentIDFromName(name string) string { return layout.AgentIDFromName(name) }
 
 // ValidID reports whether an id read from a file may name a file: no path
 // separators, no parent references, no NUL or control characters, not empty,
@@ -142,14 +139,14 @@ func Walk(root string) (*Inventory, error) {
 		name := d.Name()
 		dir := path.Dir(rel)
 		switch {
-		case name == "journal.jsonl":
+		case name == layout.Journal:
 			inv.WorkflowDirs = append(inv.WorkflowDirs, dir)
-		case strings.HasSuffix(name, ".meta.json") && strings.HasPrefix(name, "agent-"):
+		case layout.IsMetaName(name):
 			metas[rel] = true
-		case strings.HasSuffix(name, ".jsonl"):
-			if id := AgentIDFromName(name); id != "" {
+		case layout.IsTranscriptName(name):
+			if id := layout.AgentIDFromName(name); id != "" {
 				inv.AgentFiles[id] = append(inv.AgentFiles[id], rel)
-			} else if !underSubagents(rel) {
+			} else if !layout.UnderSubagents(rel) {
 				inv.Sessions = append(inv.Sessions, rel)
 			}
 		}
@@ -160,7 +157,7 @@ func Walk(root string) (*Inventory, error) {
 	}
 	for _, files := range inv.AgentFiles {
 		for _, f := range files {
-			m := strings.TrimSuffix(f, ".jsonl") + ".meta.json"
+			m := layout.MetaOf(f)
 			if metas[m] {
 				inv.Metas[f] = m
 			}
@@ -177,15 +174,6 @@ func Walk(root string) (*Inventory, error) {
 
 // notRegular is the reason a named pipe, device or socket is not read.
 const notRegular = "not a regular file (named pipe, device or socket); not read"
-
-func underSubagents(rel string) bool {
-	for _, part := range strings.Split(path.Dir(rel), "/") {
-		if part == "subagents" {
-			return true
-		}
-	}
-	return false
-}
 
 // inside reports whether target (absolute, symlinks resolved) lies in root.
 func inside(root, target string) bool {

@@ -2,18 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/clock"
-	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
 )
@@ -145,132 +142,26 @@ func noJournal(env *Env, format string, args ...any) error {
 	return &ExitError{Code: replay.ExitNoJournal}
 }
 
-// resolve finds the one Workflow run RUN names.
+// resolve finds the one Workflow run RUN names (analyze.FindWorkflowRun).
 func (c *ReplayCmd) resolve(env *Env) (*model.Run, error) {
-	arg := c.Run_
-	st, err := os.Stat(arg)
+	run, err := analyze.FindWorkflowRun(c.Run_, c.Root)
+	var nr *analyze.NotReplayable
 	switch {
-	case err != nil && os.IsNotExist(err):
-		return c.byPrefix(env, arg)
-	case err != nil:
-		return nil, usageError("replay: %s: cannot be read: %v", arg, err)
-	case st.IsDir():
-		if _, err := os.Stat(filepath.Join(arg, "journal.jsonl")); err != nil {
-			if looksLikeRunDir(arg) {
-				return nil, noJournal(env, "%s: the run directory has no journal.jsonl", filepath.ToSlash(arg))
-			}
-			return nil, usageError("replay: %s: not a Workflow run directory (no journal.jsonl); give a run directory, its journal.jsonl, or a session transcript", filepath.ToSlash(arg))
-		}
-		return loadWorkflow(arg)
-	case filepath.Base(arg) == "journal.jsonl":
-		return loadWorkflow(filepath.Dir(arg))
-	case strings.HasSuffix(arg, ".jsonl"):
-		return c.fromSession(env, arg)
+	case err == nil:
+		return run, nil
+	case errors.As(err, &nr) && nr.NoJournal:
+		return nil, noJournal(env, "%s", nr.Message)
 	}
-	return nil, usageError("replay: %s: not a run directory, a journal.jsonl or a session transcript", arg)
+	return nil, usageError("replay: %v", err)
 }
 
-func looksLikeRunDir(dir string) bool {
-	clean := filepath.Clean(dir)
-	return strings.HasPrefix(filepath.Base(clean), "wf_") || filepath.Base(filepath.Dir(clean)) == "workflows"
-}
-
+// loadWorkflow loads the Workflow run in a run directory.
 func loadWorkflow(dir string) (*model.Run, error) {
-	res, err := analyze.Load([]string{dir}, analyze.Options{})
+	run, err := analyze.LoadWorkflowRun(dir)
 	if err != nil {
 		return nil, usageError("replay: %v", err)
 	}
-	if len(res.Errors) > 0 {
-		return nil, usageError("replay: %s", res.Errors[0])
-	}
-	for _, r := range res.Runs {
-		if r.Kind == model.KindWorkflow {
-			return r, nil
-		}
-	}
-	return nil, usageError("replay: %s: no Workflow run found there", filepath.ToSlash(dir))
-}
-
-// fromSession replays the one Workflow run a session launched.
-func (c *ReplayCmd) fromSession(env *Env, file string) (*model.Run, error) {
-	res, err := analyze.Load([]string{file}, analyze.Options{})
-	if err != nil {
-		return nil, usageError("replay: %v", err)
-	}
-	var sess *model.Run
-	for _, r := range res.Runs {
-		if r.Kind == model.KindSession && r.Main != nil {
-			sess = r
-			break
-		}
-	}
-	if sess == nil {
-		if len(res.Errors) > 0 {
-			return nil, usageError("replay: %s", res.Errors[0])
-		}
-		return nil, usageError("replay: %s: holds no session transcript rows", filepath.ToSlash(file))
-	}
-	var launches []*model.WorkflowLaunch
-	for _, l := range sess.Launches {
-		if l.RunID != "" {
-			launches = append(launches, l)
-		}
-	}
-	switch len(launches) {
-	case 0:
-		return nil, usageError("replay: %s: the session launched no Workflow run; replay follows Workflow runs (give a run directory)", filepath.ToSlash(file))
-	case 1:
-	default:
-		var ids []string
-		for _, l := range launches {
-			ids = append(ids, l.RunID)
-		}
-		return nil, usageError("replay: %s: the session launched %d Workflow runs (%s); give the run directory of one", filepath.ToSlash(file), len(ids), strings.Join(ids, ", "))
-	}
-	l := launches[0]
-	if l.RunPath == "" {
-		want := strings.TrimSuffix(filepath.Base(file), ".jsonl") + "/subagents/workflows/" + l.RunID
-		return nil, noJournal(env, "%s:%d: the Workflow launch of run %s has no run directory (looked for %s beside the transcript); replay needs the run directory and its journal.jsonl",
-			l.At.File, l.At.Line, l.RunID, want)
-	}
-	dir := filepath.Join(filepath.Dir(file), strings.TrimSuffix(filepath.Base(file), ".jsonl"), "subagents", "workflows", l.RunID)
-	if _, err := os.Stat(filepath.Join(dir, "journal.jsonl")); err != nil {
-		return nil, noJournal(env, "%s: the run directory has no journal.jsonl", filepath.ToSlash(dir))
-	}
-	return loadWorkflow(dir)
-}
-
-// byPrefix is watch's find_run_dir for a run-id prefix: exactly one Workflow
-// run under the root must match; none or several is watch's exit 2.
-func (c *ReplayCmd) byPrefix(env *Env, prefix string) (*model.Run, error) {
-	root := c.Root
-	if root == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, usageError("replay: %s does not exist, and there is no home directory to look up run ids in; pass --root", prefix)
-		}
-		root = filepath.Join(home, ".claude", "projects")
-	}
-	if strings.ContainsAny(prefix, `/\`) {
-		return nil, usageError("replay: %s: no such file or directory", prefix)
-	}
-	inv, err := discover.Walk(root)
-	if err != nil {
-		return nil, noJournal(env, "no Workflow run under %s matches %q (the root cannot be listed)", root, prefix)
-	}
-	var matches []string
-	for _, d := range inv.WorkflowDirs {
-		if strings.HasPrefix(path.Base(d), prefix) {
-			matches = append(matches, d)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])))
-	case 0:
-		return nil, noJournal(env, "no Workflow run under %s has an id starting with %q", root, prefix)
-	}
-	return nil, noJournal(env, "%d Workflow runs under %s have an id starting with %q (%s); give a longer prefix", len(matches), root, prefix, strings.Join(matches, ", "))
+	return run, nil
 }
 
 func writeExplain(w io.Writer, rep *replay.Report, jsonMode bool) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pmcheck/pmcheck/analyze"
 	"io"
 	"os"
 	"path"
@@ -74,7 +75,7 @@ func (c *WatchCmd) Run(env *Env) error {
 	for {
 		dir = c.find(root)
 		if dir != "" {
-			if st, err := os.Stat(filepath.Join(dir, "journal.jsonl")); err == nil && st.Mode().IsRegular() {
+			if st, err := os.Stat(filepath.Join(dir, analyze.JournalName)); err == nil && st.Mode().IsRegular() {
 				break
 			}
 		}
@@ -137,7 +138,7 @@ func writeLines(w io.Writer, lines []string) {
 // run for a prefix) matches yet: watch keeps waiting then.
 func (c *WatchCmd) find(root string) string {
 	arg := c.Run_
-	if filepath.Base(arg) == "journal.jsonl" {
+	if filepath.Base(arg) == analyze.JournalName {
 		return filepath.Dir(arg)
 	}
 	if strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
@@ -187,10 +188,7 @@ type follower struct {
 
 // parentOf is the session transcript that launched the run in dir:
 // <session>.jsonl beside <session>/subagents/workflows/<run>.
-func parentOf(dir string) string {
-	session := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(dir))))
-	return session + ".jsonl"
-}
+func parentOf(dir string) string { return analyze.ParentOfRunOnDisk(dir) }
 
 func (f *follower) signature() (string, int64) {
 	var parts []string
@@ -199,7 +197,7 @@ func (f *follower) signature() (string, int64) {
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
 			parts = append(parts, fmt.Sprintf("%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano()))
-			if e.Name() == "journal.jsonl" {
+			if e.Name() == analyze.JournalName {
 				journal = info.Size()
 			}
 		}
