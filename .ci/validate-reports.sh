@@ -89,6 +89,17 @@ for run in fixtures/runs/*/; do
   sarifs+=("$work/reports/check-$name.sarif"); junits+=("$work/reports/check-$name.xml")
 done
 
+# pmcheck rules test: the default rules' passing suite, and a failing case.
+pmcheck rules test --format "junit=$work/reports/rules-test.xml" fixtures/runs >/dev/null ||
+  fail "pmcheck rules test fixtures/runs failed"
+mkdir -p "$work/rules-test"
+cp -R fixtures/runs/rule-unreviewed-killed-subagent-bad "$work/rules-test/"
+printf 'version: 1\nfindings:\n  - rule: false-done\n    at: x.jsonl:1\n' >"$work/rules-test/rule-unreviewed-killed-subagent-bad/expect.yaml"
+code=0
+pmcheck rules test --format "junit=$work/reports/rules-test-failing.xml" "$work/rules-test" >/dev/null || code=$?
+[ "$code" = 1 ] || fail "pmcheck rules test on a failing case exited $code, want 1"
+junits+=("$work/reports/rules-test.xml" "$work/reports/rules-test-failing.xml")
+
 # ---- 3 (first, so its reports are validated too). The action's shell steps -----------
 cat >"$work/run_action.py" <<'PY'
 """Runs action.yml's composite steps as the GitHub runner would: `uses:` steps are

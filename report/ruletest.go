@@ -56,6 +56,9 @@ type RuleTestFailure struct {
 	// Expectation is the expected finding's entry, file:line:col ("" for an
 	// unexpected finding).
 	Expectation string `json:"expectation,omitempty"`
+	// Line is the entry's line in the expectations file (0 for an
+	// unexpected finding); JUnit places a failing case there.
+	Line int `json:"line,omitempty"`
 	// Want is what the entry expects (nil for an unexpected finding); Got is
 	// the finding (nil for a missing one).
 	Want *RuleTestFinding `json:"want,omitempty"`
@@ -203,12 +206,14 @@ type ruleTestCase struct {
 	Classname string       `xml:"classname,attr"`
 	Time      string       `xml:"time,attr"`
 	File      string       `xml:"file,attr,omitempty"`
+	Line      int          `xml:"line,attr,omitempty"`
 	Failure   *junitResult `xml:"failure"`
 	Error     *junitResult `xml:"error"`
 }
 
 // RuleTestJUnit renders one <testcase> per expectations file: a <failure>
-// lists every difference, an <error> says why the case could not run.
+// lists every difference (file and line name the expectations file), an
+// <error> says why the case could not run.
 func RuleTestJUnit(t *RuleTest) ([]byte, error) {
 	const name = "pmcheck rules test"
 	suite := ruleTestSuite{Name: name, Time: "0"}
@@ -225,6 +230,16 @@ func RuleTestJUnit(t *RuleTest) ([]byte, error) {
 				Message: xmlText(fmt.Sprintf("%s: %s", plural(len(c.Failures), "failure"), failureLine(c.Failures[0]))),
 				Type:    c.Failures[0].Kind,
 				Body:    xmlText(body.String()),
+			}
+			// Annotations land on the first failing entry of the
+			// expectations file, or its first line when every failure is an
+			// unexpected finding.
+			tc.Line = 1
+			for _, f := range c.Failures {
+				if f.Line > 0 {
+					tc.Line = f.Line
+					break
+				}
 			}
 			suite.Failures++
 		case CaseError:

@@ -205,7 +205,7 @@ func (c *RulesTestCmd) runCase(env *Env, file string, lopts analyze.Options) rep
 	for _, m := range rules.Compare(exp.Findings, got) {
 		f := report.RuleTestFailure{Kind: m.Kind, Rule: m.Rule}
 		if e := m.Expectation; e != nil {
-			f.Expectation = e.Pos.String()
+			f.Expectation, f.Line = e.Pos.String(), e.Pos.Line
 			f.Want = &report.RuleTestFinding{At: shown(e.At()), Severity: e.Severity, Message: e.Message}
 		}
 		if a := m.Got; a != nil {
