@@ -189,7 +189,7 @@ var fixtures = []namedFixture{
 
 // goldenExt is the golden file extension per format.
 var goldenExt = map[string]string{
-	FormatText: "txt", FormatJSON: "json", FormatSARIF: "sarif", FormatJUnit: "xml", FormatGitHub: "github.txt", FormatMarkdown: "md",
+	FormatText: "txt", FormatJSON: "json", FormatSARIF: "sarif", FormatJUnit: "xml", FormatGitHub: "github.txt", FormatMarkdown: "md", FormatHTML: "html",
 }
 
 func ev(file string, line, minutes int) model.Evidence { return at(file, line, minutes) }

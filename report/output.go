@@ -20,10 +20,11 @@ const (
 	FormatJUnit    = "junit"
 	FormatGitHub   = "github"
 	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
 )
 
 // Formats lists every format, in the order help texts show them.
-var Formats = []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit, FormatGitHub, FormatMarkdown}
+var Formats = []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit, FormatGitHub, FormatMarkdown, FormatHTML}
 
 // Options tune renderers without changing the Document.
 type Options struct {
@@ -80,6 +81,8 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 		b = inertLines(GitHub(doc), true)
 	case FormatMarkdown:
 		b = inertLines(Markdown(doc), false)
+	case FormatHTML:
+		b = inertLines(HTML(doc), false)
 	default:
 		return fmt.Errorf("unknown report format %q: use one of %s", format, strings.Join(Formats, ", "))
 	}

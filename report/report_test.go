@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -422,7 +423,7 @@ func TestWriteOutputs(t *testing.T) {
 }
 
 func TestUnknownFormatFails(t *testing.T) {
-	if err := Render(&bytes.Buffer{}, fixtureClean(t), "html", Options{}); err == nil || !strings.Contains(err.Error(), "unknown report format") {
+	if err := Render(&bytes.Buffer{}, fixtureClean(t), "pdf", Options{}); err == nil || !strings.Contains(err.Error(), "unknown report format") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -486,5 +487,38 @@ func TestFactCaps(t *testing.T) {
 	doc := mustNew(t, Input{Tool: testTool, Rules: testRules(), Facts: []RunFacts{rf}})
 	if _, err := doc.Fact(&rules.FactRef{Run: "big.jsonl", Kind: "watchdog", Index: MaxFactsPerKind + 2}); err == nil || !strings.Contains(err.Error(), "size cap") {
 		t.Errorf("a fact beyond the cap: %v", err)
+	}
+}
+
+// TestHTMLKeepsTranscriptTextInert: hostile descriptions, commands, paths
+// and branch names (script tags, attribute breakers, javascript: URLs, bidi
+// controls, ANSI escapes) reach the page only as text.
+func TestHTMLKeepsTranscriptTextInert(t *testing.T) {
+	page := string(render(t, fixtureHostile(t), FormatHTML, Options{}))
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("%d script elements, want only the page's own", n)
+	}
+	for _, bad := range []string{"<img", "<svg onload", "\u202e", "\u2066", "\x1b", "<b>", "'\"<x>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q unescaped", bad)
+		}
+	}
+	if m := regexp.MustCompile(`<[a-z][^>]*\son[a-z]+=`).FindString(page); m != "" {
+		t.Errorf("an element has an event-handler attribute: %q", m)
+	}
+	for _, m := range regexp.MustCompile(`(?:href|src|xlink:href)="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		if !strings.HasPrefix(m[1], "#") {
+			t.Errorf("link %q leaves the page", m[1])
+		}
+	}
+	// The hostile text is there, as text.
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "javascript:alert(3)", `\x1b[31m`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks the escaped text %q", want)
+		}
+	}
+	// Nothing can reach the network.
+	if !strings.Contains(page, "default-src 'none'") || regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/`).MatchString(strings.ReplaceAll(page, "https://github.com/pmcheck/pmcheck", "")) {
+		t.Errorf("the page may load something from the network")
 	}
 }

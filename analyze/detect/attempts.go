@@ -52,6 +52,16 @@ func (a *analysis) attemptFacts() {
 		}
 		f.Reasons = attemptReasons(at, t, f.Outcome, end)
 		f.End = attemptKnownAt(at, t).Time
+		if t != nil {
+			// A journal without timestamps: the transcript's writes bound
+			// the attempt on the simulated clock.
+			if f.Time.IsZero() {
+				f.Time = t.FirstTime
+			}
+			if f.End.IsZero() {
+				f.End = t.LastTime
+			}
+		}
 		l := ledgerOf(t, a.classify)
 		f.Paths, f.PathsPartial, f.Commits = l.Paths, l.Partial, l.Commits
 		f.CommitsReported, f.CommitsUnknown = len(l.Commits), l.CommitsUnknown

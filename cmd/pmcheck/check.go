@@ -25,7 +25,7 @@ type CheckCmd struct {
 	FailLevel       string   `name:"fail-level" default:"" enum:"error,warning,note,none," help:"Exit 1 when a finding is at or above this level (error, warning, note; none never fails; default error)."`
 	Baseline        string   `name:"baseline" placeholder:"FILE" help:"Baseline of known findings (fingerprints) to suppress."`
 	WriteBaseline   string   `name:"write-baseline" placeholder:"FILE" help:"Write a baseline that suppresses every current finding, then report as usual."`
-	Format          []string `name:"format" short:"f" placeholder:"FORMAT[=FILE]" help:"Report format, optionally to a file: text, json, sarif, junit, github, markdown (repeatable; default text)."`
+	Format          []string `name:"format" short:"f" placeholder:"FORMAT[=FILE]" help:"Report format, optionally to a file: text, json, sarif, junit, github, markdown, html (repeatable; default text)."`
 	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave the file and line attributes out of JUnit test cases."`
 
 	Git  string `name:"git" placeholder:"DIR" help:"Git repository of the branch under check (with --base and --head)."`

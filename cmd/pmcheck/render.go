@@ -12,7 +12,7 @@ import (
 // inputs (the shards of a split scan) are merged into one report first.
 type RenderCmd struct {
 	Inputs          []string `arg:"" name:"saved.json" help:"Saved canonical JSON reports ('pmcheck check --format json=FILE'); '-' reads standard input. Several are merged."`
-	Format          []string `short:"f" placeholder:"FORMAT[=PATH]" help:"Output format, optionally with a file to write (repeatable): text, json, sarif, junit, github, markdown. Default: text on standard output."`
+	Format          []string `short:"f" placeholder:"FORMAT[=PATH]" help:"Output format, optionally with a file to write (repeatable): text, json, sarif, junit, github, markdown, html. Default: text on standard output."`
 	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave out the file and line attributes of JUnit testcases (for Jenkins' junit-10.xsd)."`
 	SARIFCategory   string   `name:"sarif-category" placeholder:"CATEGORY" help:"Write CATEGORY as the SARIF run's automationDetails.id (otherwise upload-sarif's category input applies)."`
 	Fail            bool     `help:"Exit 1 when the (merged) report has findings at or above its fail level, as check does."`

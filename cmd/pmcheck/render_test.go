@@ -130,7 +130,7 @@ func TestRenderFromStdin(t *testing.T) {
 
 var reportGoldenExt = map[string]string{
 	report.FormatText: "txt", report.FormatJSON: "json", report.FormatSARIF: "sarif",
-	report.FormatJUnit: "xml", report.FormatGitHub: "github.txt", report.FormatMarkdown: "md",
+	report.FormatJUnit: "xml", report.FormatGitHub: "github.txt", report.FormatMarkdown: "md", report.FormatHTML: "html",
 }
 
 // TestFixtureReports runs check on every generated fixture, writing every

@@ -1,0 +1,194 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// A timeline is one run on the simulated clock: a lane per subagent or
+// Workflow attempt (and one for the run itself, which carries the ship
+// actions and the events not tied to an agent), with markers for launches,
+// ends, kills, quiet stretches, watchdog events and reviews. It is built
+// from the Document's facts only.
+type timeline struct {
+	t0, t1 time.Time
+	lanes  []*lane
+}
+
+type lane struct {
+	id      string // DOM id: the fact's anchor
+	label   string // transcript text: escaped when written
+	title   string // hover text
+	kind    string // run | subagent | attempt
+	outcome string
+	start   time.Time
+	end     time.Time
+	killed  bool
+	// interesting lanes are always drawn: killed, not completed, with a
+	// finding, or with a watchdog event other than QUIET.
+	interesting bool
+	markers     []marker
+}
+
+type marker struct {
+	id    string // DOM id when a fact or finding links here
+	kind  string // launch | end | kill | quiet | watchdog | ship | review
+	cls   string // CSS class: source or outcome
+	t     time.Time
+	from  time.Time // start of a stretch (quiet)
+	title string
+}
+
+// buildTimeline lays out one run's facts. ri is the run's index in
+// Document.Facts; findingFacts lists the facts findings point at.
+func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool) *timeline {
+	tl := &timeline{t0: rf.Run.Start, t1: rf.Run.End}
+	widen := func(ts ...time.Time) {
+		for _, t := range ts {
+			if t.IsZero() {
+				continue
+			}
+			if tl.t0.IsZero() || t.Before(tl.t0) {
+				tl.t0 = t
+			}
+			if t.After(tl.t1) {
+				tl.t1 = t
+			}
+		}
+	}
+	main := &lane{id: fmt.Sprintf("r%d", ri), kind: "run", label: runLaneLabel(rf.Run), start: rf.Run.Start, end: rf.Run.End, interesting: true}
+	main.title = fmt.Sprintf("%s %s", rf.Run.Kind, rf.Run.ID)
+	tl.lanes = append(tl.lanes, main)
+	byAgent := map[string]*lane{}
+	for i, s := range rf.Subagents {
+		id := fmt.Sprintf("r%d-subagent%d", ri, i)
+		l := &lane{id: id, kind: "subagent", label: s.Description, outcome: s.Outcome, start: s.Time, end: s.End, killed: s.Killed}
+		if l.label == "" {
+			l.label = s.ToolUseID
+		}
+		l.title = fmt.Sprintf("%s subagent %q: %s", s.Mode, s.Description, s.Outcome)
+		l.interesting = s.Killed || s.FalseDone || s.Outcome != "completed" || findingFacts[id]
+		l.markers = append(l.markers, marker{kind: "launch", cls: s.Mode, t: s.Time, title: "spawned (" + s.Mode + ") at " + clockLabel(s.Time)})
+		l.markers = append(l.markers, endMarker(l)...)
+		for _, r := range s.Reasons {
+			if strings.HasPrefix(r.What, "review subagent") {
+				l.markers = append(l.markers, marker{kind: "review", cls: "review", t: r.At.Time, title: r.What})
+			}
+		}
+		for _, k := range []string{s.AgentID, s.ToolUseID} {
+			if k != "" && byAgent[k] == nil {
+				byAgent[k] = l
+			}
+		}
+		widen(s.Time, s.End)
+		tl.lanes = append(tl.lanes, l)
+	}
+	for i, a := range rf.Attempts {
+		id := fmt.Sprintf("r%d-attempt%d", ri, i)
+		label := fmt.Sprintf("%s #%d", a.Agent, a.Ordinal)
+		l := &lane{id: id, kind: "attempt", label: label, outcome: a.Outcome, start: a.Time, end: a.End, killed: a.Outcome == model.OutcomeKilled}
+		l.title = fmt.Sprintf("attempt %d of %s (key %s): %s", a.Ordinal, a.Agent, a.Key, a.Outcome)
+		if a.FailureCause != "" {
+			l.title += " (" + a.FailureCause + ")"
+		}
+		l.interesting = l.killed || a.FalseDone || a.Outcome != "completed" || findingFacts[id]
+		l.markers = append(l.markers, marker{kind: "launch", cls: "attempt", t: a.Time, title: "journal started at " + clockLabel(a.Time)})
+		l.markers = append(l.markers, endMarker(l)...)
+		for _, k := range []string{a.AgentID, a.Agent} {
+			if k != "" && byAgent[k] == nil {
+				byAgent[k] = l
+			}
+		}
+		widen(a.Time, a.End)
+		tl.lanes = append(tl.lanes, l)
+	}
+	for i, s := range rf.Ships {
+		main.markers = append(main.markers, marker{id: fmt.Sprintf("r%d-ship%d", ri, i), kind: "ship", cls: s.Kind, t: s.Time,
+			title: fmt.Sprintf("%s at %s: %s", s.Kind, clockLabel(s.Time), s.Command)})
+		widen(s.Time)
+	}
+	for i, w := range rf.Watchdogs {
+		l := main
+		if al := byAgent[strings.TrimPrefix(w.Agent, "a:")]; al != nil {
+			l = al
+		} else if al := byAgent[w.Agent]; al != nil {
+			l = al
+		}
+		id := fmt.Sprintf("r%d-watchdog%d", ri, i)
+		if w.Source == "watch" && (w.Kind == "OK" || w.Kind == "START") && !findingFacts[id] {
+			continue // the lane's own launch and end marks say as much
+		}
+		title := fmt.Sprintf("%s %s at %s", w.Source, w.Kind, clockLabel(w.Time))
+		if w.SilenceSeconds >= 0 {
+			title += fmt.Sprintf(" after %gs of silence", w.SilenceSeconds)
+		}
+		if w.Predicted != "" || w.Observed != "" {
+			title += fmt.Sprintf("; predicted %q, observed %q", w.Predicted, w.Observed)
+		}
+		if w.Message != "" {
+			title += ": " + w.Message
+		}
+		if w.SilenceSeconds > 0 && !w.Time.IsZero() {
+			from := w.Time.Add(-time.Duration(w.SilenceSeconds * float64(time.Second)))
+			l.markers = append(l.markers, marker{kind: "quiet", cls: w.Source, from: from, t: w.Time, title: "quiet stretch: " + title})
+			widen(from)
+		}
+		l.markers = append(l.markers, marker{id: id, kind: "watchdog", cls: w.Source, t: w.Time, title: title})
+		if w.Kind != "QUIET" || findingFacts[id] {
+			l.interesting = true
+		}
+		widen(w.Time)
+	}
+	for _, l := range tl.lanes {
+		slices.SortStableFunc(l.markers, func(a, b marker) int { return a.t.Compare(b.t) })
+	}
+	if !tl.t1.After(tl.t0) {
+		tl.t1 = tl.t0.Add(time.Second)
+	}
+	return tl
+}
+
+func endMarker(l *lane) []marker {
+	if l.end.IsZero() {
+		return nil
+	}
+	if l.killed {
+		return []marker{{kind: "kill", cls: "kill", t: l.end, title: l.outcome + " (killed) at " + clockLabel(l.end)}}
+	}
+	switch l.outcome {
+	case model.OutcomeOpen, "launched-never-returned", "open-at-end":
+		// It never returned: the bar ends at its last write, with no end mark.
+		return nil
+	}
+	return []marker{{kind: "end", cls: l.outcome, t: l.end, title: l.outcome + " at " + clockLabel(l.end)}}
+}
+
+func runLaneLabel(r model.RunFact) string {
+	if r.Kind == model.KindWorkflow {
+		return "journal " + r.ID
+	}
+	return "main agent"
+}
+
+func clockLabel(t time.Time) string {
+	if t.IsZero() {
+		return "unknown time"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// tick picks an axis step that gives at most about ten ticks.
+func tick(span time.Duration) time.Duration {
+	for _, d := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+		time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour} {
+		if span/d <= 10 {
+			return d
+		}
+	}
+	return (span/10 + 24*time.Hour - 1).Truncate(24 * time.Hour)
+}
