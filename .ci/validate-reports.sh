@@ -177,9 +177,16 @@ PY
 
 ws="$work/workspace"; rt="$work/runner-temp"; mkdir -p "$ws" "$rt"
 fixture=${PMCHECK_ACTION_FIXTURE:-fixtures/runs/rule-unreviewed-killed-subagent-bad}
-cp -r "$fixture" "$ws/runs"
-printf 'paths: runs\nupload-sarif: "false"\n' >"$work/inputs.yml"
-echo "== composite action against $fixture"
+# The repository under check keeps its runs in a subfolder that is also the
+# action's working-directory, with a .pmcheck.yaml there and no paths input:
+# the config names the runs, and report paths must still be repository paths.
+wd="$ws/sub"; mkdir -p "$wd"
+cp -r "$fixture" "$wd/runs"
+printf 'paths: [runs]\n' >"$wd/.pmcheck.yaml"
+# A stale report committed in the pull request must never survive the run.
+echo '{"stale": true}' >"$wd/pmcheck.sarif"
+printf 'working-directory: sub\nupload-sarif: "false"\n' >"$work/inputs.yml"
+echo "== composite action against $fixture (working-directory sub, config file, stale pmcheck.sarif)"
 "$py" "$work/run_action.py" "$repo" "$ws" "$rt" "$work/inputs.yml" | tee "$work/action.log"
 action_exit=$(sed -n 's/^ACTION_EXIT=//p' "$work/action.log")
 check_exit=$(sed -n 's/^CHECK_EXIT_CODE=//p' "$work/action.log")
@@ -189,19 +196,40 @@ case "$check_exit" in
   *) fail "the action's check step exited '${check_exit:-none}' (want 0 or 1)" ;;
 esac
 for f in pmcheck.sarif pmcheck-junit.xml pmcheck.json; do
-  [ -s "$ws/$f" ] || fail "the action did not write $f"
+  [ -s "$wd/$f" ] || fail "the action did not write $f"
 done
+grep -q '"stale"' "$wd/pmcheck.sarif" && fail "the stale pmcheck.sarif was kept"
 grep -q '^## pmcheck: ' "$rt/step-summary.md" || fail "the action wrote no job summary"
 annotations=$(cat "$rt"/step-*.log | grep -c '^::\(error\|warning\) file=' || true)
 if [ "$check_exit" = 1 ] && [ "$annotations" -eq 0 ]; then fail "the check failed but the action printed no annotation"; fi
 if [ "$annotations" -gt 20 ]; then fail "the action printed $annotations annotations (GitHub shows 10 errors + 10 warnings)"; fi
-if [ -s "$ws/pmcheck.json" ]; then
-  failed=$(jq -r .outcome.failed "$ws/pmcheck.json")
+# Paths are relative to the repository root, not to working-directory.
+bad_ann=$(cat "$rt"/step-*.log | grep '^::\(error\|warning\) file=' | grep -cv '^::[a-z]* file=sub/runs/' || true)
+[ "$bad_ann" -eq 0 ] || fail "$bad_ann annotation(s) name a file outside sub/runs/ (paths must be relative to the repository root)"
+if [ -s "$wd/pmcheck.sarif" ]; then
+  bad_uri=$(jq -r '[.runs[].results[].locations[].physicalLocation.artifactLocation.uri | select(startswith("sub/runs/") | not)] | length' "$wd/pmcheck.sarif")
+  [ "$bad_uri" = 0 ] || fail "$bad_uri SARIF result URI(s) are not repository paths under sub/runs/"
+fi
+if [ -s "$wd/pmcheck.json" ]; then
+  failed=$(jq -r .outcome.failed "$wd/pmcheck.json")
   { [ "$failed" = true ] && [ "$check_exit" = 1 ]; } || { [ "$failed" = false ] && [ "$check_exit" = 0 ]; } ||
     fail "exit code $check_exit disagrees with outcome.failed=$failed in the JSON report"
 fi
-[ -s "$ws/pmcheck.sarif" ] && sarifs+=("$ws/pmcheck.sarif")
-[ -s "$ws/pmcheck-junit.xml" ] && junits+=("$ws/pmcheck-junit.xml")
+[ -s "$wd/pmcheck.sarif" ] && sarifs+=("$wd/pmcheck.sarif")
+[ -s "$wd/pmcheck-junit.xml" ] && junits+=("$wd/pmcheck-junit.xml")
+
+# An early exit (a path that does not exist) leaves no report behind: the
+# stale files are gone, nothing is marked for upload, the step fails with 2.
+ws2="$work/workspace2"; rt2="$work/runner-temp2"; mkdir -p "$ws2" "$rt2"
+for f in pmcheck.sarif pmcheck.json pmcheck-junit.xml; do echo stale >"$ws2/$f"; done
+printf 'paths: no-such-folder\nupload-sarif: "false"\n' >"$work/inputs2.yml"
+echo "== composite action exiting early, with stale reports in the workspace"
+"$py" "$work/run_action.py" "$repo" "$ws2" "$rt2" "$work/inputs2.yml" >"$work/action2.log"
+[ "$(sed -n 's/^CHECK_EXIT_CODE=//p' "$work/action2.log")" = 2 ] || fail "the action on a missing path did not report exit-code=2: $(cat "$work/action2.log")"
+[ "$(sed -n 's/^CHECK_SARIF_WRITTEN=//p' "$work/action2.log")" = false ] || fail "a stale SARIF file was marked for upload"
+for f in pmcheck.sarif pmcheck.json pmcheck-junit.xml; do
+  [ -e "$ws2/$f" ] && fail "the stale $f survived an early exit"
+done
 
 # ---- 1 (cont.). Validate every SARIF and JUnit file collected ----------------------------
 echo "== validating ${#sarifs[@]} SARIF and ${#junits[@]} JUnit files"
@@ -233,6 +261,9 @@ fi
 
 # ---- 2. actionlint ---------------------------------------------------------------------
 echo "== actionlint"
+# Nested actions and the project's workflows are pinned by full commit SHA with the tag in a comment.
+unpinned=$(grep -nE '^\s*(- )?uses: ' action.yml .github/workflows/*.yml | grep -vE 'uses: \./|@[0-9a-f]{40} # v[0-9]' || true)
+[ -z "$unpinned" ] || fail "actions not pinned by commit SHA with a tag comment: $unpinned"
 lint="$work/lint"; mkdir -p "$lint/.github/workflows"
 git -C "$lint" init -q
 cp action.yml "$lint/"

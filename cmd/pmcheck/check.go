@@ -39,6 +39,7 @@ type CheckCmd struct {
 	Shard string `name:"shard" placeholder:"I/N" help:"Check only shard I of N (1-based) of the discovered runs, for splitting a fleet across CI jobs; merge the JSON reports with pmcheck render."`
 
 	configFlags
+	RepoRoot string `name:"repo-root" placeholder:"DIR" help:"Repository root that report paths (SARIF URIs, annotations) are relative to, when pmcheck runs in a folder below it (default: the working directory)."`
 
 	AllowEmpty bool  `name:"allow-empty" help:"Exit 0 when no runs are found (by default that is an error: a check that evaluated nothing must not pass)."`
 	LineCap    int64 `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes."`
@@ -71,7 +72,13 @@ func (c *CheckCmd) Run(env *Env) error {
 // document runs the pipeline and builds the canonical Document (writing the
 // baseline on the way when asked): what check renders and explain reads.
 func (c *CheckCmd) document(env *Env) (*report.Document, error) {
-	var err error
+	root, err := reportRoot(c.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	if c.FailLevel == "" {
+		c.FailLevel = "error"
+	}
 	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
 		return nil, usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
 	}
@@ -119,7 +126,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	stale := baseline.Apply(findings)
 	doc, err := report.New(report.Input{
 		Tool:          report.Tool{Name: "pmcheck", Version: Version, InformationURI: "https://github.com/pmcheck/pmcheck"},
-		Root:          ".",
+		Root:          root,
 		Rules:         reportRules(pack),
 		Findings:      findings,
 		Runs:          runSummaries(facts),

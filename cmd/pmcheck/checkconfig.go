@@ -174,3 +174,33 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
+
+// reportRoot is the working directory relative to the repository root, the
+// prefix every report path gets ("." when they are the same), so SARIF
+// results and annotations name repository files when check runs in a
+// subfolder (the action's working-directory).
+func reportRoot(repoRoot string) (string, error) {
+	if repoRoot == "" {
+		return ".", nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", usageError("the working directory is unknown: %v", err)
+	}
+	abs, err := filepath.Abs(repoRoot)
+	if err != nil {
+		return "", usageError("--repo-root %s: %v", repoRoot, err)
+	}
+	// Compare resolved paths: the workspace may be reached through a link.
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	if r, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = r
+	}
+	rel, err := filepath.Rel(abs, wd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", usageError("--repo-root %s does not contain the working directory %s: run pmcheck inside the repository", repoRoot, wd)
+	}
+	return filepath.ToSlash(rel), nil
+}
