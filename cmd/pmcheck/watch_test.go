@@ -214,6 +214,22 @@ func runWatchArgs(t *testing.T, rec *recording, mode ...string) (string, string,
 			cmd.JSON = true
 		case "--watchdogs":
 			cmd.Watchdogs = true
+		default:
+			name, val, _ := strings.Cut(m, "=")
+			var sec Seconds
+			if err := sec.UnmarshalText([]byte(val)); err != nil {
+				t.Fatalf("flag %s: %v", m, err)
+			}
+			switch name {
+			case "--interval":
+				cmd.Interval = sec
+			case "--quiet-after":
+				cmd.QuietAfter = sec
+			case "--done-grace":
+				cmd.DoneGrace = sec
+			default:
+				t.Fatalf("flag %s", m)
+			}
 		}
 	}
 	var out, errs bytes.Buffer
@@ -256,7 +272,8 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rec, torn := record(t, dir, false), record(t, dir, true)
 			for _, mode := range [][]string{{"--timestamps"}, {"--timestamps", "--json"}, {"--timestamps", "--watchdogs"},
-				{"--timestamps", "--json", "--watchdogs"}, {"--timestamps", "torn"}} {
+				{"--timestamps", "--json", "--watchdogs"}, {"--timestamps", "--interval=7", "--quiet-after=100", "--done-grace=12"},
+				{"--timestamps", "torn"}} {
 				r, flags := rec, mode
 				if mode[len(mode)-1] == "torn" {
 					r, flags = torn, mode[:len(mode)-1] // journal lines written in two halves, a poll apart
@@ -265,7 +282,7 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 				// Evidence in the watchdog section names files from where
 				// each command read them: the source tree, or its live copy.
 				want = strings.ReplaceAll(want, filepath.ToSlash(rec.src)+"/", "")
-				got, gotErr, gotCode := runWatchArgs(t, r, mode...)
+				got, gotErr, gotCode := runWatchArgs(t, r, flags...)
 				if got != want || gotCode != wantCode {
 					t.Errorf("%v: watch (exit %d):\n%s\nreplay (exit %d):\n%s", mode, gotCode, got, wantCode, want)
 				}
