@@ -63,7 +63,10 @@ var fieldDocs = map[string]string{
 	"ship.kind":               "`push`, `merge`, `deploy`, `release` or `publish`",
 	"ship.command":            "the command line (Bash) or the tool input that shipped",
 	"ship.tool":               "`Bash`, or the MCP tool's name",
-	"ship.branch":             "the branch shipped, when the command names it",
+	"ship.branch":             "the branch shipped, when the command names it (empty for a tag push)",
+	"ship.ref_kind":           "what a push updates: `branch` or `tag` (`--tags`, `refs/tags/…`, `tag NAME`, a version-like name such as `v1.2.3`); empty for other kinds",
+	"ship.tag":                "the tag a tag push updates (`--tags` for all tags)",
+	"ship.possible":           "the action could not be ruled out: a program or git subcommand computed at run time (`$(echo git) push`), a git run by `xargs` with its subcommand on standard input, a command nested deeper than four `bash -c` levels or one that does not parse, naming a ship verb",
 	"ship.outstanding_killed": "the descriptions of the unreviewed killed subagents outstanding when the action ran",
 	"ship.outstanding":        "at least one unreviewed killed subagent was outstanding when the action ran",
 

@@ -450,8 +450,11 @@ func (a *analysis) shipFacts() {
 			}
 			for _, act := range acts {
 				f := model.ShipFact{RunID: a.run.ID, Kind: act.Kind, Command: act.Command, Tool: c.Name,
-					Branch: act.Branch, Time: c.At.Time, At: c.At, OutstandingKilled: []string{}}
-				if f.Branch == "" && act.Kind == ship.KindPush {
+					Branch: act.Branch, RefKind: act.RefKind, Possible: act.Possible, Time: c.At.Time, At: c.At, OutstandingKilled: []string{}}
+				if act.RefKind == ship.RefTag {
+					f.Tag = act.Target
+				}
+				if f.Branch == "" && act.Kind == ship.KindPush && act.RefKind == ship.RefBranch {
 					f.Branch = t.GitBranch
 				}
 				for _, k := range a.killed {

@@ -137,6 +137,14 @@ type ShipFact struct {
 	Command string `json:"command" expr:"command"`
 	Tool    string `json:"tool" expr:"tool"` // Bash or the MCP tool name
 	Branch  string `json:"branch" expr:"branch"`
+	// RefKind is what a push updates: "branch" or "tag" ("" for other
+	// kinds); Tag names the tag ("--tags" for all of them).
+	RefKind string `json:"ref_kind" expr:"ref_kind"`
+	Tag     string `json:"tag" expr:"tag"`
+	// Possible is true for an action that could not be ruled out (a program
+	// or git subcommand computed at run time, a git alias run by xargs, a
+	// command too deeply nested or unparseable that names a ship verb).
+	Possible bool `json:"possible" expr:"possible"`
 	// OutstandingKilled lists the descriptions of unreviewed killed subagents
 	// outstanding when the action ran.
 	OutstandingKilled []string  `json:"outstanding_killed" expr:"outstanding_killed"`

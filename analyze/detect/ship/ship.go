@@ -50,7 +50,24 @@ type Action struct {
 	// Command is the simple command that ships, its words resolved and joined
 	// by spaces (e.g. "git -C ../wt push origin HEAD:main").
 	Command string `json:"command"`
+	// RefKind says what a push updates: RefBranch or RefTag ("" for other
+	// kinds). A tag push (--tags, refs/tags/…, `tag NAME`, a version-like
+	// name such as v1.2.3) has no Branch; Target names the tag.
+	RefKind string `json:"ref_kind,omitempty"`
+	// Possible marks an action the classifier could not rule out: a command
+	// whose program or git subcommand is computed at run time ($(echo git)
+	// push, git $x), a git alias, a git run by xargs with its subcommand on
+	// standard input, a line that does not parse or nests bash -c deeper than
+	// the classifier follows, when its text names a ship verb. Kind is the
+	// verb's kind (push when it names none).
+	Possible bool `json:"possible,omitempty"`
 }
+
+// Ref kinds of a push.
+const (
+	RefBranch = "branch"
+	RefTag    = "tag"
+)
 
 // Analysis is everything the classifier found in one command line.
 type Analysis struct {
@@ -84,12 +101,18 @@ func Classify(command string, opts Options) Analysis {
 type classifier struct {
 	opts Options
 	out  Analysis
+	// text is the source of the simple command being classified, shown for
+	// a possible action whose words are computed at run time.
+	text string
 }
 
 // script parses src and classifies every simple command in it.
 func (c *classifier) script(src string, depth int) {
 	if depth > maxDepth {
+		// Nested deeper than we follow: what it runs is unknown, and a
+		// hidden push must not read as no push.
 		c.out.MayWrite = true
+		c.possible(src)
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
@@ -97,15 +120,46 @@ func (c *classifier) script(src string, depth int) {
 		if c.out.ParseError == "" {
 			c.out.ParseError = err.Error()
 		}
+		found := len(c.out.Actions)
 		c.fallback(src, depth)
+		if len(c.out.Actions) == found {
+			c.possible(src)
+		}
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if st, ok := n.(*syntax.Stmt); ok {
-			c.stmt(st, depth)
+			c.stmt(st, src, depth)
 		}
 		return true
 	})
+}
+
+// shipVerbs map a word a command line may carry to the kind of ship action
+// it suggests, in the order they are tried.
+var shipVerbs = []struct{ word, kind string }{
+	{"push", KindPush}, {"merge", KindMerge}, {"publish", KindPublish}, {"upload", KindPublish},
+	{"release", KindRelease}, {"deploy", KindDeploy},
+}
+
+// possible records a possible ship action for text the classifier could not
+// resolve, when the text names a ship verb.
+func (c *classifier) possible(text string) {
+	lower := strings.ToLower(text)
+	for _, v := range shipVerbs {
+		if strings.Contains(lower, v.word) {
+			c.addPossible(v.kind, text)
+			return
+		}
+	}
+}
+
+func (c *classifier) addPossible(kind, command string) {
+	const maxShown = 200
+	if len(command) > maxShown {
+		command = strings.ToValidUTF8(command[:maxShown], "") + "…"
+	}
+	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Command: strings.Join(strings.Fields(command), " "), Possible: true})
 }
 
 // fallback classifies a line the parser rejected (often a command cut at the
@@ -120,13 +174,13 @@ func (c *classifier) fallback(src string, depth int) {
 		for i := range words {
 			words[i] = strings.Trim(words[i], `"'`)
 		}
-		c.call(words, nil, depth, true)
+		c.call(words, nil, nil, depth, true)
 	}
 }
 
 // stmt classifies the redirections of a statement and, when it is a simple
 // command, the command itself.
-func (c *classifier) stmt(st *syntax.Stmt, depth int) {
+func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	var heredoc string
 	hasHeredoc := false
 	for _, r := range st.Redirs {
@@ -164,6 +218,7 @@ func (c *classifier) stmt(st *syntax.Stmt, depth int) {
 		return
 	}
 	words := make([]string, 0, len(call.Args))
+	dynamic := make([]bool, 0, len(call.Args))
 	static := true
 	for _, w := range call.Args {
 		s, ok := wordString(w)
@@ -171,14 +226,22 @@ func (c *classifier) stmt(st *syntax.Stmt, depth int) {
 			static = false
 		}
 		words = append(words, s)
+		dynamic = append(dynamic, !ok)
 	}
-	c.call(words, &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc}, depth, static)
+	text := ""
+	if from, to := int(call.Pos().Offset()), int(call.End().Offset()); from >= 0 && from <= to && to <= len(src) {
+		text = src[from:to]
+	}
+	c.call(words, dynamic, &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, text: text}, depth, static)
 }
 
 // stmtContext carries what a simple command's statement adds to its words.
 type stmtContext struct {
 	heredoc    string
 	hasHeredoc bool
+	// text is the command's source, for a possible ship action when its
+	// program is computed at run time.
+	text string
 }
 
 // wrappers run the rest of their arguments as a command; the inner map lists
@@ -199,16 +262,41 @@ var wrappers = map[string]map[string]bool{
 }
 
 // call classifies one simple command given as resolved words.
-func (c *classifier) call(words []string, ctx *stmtContext, depth int, static bool) {
+func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, depth int, static bool) {
+	orig := words
 	words = unwrap(words)
 	if len(words) == 0 {
 		return
 	}
+	off := len(orig) - len(words)
+	dyn := func(i int) bool { return dynamic != nil && off+i < len(dynamic) && dynamic[off+i] }
+	// xargs appends words from standard input, which we cannot see.
+	viaXargs := false
+	for _, w := range orig[:off] {
+		if path.Base(w) == "xargs" {
+			viaXargs = true
+		}
+	}
+	if dyn(0) {
+		// The program itself is computed at run time ($(echo git) push,
+		// $GIT push): whatever it is, a ship verb in it may ship.
+		c.out.MayWrite = true
+		if ctx != nil && ctx.text != "" {
+			c.possible(ctx.text)
+		} else {
+			c.possible(strings.Join(orig, " "))
+		}
+		return
+	}
 	name := path.Base(words[0])
 	args := words[1:]
+	c.text = strings.Join(words, " ")
+	if ctx != nil && ctx.text != "" {
+		c.text = ctx.text
+	}
 	switch name {
 	case "git":
-		c.git(words, args)
+		c.git(words, args, dyn, viaXargs, depth)
 	case "gh":
 		c.gh(words, args)
 	case "bash", "sh", "zsh", "dash", "ksh":
@@ -216,9 +304,14 @@ func (c *classifier) call(words []string, ctx *stmtContext, depth int, static bo
 			if i < 0 {
 				i = firstShortFlagWith(args, 'c')
 			}
-			if i+1 < len(args) {
+			switch {
+			case i+1 < len(args) && dyn(i+2):
+				// bash -c "$(…)": the script is computed at run time.
+				c.out.MayWrite = true
+				c.possible(c.text)
+			case i+1 < len(args):
 				c.script(args[i+1], depth+1)
-			} else {
+			default:
 				c.out.MayWrite = true
 			}
 			return
@@ -289,9 +382,38 @@ func unwrap(words []string) []string {
 }
 
 // git classifies a git invocation: push (unless a dry run), commit; other
-// subcommands only for the ledger.
-func (c *classifier) git(words, args []string) {
+// subcommands only for the ledger. dyn reports whether words[i] is computed
+// at run time; viaXargs that xargs appends arguments from standard input.
+func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool, depth int) {
 	sub, rest := gitSubcommand(args)
+	subAt := len(args) - len(rest) // index in words of the subcommand
+	switch {
+	case rest != nil && dyn(subAt):
+		// git $x …: the subcommand is computed at run time.
+		c.out.MayWrite = true
+		c.addPossible(KindPush, c.text)
+		return
+	case rest == nil && viaXargs:
+		// … | xargs git: the subcommand comes from standard input.
+		c.out.MayWrite = true
+		c.addPossible(KindPush, c.text)
+		return
+	}
+	if value, ok := gitAlias(args, sub); ok {
+		// git -c alias.p=push p …: run what the alias stands for.
+		c.out.MayWrite = true
+		if depth >= maxDepth {
+			c.possible(value)
+			return
+		}
+		if strings.HasPrefix(value, "!") {
+			c.script(strings.TrimPrefix(value, "!")+" "+strings.Join(rest, " "), depth+1)
+			return
+		}
+		expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
+		c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
+		return
+	}
 	switch sub {
 	case "push":
 		positional := []string{}
@@ -311,11 +433,7 @@ func (c *classifier) git(words, args []string) {
 		if dry {
 			return
 		}
-		branch := ""
-		if len(positional) > 1 {
-			branch = refBranch(positional[1])
-		}
-		c.add(KindPush, branch, strings.Join(positional, " "), words)
+		c.push(words, rest, positional)
 	case "commit":
 		c.out.Commits++
 	case "", "status", "log", "diff", "show", "rev-parse", "rev-list", "fetch", "remote", "config", "ls-files",
@@ -328,6 +446,101 @@ func (c *classifier) git(words, args []string) {
 		// enumerate.
 		c.out.MayWrite = true
 	}
+}
+
+// push records a push with what it updates: the branch of its first refspec,
+// or a tag. --tags and `tag NAME` push tags; --follow-tags pushes the branch
+// and the tags it reaches (two actions).
+func (c *classifier) push(words, rest, positional []string) {
+	tags, follow := false, false
+	for _, a := range rest {
+		switch a {
+		case "--tags":
+			tags = true
+		case "--follow-tags":
+			follow = true
+		}
+	}
+	target := strings.Join(positional, " ")
+	var specs []string
+	if len(positional) > 1 {
+		specs = positional[1:]
+	}
+	if len(specs) >= 2 && specs[0] == "tag" {
+		// git push origin tag v1 pushes refs/tags/v1.
+		c.addRef(KindPush, "", RefTag, specs[1], words)
+		return
+	}
+	if len(specs) > 0 {
+		ref, kind := pushRef(specs[0])
+		if kind == RefTag {
+			c.addRef(KindPush, "", RefTag, ref, words)
+		} else {
+			c.addRef(KindPush, ref, RefBranch, target, words)
+		}
+	} else if !tags {
+		c.addRef(KindPush, "", RefBranch, target, words)
+	}
+	if tags || follow {
+		c.addRef(KindPush, "", RefTag, "--tags", words)
+	}
+}
+
+// pushRef reads the destination of a refspec: the ref it updates and whether
+// that is a branch or a tag. refs/tags/… is a tag, and so is a version-like
+// name (v1.2.3, 1.2.0-rc1), which is how releases are tagged; anything else
+// is taken as a branch.
+func pushRef(spec string) (string, string) {
+	spec = strings.TrimPrefix(spec, "+")
+	if i := strings.LastIndexByte(spec, ':'); i >= 0 {
+		spec = spec[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(spec, "refs/tags/"):
+		return strings.TrimPrefix(spec, "refs/tags/"), RefTag
+	case strings.HasPrefix(spec, "refs/heads/"):
+		return strings.TrimPrefix(spec, "refs/heads/"), RefBranch
+	case versionLike(spec):
+		return spec, RefTag
+	}
+	return spec, RefBranch
+}
+
+// versionLike reports whether a ref name reads as a release version: an
+// optional "v", then digits with at least one dot (v1.2, 1.2.3, v2.0.0-rc1).
+func versionLike(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
+	dots, digits := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= '0' && s[i] <= '9':
+			digits++
+		case s[i] == '.' && digits > 0:
+			dots++
+		case (s[i] == '-' || s[i] == '+') && dots > 0:
+			return true
+		default:
+			return false
+		}
+	}
+	return dots > 0 && digits > 0 && s[len(s)-1] != '.'
+}
+
+// gitAlias returns what `git -c alias.NAME=VALUE NAME` stands for.
+func gitAlias(args []string, sub string) (string, bool) {
+	if sub == "" {
+		return "", false
+	}
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] != "-c" {
+			continue
+		}
+		k, v, ok := strings.Cut(args[i+1], "=")
+		if ok && strings.EqualFold(k, "alias."+sub) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // gitSubcommand skips git's global options (-C dir, -c k=v, --git-dir …).
@@ -343,16 +556,6 @@ func gitSubcommand(args []string) (string, []string) {
 		}
 	}
 	return "", nil
-}
-
-// refBranch turns a push refspec into the remote branch it updates.
-func refBranch(spec string) string {
-	spec = strings.TrimPrefix(spec, "+")
-	if i := strings.LastIndexByte(spec, ':'); i >= 0 {
-		spec = spec[i+1:]
-	}
-	spec = strings.TrimPrefix(spec, "refs/heads/")
-	return spec
 }
 
 // gh classifies a GitHub CLI invocation.
@@ -448,6 +651,10 @@ func (c *classifier) isDeployLabel(l string) bool {
 
 func (c *classifier) add(kind, branch, target string, words []string) {
 	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, Command: strings.Join(words, " ")})
+}
+
+func (c *classifier) addRef(kind, branch, refKind, target string, words []string) {
+	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, RefKind: refKind, Command: strings.Join(words, " ")})
 }
 
 func (c *classifier) addWrite(p string) {

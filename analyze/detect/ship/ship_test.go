@@ -161,3 +161,89 @@ func FuzzClassifyNeverPanics(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { _ = Classify(s, Options{}) })
 }
+
+// TestTrustPossibleShipActions (issue 12, item 8): a command that could ship
+// but hides how is a possible ship action, never none: a program or git
+// subcommand computed at run time, a git alias, a git run by xargs with its
+// subcommand on standard input, more than four nested bash -c levels, a line
+// that does not parse. Commands that name no ship verb stay no action.
+func TestTrustPossibleShipActions(t *testing.T) {
+	deep := "git push origin main"
+	for range 6 {
+		deep = "bash -c " + syntaxQuote(deep)
+	}
+	for _, tc := range []struct {
+		cmd      string
+		kind     string
+		possible bool
+	}{
+		{"$(echo git) push", KindPush, true},
+		{"`echo git` push origin main", KindPush, true},
+		{"G=git; $G push origin main", KindPush, true},
+		{"x=push; git $x origin main", KindPush, true},
+		{`git "$CMD" origin`, KindPush, true},
+		{"echo push | xargs git", KindPush, true},
+		{deep, KindPush, true},
+		{"git push origin 'main", KindPush, false},      // unparsed, still read by the fallback
+		{"gh pr merge 'unterminated", KindMerge, false}, // same
+		{`bash -c "$(printf %s 'deploy it')"`, KindDeploy, true},
+		{`bash -c "$(cat script.sh)"`, "", false},
+		{"git -c alias.p=push p origin main", KindPush, false}, // resolved: a real push
+		{"git -c alias.up='!git push' up", KindPush, false},
+		{"$(echo ls) -la", "", false},
+		{"x=status; git $x", KindPush, true}, // the subcommand could be anything
+	} {
+		a := Classify(tc.cmd, Options{})
+		switch {
+		case tc.kind == "" && len(a.Actions) != 0:
+			t.Errorf("%q: want no action, got %+v", tc.cmd, a.Actions)
+		case tc.kind != "" && (len(a.Actions) == 0 || a.Actions[0].Kind != tc.kind || a.Actions[0].Possible != tc.possible):
+			t.Errorf("%q: want a %s action (possible %v), got %+v", tc.cmd, tc.kind, tc.possible, a.Actions)
+		}
+		if tc.possible && !a.MayWrite {
+			t.Errorf("%q: a command we cannot resolve may write", tc.cmd)
+		}
+	}
+}
+
+// TestTagPushesAreShipsOnATag (issue 11 item 2, issue 12): pushes of tags
+// name no branch; the action says it updates a tag.
+func TestTagPushesAreShipsOnATag(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want []string // "refkind:branch-or-tag" per action
+	}{
+		{"git push --tags", []string{"tag:--tags"}},
+		{"git push origin --tags", []string{"tag:--tags"}},
+		{"git push origin v1.2.3", []string{"tag:v1.2.3"}},
+		{"git push origin 2.0.0-rc1", []string{"tag:2.0.0-rc1"}},
+		{"git push origin refs/tags/release-7", []string{"tag:release-7"}},
+		{"git push origin HEAD:refs/tags/nightly", []string{"tag:nightly"}},
+		{"git push origin tag v1", []string{"tag:v1"}},
+		{"git push --follow-tags origin main", []string{"branch:main", "tag:--tags"}},
+		{"git push origin main", []string{"branch:main"}},
+		{"git push origin v1.2.x", []string{"branch:v1.2.x"}},
+		{"git push origin release/1.2", []string{"branch:release/1.2"}},
+		{"git push", []string{"branch:"}},
+	} {
+		var got []string
+		for _, a := range Classify(tc.cmd, Options{}).Actions {
+			name := a.Branch
+			if a.RefKind == RefTag {
+				name = a.Target
+				if a.Branch != "" {
+					t.Errorf("%q: a tag push names branch %q", tc.cmd, a.Branch)
+				}
+			}
+			got = append(got, a.RefKind+":"+name)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%q: got %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+// syntaxQuote single-quotes s for a shell.
+func syntaxQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
