@@ -310,3 +310,23 @@ func TestRulesTestUnderGitHubActions(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesTestInAWorkflowRunDirectory: evidence is placed relative to the
+// expectations file even when the run's root (its parent session's folder)
+// lies above it.
+func TestRulesTestInAWorkflowRunDirectory(t *testing.T) {
+	dir := ruleCase(t, "rule-agent-never-returned-bad", "")
+	os.Remove(filepath.Join(dir, "expect.yaml"))
+	wf := filepath.Join(dir, "50000000-0000-4000-8000-000000000007", "subagents", "workflows", "wf_rules0007")
+	os.WriteFile(filepath.Join(wf, "expect.yaml"), []byte(`version: 1
+findings:
+  - rule: quiet-agent
+    at: agent-aw50000000000072.jsonl:2
+  - rule: agent-never-returned
+    at: journal.jsonl:2
+    severity: error
+`), 0o644)
+	if out, errOut, code := runRulesCLI(t, "rules", "test", dir); code != 0 || !strings.Contains(out, "1 passed") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+}
