@@ -180,27 +180,30 @@ type explainer struct {
 	out  []Explanation
 }
 
-func (e *explainer) inScope(runPath string) bool {
-	return e.only == nil || e.only.Run.Path == runPath
+func (e *explainer) inScope(rf *report.RunFacts) bool {
+	return e.only == nil || e.only == rf
 }
 
+// findRun finds a run by path (as reports show it, or root-relative) or by
+// id; a value several runs share matches none (give the other one).
 func (e *explainer) findRun(s string) *report.RunFacts {
+	var byPath, byID []*report.RunFacts
 	for i := range e.doc.Facts {
 		rf := &e.doc.Facts[i]
-		if rf.Run.Path == s || e.doc.DisplayPath(rf.Run.Path) == s || strings.TrimSuffix(e.doc.DisplayPath(rf.Run.Path), "/") == strings.TrimSuffix(s, "/") {
-			return rf
+		if rf.Run.Path == s || strings.TrimSuffix(e.doc.DisplayPath(rf.Run.Path), "/") == strings.TrimSuffix(s, "/") {
+			byPath = append(byPath, rf)
+		}
+		if rf.Run.ID == s {
+			byID = append(byID, rf)
 		}
 	}
-	var hit *report.RunFacts
-	for i := range e.doc.Facts {
-		if e.doc.Facts[i].Run.ID == s {
-			if hit != nil {
-				return nil // ambiguous id: the path decides
-			}
-			hit = &e.doc.Facts[i]
-		}
+	switch {
+	case len(byPath) == 1:
+		return byPath[0]
+	case len(byID) == 1:
+		return byID[0]
 	}
-	return hit
+	return nil
 }
 
 func (e *explainer) resolve(t string) error {
@@ -255,7 +258,7 @@ func (e *explainer) findingInScope(f *rules.Finding) bool {
 		return true
 	}
 	if f.Fact != nil {
-		return f.Fact.Run == e.only.Run.Path
+		return f.Fact.Run == e.only.Run.Path && f.Fact.RunID == e.only.Run.ID
 	}
 	return f.RunID == e.only.Run.ID
 }
@@ -289,7 +292,7 @@ func (e *explainer) location(file string, line int) error {
 	}
 	for i := range e.doc.Facts {
 		rf := &e.doc.Facts[i]
-		if !e.inScope(rf.Run.Path) {
+		if !e.inScope(rf) {
 			continue
 		}
 		for _, ref := range factsAt(rf, match) {
@@ -310,22 +313,22 @@ func factsAt(rf *report.RunFacts, match func(model.Evidence) bool) []rules.FactR
 	}
 	for i, s := range rf.Subagents {
 		if match(s.At) || anyReason(s.Reasons) {
-			out = append(out, rules.FactRef{Run: rf.Run.Path, Kind: model.FactSubagent, Index: i})
+			out = append(out, rules.FactRef{Run: rf.Run.Path, RunID: rf.Run.ID, Kind: model.FactSubagent, Index: i})
 		}
 	}
 	for i, a := range rf.Attempts {
 		if match(a.At) || anyReason(a.Reasons) {
-			out = append(out, rules.FactRef{Run: rf.Run.Path, Kind: model.FactAttempt, Index: i})
+			out = append(out, rules.FactRef{Run: rf.Run.Path, RunID: rf.Run.ID, Kind: model.FactAttempt, Index: i})
 		}
 	}
 	for i, s := range rf.Ships {
 		if match(s.At) {
-			out = append(out, rules.FactRef{Run: rf.Run.Path, Kind: model.FactShip, Index: i})
+			out = append(out, rules.FactRef{Run: rf.Run.Path, RunID: rf.Run.ID, Kind: model.FactShip, Index: i})
 		}
 	}
 	for i, w := range rf.Watchdogs {
 		if match(w.At) {
-			out = append(out, rules.FactRef{Run: rf.Run.Path, Kind: model.FactWatchdog, Index: i})
+			out = append(out, rules.FactRef{Run: rf.Run.Path, RunID: rf.Run.ID, Kind: model.FactWatchdog, Index: i})
 		}
 	}
 	return out
@@ -335,7 +338,7 @@ func (e *explainer) finding(f *rules.Finding) (Explanation, error) {
 	if f.Fact == nil {
 		return Explanation{}, fmt.Errorf("finding %s names no fact (a report written by schema version 1): run pmcheck check again", f.Fingerprint)
 	}
-	rf := e.doc.FactsOf(f.Fact.Run)
+	rf := e.doc.FactsOf(f.Fact.Run, f.Fact.RunID)
 	if rf == nil {
 		return Explanation{}, fmt.Errorf("finding %s: run %s has no facts in the report", f.Fingerprint, f.Fact.Run)
 	}
@@ -525,7 +528,7 @@ func (e *explainer) run(rf *report.RunFacts) Explanation {
 		x.Ships = append(x.Ships, e.ship(s))
 	}
 	for _, f := range e.doc.Findings {
-		if f.Fact != nil && f.Fact.Run == rf.Run.Path {
+		if f.Fact != nil && f.Fact.Run == rf.Run.Path && f.Fact.RunID == rf.Run.ID {
 			x.Findings = append(x.Findings, f.Fingerprint)
 		}
 	}

@@ -405,13 +405,13 @@ func (d *Document) Validate() error {
 		}
 	}
 	for i, rf := range d.Facts {
-		if i > 0 && d.Facts[i-1].Run.Path == rf.Run.Path {
-			return fmt.Errorf("run %s has facts twice: a report holds one set of facts per run", rf.Run.Path)
+		if i > 0 && d.Facts[i-1].Run.Path == rf.Run.Path && d.Facts[i-1].Run.ID == rf.Run.ID {
+			return fmt.Errorf("run %s (%s) has facts twice: a report holds one set of facts per run", rf.Run.Path, rf.Run.ID)
 		}
 	}
 	if len(d.Facts) > 0 {
 		for i, f := range d.Findings {
-			if f.Fact != nil && d.FactsOf(f.Fact.Run) == nil {
+			if f.Fact != nil && d.FactsOf(f.Fact.Run, f.Fact.RunID) == nil {
 				return fmt.Errorf("finding %d (rule %s) points at run %q, which has no facts in the report", i+1, f.RuleID, f.Fact.Run)
 			}
 		}

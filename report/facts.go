@@ -193,13 +193,15 @@ func compareRunFacts(a, b RunFacts) int {
 	return cmp.Or(cmp.Compare(a.Run.Path, b.Run.Path), cmp.Compare(a.Run.Kind, b.Run.Kind), cmp.Compare(a.Run.ID, b.Run.ID))
 }
 
-// FactsOf returns the facts of the run with the given path, or nil.
-func (d *Document) FactsOf(runPath string) *RunFacts {
-	i, ok := slices.BinarySearchFunc(d.Facts, runPath, func(rf RunFacts, p string) int { return cmp.Compare(rf.Run.Path, p) })
-	if !ok {
-		return nil
+// FactsOf returns the facts of the run with the given path and id, or nil.
+func (d *Document) FactsOf(runPath, runID string) *RunFacts {
+	i, _ := slices.BinarySearchFunc(d.Facts, runPath, func(rf RunFacts, p string) int { return cmp.Compare(rf.Run.Path, p) })
+	for ; i < len(d.Facts) && d.Facts[i].Run.Path == runPath; i++ {
+		if d.Facts[i].Run.ID == runID {
+			return &d.Facts[i]
+		}
 	}
-	return &d.Facts[i]
+	return nil
 }
 
 // Fact resolves a finding's fact reference: the fact (a model fact value),
@@ -208,7 +210,7 @@ func (d *Document) Fact(ref *rules.FactRef) (any, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("the finding names no fact (a report written before facts were recorded)")
 	}
-	rf := d.FactsOf(ref.Run)
+	rf := d.FactsOf(ref.Run, ref.RunID)
 	if rf == nil {
 		return nil, fmt.Errorf("run %s has no facts in this report", ref.Run)
 	}

@@ -168,7 +168,7 @@ func drawnRuns(doc *Document) map[int]bool {
 	with := map[string]bool{}
 	for _, f := range doc.Findings {
 		if f.Fact != nil {
-			with[f.Fact.Run] = true
+			with[runIdentity(f.Fact.Run, f.Fact.RunID)] = true
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
@@ -176,7 +176,7 @@ func drawnRuns(doc *Document) map[int]bool {
 			if len(drawn) == htmlMaxTimelines {
 				return drawn
 			}
-			if (pass == 0) == with[rf.Run.Path] {
+			if (pass == 0) == with[runIdentity(rf.Run.Path, rf.Run.ID)] {
 				drawn[ri] = true
 			}
 		}
@@ -190,7 +190,7 @@ func factAnchor(doc *Document, ref *rules.FactRef) string {
 		return ""
 	}
 	for ri := range doc.Facts {
-		if doc.Facts[ri].Run.Path != ref.Run {
+		if doc.Facts[ri].Run.Path != ref.Run || doc.Facts[ri].Run.ID != ref.RunID {
 			continue
 		}
 		if ref.Kind == model.FactRun {

@@ -153,8 +153,8 @@ func Merge(docs ...*Document) (*Document, error) {
 			}
 		}
 		for _, rf := range d.Facts {
-			if !seenFacts[rf.Run.Path] {
-				seenFacts[rf.Run.Path] = true
+			if key := runIdentity(rf.Run.Path, rf.Run.ID); !seenFacts[key] {
+				seenFacts[key] = true
 				in.Facts = append(in.Facts, rf)
 			}
 		}

@@ -485,7 +485,7 @@ func TestFactCaps(t *testing.T) {
 		t.Fatal("NewRunFacts modified its input")
 	}
 	doc := mustNew(t, Input{Tool: testTool, Rules: testRules(), Facts: []RunFacts{rf}})
-	if _, err := doc.Fact(&rules.FactRef{Run: "big.jsonl", Kind: "watchdog", Index: MaxFactsPerKind + 2}); err == nil || !strings.Contains(err.Error(), "size cap") {
+	if _, err := doc.Fact(&rules.FactRef{Run: "big.jsonl", RunID: "big", Kind: "watchdog", Index: MaxFactsPerKind + 2}); err == nil || !strings.Contains(err.Error(), "size cap") {
 		t.Errorf("a fact beyond the cap: %v", err)
 	}
 }
@@ -520,5 +520,22 @@ func TestHTMLKeepsTranscriptTextInert(t *testing.T) {
 	// Nothing can reach the network.
 	if !strings.Contains(page, "default-src 'none'") || regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/`).MatchString(strings.ReplaceAll(page, "https://github.com/pmcheck/pmcheck", "")) {
 		t.Errorf("the page may load something from the network")
+	}
+}
+
+// TestFactsOfRunsSharingAPath: orphaned sessions in one folder share a path;
+// path and id together pick a run's facts.
+func TestFactsOfRunsSharingAPath(t *testing.T) {
+	mk := func(id string) RunFacts {
+		return NewRunFacts(model.Facts{Run: model.RunFact{Kind: "session", ID: id, Path: "proj", Agents: len(id)}})
+	}
+	doc := mustNew(t, Input{Tool: testTool, Rules: testRules(), Facts: []RunFacts{mk("bb"), mk("a")}})
+	for _, id := range []string{"a", "bb"} {
+		if rf := doc.FactsOf("proj", id); rf == nil || rf.Run.ID != id || rf.Run.Agents != len(id) {
+			t.Errorf("FactsOf(proj, %s) = %+v", id, rf)
+		}
+	}
+	if doc.FactsOf("proj", "c") != nil {
+		t.Error("an unknown id matched")
 	}
 }

@@ -80,7 +80,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 						RuleID: r.ID, Severity: r.Severity, Message: msg,
 						RunID: facts.Run.ID, RunKind: facts.Run.Kind, RunPath: facts.Run.Path,
 						Evidence: []model.Evidence{}, Time: t, Fingerprint: fp,
-						Fact: &FactRef{Run: facts.Run.Path, Kind: c.kind, Index: pos},
+						Fact: &FactRef{Run: facts.Run.Path, RunID: facts.Run.ID, Kind: c.kind, Index: pos},
 					}
 					if !at.IsZero() {
 						f.Evidence = append(f.Evidence, at)

@@ -50,11 +50,13 @@ type Finding struct {
 	Fact *FactRef `json:"fact,omitempty"`
 }
 
-// FactRef names one fact of a report: the run (by its path, which is unique
-// within a report), the fact kind as rules select it, and the fact's 0-based
-// position among the run's facts of that kind (0 for the run fact).
+// FactRef names one fact of a report: the run (by its path and id, which
+// together identify it: several orphaned sessions can share a folder), the
+// fact kind as rules select it, and the fact's 0-based position among the
+// run's facts of that kind (0 for the run fact).
 type FactRef struct {
 	Run   string `json:"run"`
+	RunID string `json:"run_id"`
 	Kind  string `json:"kind"`
 	Index int    `json:"index"`
 }
