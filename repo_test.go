@@ -211,3 +211,18 @@ func TestOnlyLayoutParsesPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentsStandOnTheirOwn: the program's comments state facts instead of
+// citing documents that are not in the repository (the product spec, seed
+// numbers, research notes).
+func TestCommentsStandOnTheirOwn(t *testing.T) {
+	cite := regexp.MustCompile(`PRODUCT\.md|ARCHITECTURE\.md|\b[Ss]eed 0\d\d\b|research/[a-z-]+\.md`)
+	walkRepo(t, func(p string, data []byte) {
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return
+		}
+		if m := cite.Find(data); m != nil {
+			t.Errorf("%s cites %q, a document outside the repository: state the fact instead", p, m)
+		}
+	})
+}

@@ -46,7 +46,7 @@ func TestCheckAndReplayAgree(t *testing.T) {
 		e := interpret.Ending{Marker: m}
 		markerOfFact[e.Phrase()] = m
 	}
-	markerOfWatch[replay.CauseOf(nil).Phrase] = interpret.MarkerNone
+	markerOfWatch[replay.CauseNotRecorded] = interpret.MarkerNone
 	for _, c := range []struct{ marker, watch string }{
 		{interpret.MarkerKillSentinel, replay.CauseInterrupted}, {interpret.MarkerUsageLimit, replay.CauseUsageLimit},
 		{interpret.MarkerAPIError, replay.CauseAPIError}, {interpret.MarkerContext, replay.CauseContext},

@@ -9,7 +9,7 @@ import (
 )
 
 // GitHub shows at most 10 error and 10 warning annotations per step
-// (research/ci-formats.md §5.4); the rest would be silently dropped, so they
+// (a GitHub Actions limit); the rest would be silently dropped, so they
 // are counted in one notice that points to the full reports.
 const (
 	annotationMaxErrors   = 10

@@ -9,7 +9,7 @@ import (
 	"github.com/pmcheck/pmcheck/rules"
 )
 
-// JUnit follows research/ci-formats.md §2.4: one <testsuite> per evaluated
+// JUnit as CI test reporters read it: one <testsuite> per evaluated
 // rule and one <testcase> per (rule × run), so a clean check still reports
 // passing tests rather than "0 tests", which test reporters read as "did not
 // run". classname is the rule id and name the run's path, which keeps

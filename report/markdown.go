@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// A step summary above 1 MiB is not shown at all (research/ci-formats.md
-// §5.3), so the summary is built to a budget well below it: the fixed parts
+// A step summary above 1 MiB is not shown at all (a GitHub Actions limit),
+// so the summary is built to a budget well below it: the fixed parts
 // first, then as many finding rows as fit, then a note saying how many were
 // left out.
 const (

@@ -10,7 +10,7 @@ import (
 	"github.com/pmcheck/pmcheck/rules"
 )
 
-// SARIF follows research/ci-formats.md §1 and §6: the subset of SARIF 2.1.0
+// SARIF: the subset of SARIF 2.1.0
 // that GitHub code scanning reads, written with our own structs so every
 // field and its omission is deliberate.
 
@@ -18,7 +18,7 @@ import (
 // 2.1.0.json).
 const SARIFSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 
-// Limits of GitHub code scanning (research/ci-formats.md §1.5).
+// Limits of GitHub code scanning uploads.
 const (
 	sarifMaxResults        = 25000
 	sarifMaxLocations      = 1000

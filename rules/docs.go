@@ -14,7 +14,7 @@ import (
 //go:embed docs.md.tmpl
 var docsTemplate string
 
-// kindDocs says in a sentence what each fact kind is (PRODUCT.md §2).
+// kindDocs says in a sentence what each fact kind is.
 var kindDocs = map[string]string{
 	model.FactRun:      "One per run: a session (a main transcript with its subagents) or a Workflow run (a journal with its agent attempts).",
 	model.FactAttempt:  "One per Workflow agent attempt: the ordinal-th time a journal key was started.",

@@ -8,8 +8,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Settings configure the detectors from the rule file (PRODUCT.md §4: review
-// evidence and ship actions are "configurable in the rule file"). A nil list
+// Settings configure the detectors from the rule file: what counts as review
+// evidence and which actions ship are a team's choice. A nil list
 // means "the detectors' default"; an empty list switches that source off.
 // check copies them into detect.Options.
 type Settings struct {

@@ -1,6 +1,7 @@
 // Package clock reconstructs when each file of a run was written, from the
-// files themselves (PRODUCT.md §3). A file's mtime on disk is a different clock
-// from the timestamps inside it (seed 002), so pmcheck never reads mtimes:
+// files themselves. A file's mtime on disk is a different clock from the
+// timestamps inside it (a copy, a checkout or a resume rewrites it), so
+// pmcheck never reads mtimes:
 //
 //   - a row's write time is the running maximum of the timestamps of its file
 //     up to that row (a row cannot be written before the rows above it); rows
@@ -221,7 +222,8 @@ func rawJournalTimes(run *model.Run) []rawTime {
 	return out
 }
 
-// JournalTimes infers the time of every parsed journal line (PRODUCT.md §3):
+// JournalTimes infers the time of every parsed journal line (the journal has
+// no timestamps of its own):
 // a started line for agent X at the write time of the first row of
 // agent-X.jsonl, a result or failed line at the write time of its last row; a
 // line with no transcript inherits the previous line's time (the first line:

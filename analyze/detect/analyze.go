@@ -1,5 +1,4 @@
-// Package detect derives the facts rules see from one linked run
-// (PRODUCT.md §2, §4): killed synchronous and asynchronous subagents
+// Package detect derives the facts rules see from one linked run: killed synchronous and asynchronous subagents
 // (resume-gate Signatures A and B, windowed to the current resume segment),
 // Workflow attempt outcomes, the work ledger of each attempt and subagent,
 // ship actions and what was outstanding when each ran, review evidence, and

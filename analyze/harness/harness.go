@@ -1,7 +1,8 @@
 // Package harness holds the fixed strings that Claude Code's runtime writes and
 // that pmcheck's detectors key on.
 //
-// The partial-output notice is special (seed 002, rule 3): a plain copy of it in
+// The partial-output notice is special: the resume gate matches it as a fixed
+// literal, so a plain copy of it in
 // any file poisons every agent session that reads the file, so it never appears
 // in this repository. PartialNotice assembles it at run time from pieces that
 // the compiler cannot fold into one constant.

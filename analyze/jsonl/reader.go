@@ -12,7 +12,8 @@ import (
 	"io"
 )
 
-// DefaultLineCap is the default cap on one line (PRODUCT.md §1).
+// DefaultLineCap is the default cap on one line: far above any real row, low
+// enough that one line cannot exhaust memory.
 const DefaultLineCap = 64 << 20
 
 // Line is one physical line of the input.

@@ -2,7 +2,7 @@ package model
 
 import "time"
 
-// Facts are what the rules see: one typed struct per fact kind (PRODUCT.md §2).
+// Facts are what the rules see: one typed struct per fact kind.
 // Field names are part of the rule language (expr conditions and message
 // templates compile against these structs), so renaming one is a breaking change
 // for users' rule files: add fields, do not rename them.

@@ -11,20 +11,6 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
-// The API check uses (kept small on purpose):
-//
-//	rep := replay.Workflow(run, replay.Config{})   // a Workflow run
-//	rep.Outcome.Events, rep.Outcome.Verdict, rep.Facts
-//	facts := replay.Session(run, replay.Config{}) // a session's subagents
-//
-// Workflow runs watch's replay on the simulated clock plus the ProgressWatch,
-// executor-harness and Workflow-runtime replays of every attempt, and turns
-// all of it into model.WatchdogFacts (source watch | progresswatch | harness |
-// workflow-runtime), including one "mismatch" fact for every attempt whose
-// predicted and observed kills disagree. Session runs the ProgressWatch and
-// executor-harness replays of every subagent's transcript. Both are pure
-// functions of the loaded run.
-
 // Config gathers every setting of a replay; the zero Config means watch's
 // and the watchdogs' defaults.
 type Config struct {
@@ -32,7 +18,7 @@ type Config struct {
 	Watchdogs WatchdogOptions
 	// Start overrides the watch start (--start) when non-zero.
 	Start time.Time
-	// Ledger computes a killed attempt's work (DefaultLedger when nil).
+	// Ledger computes a killed attempt's work (defaultLedger when nil).
 	Ledger LedgerFunc
 	// Reference selects the poll-every-interval engine (tests only).
 	Reference bool
@@ -64,12 +50,12 @@ type Report struct {
 // watch's exit 2 and its message in Outcome.Stderr.
 func Workflow(run *model.Run, cfg Config) *Report {
 	cfg = cfg.withDefaults()
-	w, start, times := BuildWorld(run, BuildOptions{Start: cfg.Start, Ledger: cfg.Ledger})
+	w, start, times := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: cfg.Ledger})
 	rep := &Report{World: w, Start: start, Times: times}
 	if cfg.Reference {
-		rep.Outcome = ReplayReference(w, cfg.Watch)
+		rep.Outcome = replayReference(w, cfg.Watch)
 	} else {
-		rep.Outcome = Replay(w, cfg.Watch)
+		rep.Outcome = replayWorld(w, cfg.Watch)
 	}
 	rep.Watchdogs = workflowWatchdogs(run, w, cfg.Watchdogs)
 	for _, e := range rep.Outcome.Events {
@@ -99,13 +85,13 @@ func Session(run *model.Run, cfg Config) []model.WatchdogFact {
 			continue
 		}
 		seen[sc.Child] = true
-		s := StreamOf(sc.Child, agentName(sc.AgentID, sc.Description), sc.ToolUseID, 0)
+		s := streamOf(sc.Child, agentName(sc.AgentID, sc.Description), sc.ToolUseID, 0)
 		o := origin
 		if o.IsZero() {
 			o = s.File.First()
 		}
-		events = append(events, ProgressWatch(s, o, cfg.Watchdogs)...)
-		events = append(events, Harness(s, cfg.Watchdogs)...)
+		events = append(events, progressWatch(s, o, cfg.Watchdogs)...)
+		events = append(events, harnessEvents(s, cfg.Watchdogs)...)
 	}
 	sortEvents(events)
 	facts := make([]model.WatchdogFact, 0, len(events))
@@ -116,7 +102,7 @@ func Session(run *model.Run, cfg Config) []model.WatchdogFact {
 }
 
 func agentName(id, fallback string) string {
-	if CanonicalAgentID(id) {
+	if canonicalAgentID(id) {
 		return "a:" + id
 	}
 	if fallback != "" {
@@ -160,18 +146,18 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 	for _, a := range run.Attempts {
 		name := agentName(a.AgentID, fmt.Sprintf("%s#%d", shortKey(a.Key), a.Ordinal))
 		observed := observedOutcome(a)
-		var s Stream
+		var s agentStream
 		if a.Transcript != nil {
-			s = StreamOf(a.Transcript, name, a.Key, a.Ordinal)
-			events = append(events, ProgressWatch(s, w.Start, o)...)
-			for _, e := range Harness(s, o) {
+			s = streamOf(a.Transcript, name, a.Key, a.Ordinal)
+			events = append(events, progressWatch(s, w.Start, o)...)
+			for _, e := range harnessEvents(s, o) {
 				if e.Predicted != "" {
 					e.Observed = observed
 				}
 				events = append(events, e)
 			}
 		} else {
-			s = Stream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}
+			s = agentStream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}
 		}
 		until := runEnd
 		switch {
@@ -203,7 +189,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 			m.Message = fmt.Sprintf("the Workflow runtime would have killed this attempt at %s (no progress for %ds); observed: %s", clock.Format(predicted.At), int(o.RuntimeStall/time.Second), observed)
 			events = append(events, m)
 		case predicted == nil && observed == model.OutcomeKilled:
-			m := Stream.event(s, s.File.Last(), SourceWorkflowRuntime, "mismatch", -1, "")
+			m := agentStream.event(s, s.File.Last(), SourceWorkflowRuntime, "mismatch", -1, "")
 			if tr := a.Transcript; tr != nil && tr.Tail.LastUser != nil {
 				m.Where = model.Evidence{File: tr.File, Line: tr.Tail.LastUser.Line, Time: tr.Tail.LastUser.WriteTime}
 			}
@@ -212,7 +198,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 			events = append(events, m)
 		}
 		if a.Ordinal == o.RuntimeMaxAttempts+1 {
-			m := Stream.event(s, s.File.First(), SourceWorkflowRuntime, "mismatch", -1, "")
+			m := agentStream.event(s, s.File.First(), SourceWorkflowRuntime, "mismatch", -1, "")
 			m.Where = a.Started
 			m.Predicted, m.Observed = fmt.Sprintf("at most %d attempts", o.RuntimeMaxAttempts), fmt.Sprintf("%d attempts", attemptsByKey[a.Key])
 			m.Message = fmt.Sprintf("key %s was started %d times; the Workflow runtime gives an agent at most %d attempts", shortKey(a.Key), attemptsByKey[a.Key], o.RuntimeMaxAttempts)
@@ -226,7 +212,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 // runtimeStall predicts the Workflow runtime's stall kill: the first gap of
 // at least the stall window between consecutive rows (or after the last row,
 // while the attempt was still running, until `until`).
-func runtimeStall(s Stream, until time.Time, o WatchdogOptions) *WatchdogEvent {
+func runtimeStall(s agentStream, until time.Time, o WatchdogOptions) *WatchdogEvent {
 	if !s.File.Timed() {
 		return nil
 	}

@@ -15,7 +15,7 @@ func stretchedWorld(span time.Duration) *World {
 	w := &World{RunID: "wf_bench", Start: t0, Agents: map[string]*Agent{}, HasJournal: true}
 	gap := span / time.Duration(keys*2*rows+10)
 	at := t0.Add(gap)
-	var lines []JLine
+	var lines []journalLine
 	for k := 0; k < keys; k++ {
 		key := fmt.Sprintf("v2:bench%02d", k)
 		for n := 1; n <= 2; n++ {
@@ -29,9 +29,9 @@ func stretchedWorld(span time.Duration) *World {
 				SilenceKnown: true, SilenceSeconds: gap.Seconds(), Cause: Cause{Phrase: CauseNotRecorded}}
 			a.LastUserKill = n == 1
 			w.Agents[id] = a
-			lines = append(lines, JLine{At: f.First(), Kind: LineStarted, Key: key, AgentID: id})
+			lines = append(lines, journalLine{At: f.First(), Kind: LineStarted, Key: key, AgentID: id})
 			if n == 2 {
-				lines = append(lines, JLine{At: f.Last(), Kind: LineResult, Key: key, AgentID: id})
+				lines = append(lines, journalLine{At: f.Last(), Kind: LineResult, Key: key, AgentID: id})
 			}
 		}
 	}
@@ -53,7 +53,7 @@ func TestSixHoursCostLikeSixMinutes(t *testing.T) {
 	opt := DefaultOptions()
 	opt.MaxHours = 7
 	short, long := stretchedWorld(6*time.Minute), stretchedWorld(6*time.Hour)
-	a, b := Replay(short, opt), Replay(long, opt)
+	a, b := replayWorld(short, opt), replayWorld(long, opt)
 	// Compressed, several rows share a poll, so the order of lines within a
 	// poll and the rate limit differ; the same events must still be printed.
 	bag := func(o Outcome) map[string]int {
@@ -69,7 +69,7 @@ func TestSixHoursCostLikeSixMinutes(t *testing.T) {
 	if float64(b.Polls) > 1.2*float64(a.Polls)+2 {
 		t.Errorf("six hours visit %d polls, six minutes %d: cost grows with duration", b.Polls, a.Polls)
 	}
-	ref := ReplayReference(long, opt)
+	ref := replayReference(long, opt)
 	if ref.Polls < 10*b.Polls {
 		t.Errorf("reference %d polls vs event-driven %d: the benchmark shape does not exercise skipping", ref.Polls, b.Polls)
 	}
@@ -80,7 +80,7 @@ func BenchmarkReplaySixMinutes(b *testing.B) {
 	w, opt := stretchedWorld(6*time.Minute), DefaultOptions()
 	opt.MaxHours = 7
 	for b.Loop() {
-		Replay(w, opt)
+		replayWorld(w, opt)
 	}
 }
 
@@ -88,7 +88,7 @@ func BenchmarkReplaySixHours(b *testing.B) {
 	w, opt := stretchedWorld(6*time.Hour), DefaultOptions()
 	opt.MaxHours = 7
 	for b.Loop() {
-		Replay(w, opt)
+		replayWorld(w, opt)
 	}
 }
 
@@ -96,6 +96,6 @@ func BenchmarkReferenceSixHours(b *testing.B) {
 	w, opt := stretchedWorld(6*time.Hour), DefaultOptions()
 	opt.MaxHours = 7
 	for b.Loop() {
-		ReplayReference(w, opt)
+		replayReference(w, opt)
 	}
 }

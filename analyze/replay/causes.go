@@ -42,6 +42,6 @@ func causeOf(e interpret.Ending) Cause {
 	return Cause{Phrase: watchPhrases[e.Marker], Marker: e.Marker, ResetTime: e.ResetTime}
 }
 
-// CauseOf reads the cause FAILED prints from a transcript's last user or
+// causeOfEvent reads the cause FAILED prints from a transcript's last user or
 // assistant row (interpret.EventEnding decides the marker).
-func CauseOf(e *model.Event) Cause { return causeOf(interpret.EventEnding(e)) }
+func causeOfEvent(e *model.Event) Cause { return causeOf(interpret.EventEnding(e)) }

@@ -4,16 +4,16 @@ import (
 	"time"
 )
 
-// Replay runs the event-driven engine: it visits only the polls at which
+// replayWorld runs the event-driven engine: it visits only the polls at which
 // something can change (a journal line or a parent row becomes visible, a
 // QUIET threshold or the rate limit runs out, the done grace expires, a
 // pending event needs its next retry, the limit), so its cost grows with the
 // number of rows and events, not with how long the run lasted. Every visited
 // poll is evaluated exactly as watch evaluates it; the polls it skips are
 // provably ones at which watch prints nothing and changes no state, which
-// TestEnginesAgree checks against ReplayReference on every fixture and on
+// TestEnginesAgree checks against replayReference on every fixture and on
 // random Worlds.
-func Replay(w *World, opt Options) Outcome {
+func replayWorld(w *World, opt Options) Outcome {
 	found, ok := journalFound(w, opt)
 	if !ok {
 		return Outcome{Exit: ExitNoJournal, Stderr: NoJournalMessage}
@@ -31,9 +31,9 @@ func Replay(w *World, opt Options) Outcome {
 	}
 }
 
-// ReplayReference is the plain implementation kept for tests: it sleeps
+// replayReference is the plain implementation kept for tests: it sleeps
 // --interval between polls like watch does and evaluates every one.
-func ReplayReference(w *World, opt Options) Outcome {
+func replayReference(w *World, opt Options) Outcome {
 	if !w.HasJournal {
 		return Outcome{Exit: ExitNoJournal, Stderr: NoJournalMessage}
 	}

@@ -49,7 +49,7 @@ func randomWorld(seed uint64) (*World, Options) {
 	}
 	keys := 1 + r.IntN(4)
 	agentN := 0
-	var lines []JLine
+	var lines []journalLine
 	for k := 0; k < keys; k++ {
 		key := fmt.Sprintf("v2:k%d", k)
 		attempts := 1 + r.IntN(4)
@@ -61,7 +61,7 @@ func randomWorld(seed uint64) (*World, Options) {
 			}
 			at = at.Add(step())
 			first := at
-			lines = append(lines, JLine{At: first, Kind: LineStarted, Key: key, AgentID: id})
+			lines = append(lines, journalLine{At: first, Kind: LineStarted, Key: key, AgentID: id})
 			// its transcript
 			var writes []time.Time
 			wt := first
@@ -105,13 +105,13 @@ func randomWorld(seed uint64) (*World, Options) {
 			case 0:
 				// stays open
 			case 1:
-				lines = append(lines, JLine{At: last, Kind: LineFailed, Key: key, AgentID: id})
+				lines = append(lines, journalLine{At: last, Kind: LineFailed, Key: key, AgentID: id})
 			default:
-				lines = append(lines, JLine{At: last, Kind: LineResult, Key: key, AgentID: id})
+				lines = append(lines, journalLine{At: last, Kind: LineResult, Key: key, AgentID: id})
 			}
 		}
 		if r.IntN(10) == 0 {
-			lines = append(lines, JLine{At: at, Kind: LineResult, Key: "v2:orphan", AgentID: "a-orphan"})
+			lines = append(lines, journalLine{At: at, Kind: LineResult, Key: "v2:orphan", AgentID: "a-orphan"})
 		}
 	}
 	// sort by time (stable), then sprinkle odd lines
@@ -122,20 +122,20 @@ func randomWorld(seed uint64) (*World, Options) {
 	}
 	if r.IntN(6) == 0 && len(lines) > 0 {
 		i := r.IntN(len(lines))
-		lines = append(lines[:i], append([]JLine{{At: lines[i].At, Kind: LineMalformed}}, lines[i:]...)...)
+		lines = append(lines[:i], append([]journalLine{{At: lines[i].At, Kind: LineMalformed}}, lines[i:]...)...)
 	}
 	if r.IntN(8) == 0 && len(lines) > 0 {
 		i := r.IntN(len(lines))
-		lines = append(lines[:i], append([]JLine{{At: lines[i].At, Kind: LineOther}}, lines[i:]...)...)
+		lines = append(lines[:i], append([]journalLine{{At: lines[i].At, Kind: LineOther}}, lines[i:]...)...)
 	}
 	if r.IntN(10) == 0 && len(lines) > 1 {
 		i := 1 + r.IntN(len(lines)-1)
-		lines = append(lines[:i], append([]JLine{{At: lines[i].At, Kind: LineTruncate}}, lines[i:]...)...)
+		lines = append(lines[:i], append([]journalLine{{At: lines[i].At, Kind: LineTruncate}}, lines[i:]...)...)
 	}
 	if r.IntN(12) == 0 {
-		lines = append(lines, JLine{At: at.Add(step()), Kind: LineTooLong})
+		lines = append(lines, journalLine{At: at.Add(step()), Kind: LineTooLong})
 	} else if r.IntN(12) == 0 {
-		lines = append(lines, JLine{At: at.Add(step()), Kind: LineTorn})
+		lines = append(lines, journalLine{At: at.Add(step()), Kind: LineTorn})
 	}
 	w.Lines = lines
 	w.JournalAt = t0
@@ -150,7 +150,7 @@ func randomWorld(seed uint64) (*World, Options) {
 	if r.IntN(2) == 0 {
 		n := 1 + r.IntN(2)
 		for i := 0; i < n; i++ {
-			w.Terminals = append(w.Terminals, Terminal{At: at.Add(time.Duration(r.IntN(600)-200) * time.Second),
+			w.Terminals = append(w.Terminals, lifecycleTerminal{At: at.Add(time.Duration(r.IntN(600)-200) * time.Second),
 				Status: []string{"completed", "failed", "stopped", "unknown"}[r.IntN(4)], Generation: 1 + r.IntN(len(w.Launches))})
 		}
 		for i := 1; i < len(w.Terminals); i++ {
@@ -176,8 +176,8 @@ func TestEnginesAgree(t *testing.T) {
 	kinds := map[string]int{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		w, opt := randomWorld(seed)
-		ref := ReplayReference(w, opt)
-		fast := Replay(w, opt)
+		ref := replayReference(w, opt)
+		fast := replayWorld(w, opt)
 		if a, b := render(ref, false), render(fast, false); a != b {
 			t.Fatalf("seed %d: engines disagree\nreference:\n%s\nevent-driven:\n%s", seed, a, b)
 		}
@@ -227,8 +227,8 @@ func TestResetWipesStateAndEpoch(t *testing.T) {
 	w := &World{RunID: "wf_reset", Start: t0, HasJournal: true, JournalAt: s(1), Agents: map[string]*Agent{
 		"a1": {ID: "a1", File: file(1, 20), Cause: Cause{Phrase: CauseNotRecorded}},
 		"a2": {ID: "a2", File: file(40, 100), Cause: Cause{Phrase: CauseNotRecorded}},
-	}, Launches: []time.Time{t0}, Terminals: []Terminal{{At: s(42), Status: "completed", Generation: 1}}}
-	w.Lines = []JLine{
+	}, Launches: []time.Time{t0}, Terminals: []lifecycleTerminal{{At: s(42), Status: "completed", Generation: 1}}}
+	w.Lines = []journalLine{
 		{At: s(1), Kind: LineStarted, Key: "k", AgentID: "a1"},
 		{At: s(20), Kind: LineResult, Key: "k", AgentID: "a1"},
 		{At: s(40), Kind: LineTruncate},
@@ -236,7 +236,7 @@ func TestResetWipesStateAndEpoch(t *testing.T) {
 		{At: s(40), Kind: LineStarted, Key: "k", AgentID: "a2"},
 		{At: s(100), Kind: LineResult, Key: "k", AgentID: "a2"},
 	}
-	for _, o := range []Outcome{Replay(w, DefaultOptions()), ReplayReference(w, DefaultOptions())} {
+	for _, o := range []Outcome{replayWorld(w, DefaultOptions()), replayReference(w, DefaultOptions())} {
 		got := strings.Join(Lines(o.Events, false, true), "\n")
 		want := strings.Join([]string{
 			"2026-05-06T09:00:05Z START  wf_rand: 1 agents started so far, 1 attempts.",

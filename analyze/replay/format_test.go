@@ -28,7 +28,7 @@ func TestCausePhrases(t *testing.T) {
 		{&model.Event{Role: "assistant", Text: "I will explain what an API Error: is"}, CauseNotRecorded, ""},
 	}
 	for _, c := range cases {
-		got := CauseOf(c.e)
+		got := causeOfEvent(c.e)
 		if got.Phrase != c.want || got.ResetTime != c.reset {
 			t.Errorf("%+v: got %q reset %q, want %q reset %q", c.e, got.Phrase, got.ResetTime, c.want, c.reset)
 		}
@@ -90,7 +90,7 @@ func TestVerdictAndNames(t *testing.T) {
 		{[]*occ{o("x", 1, "completed"), o("x", 2, "")}, "FAILED: 1 agent returned no result"},
 	}
 	for _, c := range cases {
-		if _, _, got := Verdict(c.occs); got != c.want {
+		if _, _, got := verdictOf(c.occs); got != c.want {
 			t.Errorf("verdict %q, want %q", got, c.want)
 		}
 	}

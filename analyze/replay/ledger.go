@@ -19,14 +19,14 @@ type Ledger struct {
 	CommitsWithoutID int
 }
 
-// LedgerFunc computes the ledger of one transcript (DefaultLedger unless a
+// LedgerFunc computes the ledger of one transcript (defaultLedger unless a
 // test supplies another).
 type LedgerFunc func(*model.Transcript) Ledger
 
-// DefaultLedger is the detectors' work ledger (detect.LedgerOf) in the
+// defaultLedger is the detectors' work ledger (detect.LedgerOf) in the
 // shape the KILL line reports, so the replay and the findings always count
 // the same paths and commits.
-func DefaultLedger(t *model.Transcript) Ledger {
+func defaultLedger(t *model.Transcript) Ledger {
 	l := detect.LedgerOf(t, ship.Options{})
 	return Ledger{
 		Paths:            len(l.Paths),

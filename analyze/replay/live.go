@@ -30,10 +30,10 @@ type Live struct {
 }
 
 // NewLive starts a watch at instant start (the journal was found then).
-// ledger computes a killed attempt's work (DefaultLedger when nil).
+// ledger computes a killed attempt's work (defaultLedger when nil).
 func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
 	if ledger == nil {
-		ledger = DefaultLedger
+		ledger = defaultLedger
 	}
 	w := &World{RunID: "unknown-run", Start: start, HasJournal: true, JournalAt: start, Agents: map[string]*Agent{}}
 	return &Live{w: w, s: newWatcher(w, opt), ledger: ledger}
@@ -45,14 +45,14 @@ func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
 // RESET and starts a new epoch.
 func (l *Live) Update(now time.Time, run *model.Run, truncated bool) {
 	w := l.w
-	w.RunID = RunIDOf(run.ID)
+	w.RunID = runIDOf(run.ID)
 	agents := make(map[string]*Agent, len(w.Agents))
 	for id, t := range clock.AgentTranscripts(run) {
 		agents[id] = agentOf(id, t, w.Start, l.ledger)
 	}
 	w.Agents = agents
 	if truncated {
-		w.Lines = append(w.Lines, JLine{At: now, Kind: LineTruncate})
+		w.Lines = append(w.Lines, journalLine{At: now, Kind: LineTruncate})
 		l.seen = 0
 	}
 	if j := run.Journal; j != nil {

@@ -149,7 +149,7 @@ func (s *watcher) emit(e Event) { s.out = append(s.out, e) }
 // returns done and the exit code when the watch ends at this poll.
 func (s *watcher) poll(now time.Time) (bool, int) {
 	// Read the journal's appended lines (those written by now).
-	var fresh []JLine
+	var fresh []journalLine
 	truncated := false
 	for s.consumed < len(s.w.Lines) && !s.w.Lines[s.consumed].At.After(now) {
 		l := s.w.Lines[s.consumed]
@@ -276,7 +276,7 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 // apply runs one journal entry through the state machine: started opens the
 // next occurrence of its key; result/failed closes the open occurrence of its
 // agent id (the latest one), or is an orphan that closes nothing.
-func (s *watcher) apply(l JLine) {
+func (s *watcher) apply(l journalLine) {
 	switch l.Kind {
 	case LineStarted:
 		o := &occ{key: l.Key, ordinal: 1, agentID: l.AgentID, started: l.Where, index: len(s.occs), prev: -1}
@@ -446,7 +446,7 @@ func (s *watcher) journalResolved() bool {
 // journal_resolved or running. parentUnknown reports parent evidence with a
 // status watch does not know as terminal (DONE then exits 4).
 func (s *watcher) lifecycle(now time.Time, resolved bool) (string, bool) {
-	var latest *Terminal
+	var latest *lifecycleTerminal
 	for i := range s.w.Terminals {
 		t := &s.w.Terminals[i]
 		if t.At.After(now) || t.Generation <= s.watermark {
@@ -511,7 +511,7 @@ func (s *watcher) maybeQuiet(o *occ, now time.Time) {
 // done prints DONE and returns its exit code: 3 for a FAILED verdict, else 4
 // when the parent's evidence names a terminal watch does not know, else 0.
 func (s *watcher) done(now time.Time, parentUnknown bool) int {
-	agents, attempts, verdict := Verdict(s.occs)
+	agents, attempts, verdict := verdictOf(s.occs)
 	s.emit(Event{At: now, Kind: KindDone, Silence: -1, Detail: verdict,
 		Text: []string{label("DONE", fmt.Sprintf("%d agents, %d attempts, %s.  -> agent-postmortem run %s", agents, attempts, verdict, s.w.RunID))},
 		JSON: pyObj(kv{"event", "DONE"}, kv{"agents", agents}, kv{"attempts", attempts}, kv{"verdict", verdict},
@@ -525,11 +525,11 @@ func (s *watcher) done(now time.Time, parentUnknown bool) int {
 	return ExitDone
 }
 
-// Verdict is pmcheck's DONE verdict (watch's report.verdict_of is not
+// verdictOf is pmcheck's DONE verdict (watch's report.verdict_of is not
 // public; docs/replay.md): "FAILED: N agent(s) returned no result" exactly
 // when some key's last occurrence did not return a result, else "clean",
 // "clean after 1 retry" or "clean after N retries".
-func Verdict(occs []*occ) (agents, attempts int, verdict string) {
+func verdictOf(occs []*occ) (agents, attempts int, verdict string) {
 	last := map[string]*occ{}
 	var keys []string
 	for _, o := range occs {
@@ -569,7 +569,7 @@ type names struct {
 func newNames() *names { return &names{positional: map[handle]int{}} }
 
 func (n *names) name(o *occ) string {
-	if CanonicalAgentID(o.agentID) {
+	if canonicalAgentID(o.agentID) {
 		return "a:" + o.agentID
 	}
 	h := handle{o.key, o.ordinal}
@@ -579,9 +579,9 @@ func (n *names) name(o *occ) string {
 	return fmt.Sprintf("agent-%d", n.positional[h])
 }
 
-// CanonicalAgentID: a non-empty id of ASCII letters, digits, '-' and '_'
+// canonicalAgentID: a non-empty id of ASCII letters, digits, '-' and '_'
 // (at most 128 bytes) — what can safely become agent-<id>.jsonl.
-func CanonicalAgentID(id string) bool {
+func canonicalAgentID(id string) bool {
 	if id == "" || len(id) > 128 || !discover.ValidID(id) {
 		return false
 	}

@@ -17,13 +17,13 @@ const (
 	SourceWorkflowRuntime = "workflow-runtime"
 )
 
-// WatchdogOptions are the other watchdogs' settings (PRODUCT.md §3), with
+// WatchdogOptions are the other watchdogs' settings, with
 // their own defaults in DefaultWatchdogOptions.
 type WatchdogOptions struct {
-	// ProgressWatch (bernstein, seed 001): the dispatch loop's tick, the
+	// ProgressWatch (bernstein's dispatch-loop watchdog): the loop's tick, the
 	// stall threshold (sigterm verdict) and the sigkill threshold.
 	PWTick, PWInactivity, PWKillAfter time.Duration
-	// Executor-harness (cat-factory, seed 003). ToolSilence < 0 means the
+	// Executor-harness (cat-factory's watchdogs). ToolSilence < 0 means the
 	// harness's derived default max(round(MaxDuration/2), Inactivity); 0
 	// disables that watchdog, as does ColdStart 0.
 	HarnessInactivity, HarnessMaxDuration, HarnessColdStart, HarnessToolSilence time.Duration
@@ -89,10 +89,10 @@ type WatchdogEvent struct {
 	Where     model.Evidence `json:"where,omitzero"`
 }
 
-// Stream is one attempt's transcript as the watchdogs see it: it starts at
+// agentStream is one attempt's transcript as the watchdogs see it: it starts at
 // its first row, ends at its last, every later row is activity, and a user
 // row carrying a tool_result completes a tool call.
-type Stream struct {
+type agentStream struct {
 	Agent   string
 	AgentID string
 	Key     string
@@ -103,9 +103,9 @@ type Stream struct {
 	Completions []time.Time
 }
 
-// StreamOf builds the stream of one transcript.
-func StreamOf(t *model.Transcript, agent, key string, attempt int) Stream {
-	s := Stream{Agent: agent, AgentID: t.AgentID, Key: key, Attempt: attempt, Path: t.File, File: clock.FileOf(t)}
+// streamOf builds the stream of one transcript.
+func streamOf(t *model.Transcript, agent, key string, attempt int) agentStream {
+	s := agentStream{Agent: agent, AgentID: t.AgentID, Key: key, Attempt: attempt, Path: t.File, File: clock.FileOf(t)}
 	for _, c := range t.Completions {
 		at := c.At()
 		if at.IsZero() {
@@ -119,7 +119,7 @@ func StreamOf(t *model.Transcript, agent, key string, attempt int) Stream {
 	return s
 }
 
-func (s Stream) event(at time.Time, source, kind string, silence float64, msg string) WatchdogEvent {
+func (s agentStream) event(at time.Time, source, kind string, silence float64, msg string) WatchdogEvent {
 	return WatchdogEvent{At: at, Source: source, Kind: kind, Agent: s.Agent, AgentID: s.AgentID, Key: s.Key, Attempt: s.Attempt,
 		Silence: silence, Message: msg, Where: model.Evidence{File: s.Path, Line: s.File.LineAt(at), Time: at}}
 }
@@ -133,7 +133,7 @@ func ceilGrid(origin, t time.Time, tick time.Duration) time.Time {
 	return origin.Add((d + tick - 1) / tick * tick)
 }
 
-// ProgressWatch replays bernstein's ProgressWatch over one stream: the loop
+// progressWatch replays bernstein's ProgressWatch over one stream: the loop
 // ticks at origin + k·tick; the stream is registered at its first row (the
 // snapshot is the file then, and its last growth is that instant) and
 // unregistered at its last. Growth is noticed only at a tick and the last
@@ -142,7 +142,7 @@ func ceilGrid(origin, t time.Time, tick time.Duration) time.Time {
 // none, sigterm (idle ≥ inactivity) or sigkill (idle ≥ kill-after, measured
 // from the last growth). Each stall and each verdict change is an event.
 // Only ticks at which something can change are visited.
-func ProgressWatch(s Stream, origin time.Time, o WatchdogOptions) []WatchdogEvent {
+func progressWatch(s agentStream, origin time.Time, o WatchdogOptions) []WatchdogEvent {
 	if !s.File.Timed() {
 		return nil
 	}
@@ -193,14 +193,14 @@ func ProgressWatch(s Stream, origin time.Time, o WatchdogOptions) []WatchdogEven
 	return out
 }
 
-// Harness replays the executor-harness watchdogs over one stream: inactivity
+// harnessEvents replays the executor-harness watchdogs over one stream: inactivity
 // (armed at the stream start, reset by every row), max duration, the cold
 // start diagnostic (never a kill), and tool silence (a window opened at the
 // stream start, re-armed by each completed tool call; on expiry it fires
 // only when activity arrived after it was armed, else it re-arms). The first
 // watchdog to fire names the cause. Rows written at an instant are seen
 // before a timer expiring at that same instant.
-func Harness(s Stream, o WatchdogOptions) []WatchdogEvent {
+func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 	if !s.File.Timed() {
 		return nil
 	}

@@ -11,8 +11,8 @@ import (
 
 func sec(n float64) time.Duration { return time.Duration(n * float64(time.Second)) }
 
-func stream(writes []float64, completions []float64) Stream {
-	s := Stream{Agent: "a:test", AgentID: "test"}
+func stream(writes []float64, completions []float64) agentStream {
+	s := agentStream{Agent: "a:test", AgentID: "test"}
 	for _, w := range writes {
 		at := t0.Add(sec(w))
 		if n := len(s.File.Writes); n == 0 || at.After(s.File.Writes[n-1]) {
@@ -42,23 +42,23 @@ func TestProgressWatchLikeBernstein(t *testing.T) {
 	o.PWInactivity, o.PWKillAfter, o.PWTick = sec(60), sec(120), sec(30)
 	// registered at 0; idle until a write at 200 (noticed at tick 210);
 	// idle again until the stream ends at 400.
-	got := kinds(ProgressWatch(stream([]float64{0, 200, 400}, nil), t0, o))
+	got := kinds(progressWatch(stream([]float64{0, 200, 400}, nil), t0, o))
 	want := "stall@60 sigterm@60 sigkill@120 none@210 stall@270 sigterm@270 sigkill@330 "
 	if got != want {
 		t.Errorf("events %s\nwant   %s", got, want)
 	}
 	// A log that keeps growing between ticks never stalls.
-	if got := kinds(ProgressWatch(stream([]float64{0, 20, 50, 80, 110, 140, 170, 200}, nil), t0, o)); got != "" {
+	if got := kinds(progressWatch(stream([]float64{0, 20, 50, 80, 110, 140, 170, 200}, nil), t0, o)); got != "" {
 		t.Errorf("growing log: %s", got)
 	}
 	// Registration seeds the snapshot: a tick right after it reports nothing.
-	if got := kinds(ProgressWatch(stream([]float64{0, 1}, nil), t0, o)); got != "" {
+	if got := kinds(progressWatch(stream([]float64{0, 1}, nil), t0, o)); got != "" {
 		t.Errorf("fresh registration: %s", got)
 	}
 }
 
 // naiveProgressWatch visits every tick; the real one jumps. They must agree.
-func naiveProgressWatch(s Stream, origin time.Time, o WatchdogOptions) string {
+func naiveProgressWatch(s agentStream, origin time.Time, o WatchdogOptions) string {
 	start, end := s.File.First(), s.File.Last()
 	out := ""
 	lastGrowth, snap, stalled, verdict := start, start, false, "none"
@@ -101,7 +101,7 @@ func TestProgressWatchJumpsLikeEveryTick(t *testing.T) {
 		}
 		s := stream(ws, nil)
 		origin := t0.Add(-sec(float64(r.IntN(30))))
-		if a, b := kinds(ProgressWatch(s, origin, o)), naiveProgressWatch(s, origin, o); a != b {
+		if a, b := kinds(progressWatch(s, origin, o)), naiveProgressWatch(s, origin, o); a != b {
 			t.Fatalf("seed %d: jumped %q, every tick %q", seed, a, b)
 		}
 	}
@@ -145,7 +145,7 @@ func TestHarness(t *testing.T) {
 		if c.o != nil {
 			c.o(&oo)
 		}
-		if got := kinds(Harness(stream(c.writes, c.completions), oo)); got != c.want {
+		if got := kinds(harnessEvents(stream(c.writes, c.completions), oo)); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -183,7 +183,7 @@ func TestRuntimeStall(t *testing.T) {
 	if e := runtimeStall(s, t0.Add(sec(400)), o); e == nil || e.At.Sub(t0) != sec(369) {
 		t.Errorf("an attempt still running after its last row stalls 180s later: %+v", e)
 	}
-	if e := runtimeStall(Stream{File: clock.File{}}, t0, o); e != nil {
+	if e := runtimeStall(agentStream{File: clock.File{}}, t0, o); e != nil {
 		t.Error("no transcript, no prediction")
 	}
 }

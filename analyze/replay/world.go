@@ -26,11 +26,11 @@ type World struct {
 	JournalAt  time.Time
 	// Lines are the journal's complete non-blank lines in file order, with
 	// non-decreasing At; a Truncate line marks the file shrinking (a RESET).
-	Lines []JLine
+	Lines []journalLine
 	// Agents are the attempts' transcripts by agent id.
 	Agents map[string]*Agent
 	// Terminals are the parent transcript's lifecycle evidence, sorted by At.
-	Terminals []Terminal
+	Terminals []lifecycleTerminal
 	// Launches are the instants of the parent's Workflow launches of this run
 	// (generation g launched at Launches[g-1]).
 	Launches []time.Time
@@ -48,8 +48,8 @@ const (
 	LineTruncate  = "truncate"  // the file shrank here (engine tests only)
 )
 
-// JLine is one journal line as the watch sees it.
-type JLine struct {
+// journalLine is one journal line as the watch sees it.
+type journalLine struct {
 	At      time.Time
 	Kind    string
 	Key     string // already defaulted (journal.KeyOf) for keyless lines
@@ -82,8 +82,8 @@ type Agent struct {
 	Cause       Cause
 }
 
-// Terminal is one piece of lifecycle evidence in the parent transcript.
-type Terminal struct {
+// lifecycleTerminal is one piece of lifecycle evidence in the parent transcript.
+type lifecycleTerminal struct {
 	At time.Time
 	// Status is completed, failed or stopped (DONE at once), or unknown (a
 	// status that is not terminal, e.g. missing); interpret.WorkflowTerminal
@@ -96,21 +96,21 @@ type Terminal struct {
 	Where      model.Evidence
 }
 
-// BuildOptions tune how a model.Run becomes a World.
-type BuildOptions struct {
+// buildOptions tune how a model.Run becomes a World.
+type buildOptions struct {
 	// Start overrides the watch start (--start) when non-zero.
 	Start time.Time
-	// Ledger computes the work of a killed attempt (DefaultLedger when nil).
+	// Ledger computes the work of a killed attempt (defaultLedger when nil).
 	Ledger LedgerFunc
 }
 
-// BuildWorld lays a loaded Workflow run out on the simulated clock.
-func BuildWorld(run *model.Run, opts BuildOptions) (*World, clock.Start, []clock.LineTime) {
+// buildWorld lays a loaded Workflow run out on the simulated clock.
+func buildWorld(run *model.Run, opts buildOptions) (*World, clock.Start, []clock.LineTime) {
 	start := clock.WatchStart(run, opts.Start)
-	w := &World{RunID: RunIDOf(run.ID), Start: start.At, Agents: map[string]*Agent{}}
+	w := &World{RunID: runIDOf(run.ID), Start: start.At, Agents: map[string]*Agent{}}
 	ledger := opts.Ledger
 	if ledger == nil {
-		ledger = DefaultLedger
+		ledger = defaultLedger
 	}
 	for id, t := range clock.AgentTranscripts(run) {
 		w.Agents[id] = agentOf(id, t, start.At, ledger)
@@ -136,10 +136,10 @@ func BuildWorld(run *model.Run, opts BuildOptions) (*World, clock.Start, []clock
 	return w, start, times
 }
 
-// RunIDOf is the run id printed on the event lines: the directory name when it
+// runIDOf is the run id printed on the event lines: the directory name when it
 // is a valid id, else "unknown-run" (watch prints a replacement for a
 // directory name its validator refuses; docs/replay.md).
-func RunIDOf(id string) string {
+func runIDOf(id string) string {
 	if discover.ValidID(id) && !strings.ContainsAny(id, " \t") {
 		return id
 	}
@@ -186,8 +186,8 @@ func agentOf(id string, t *model.Transcript, start time.Time, ledger LedgerFunc)
 }
 
 // journalLines merges the parsed and the malformed lines back into file order.
-func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []JLine {
-	out := make([]JLine, 0, len(j.Lines)+len(j.Malformed))
+func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []journalLine {
+	out := make([]journalLine, 0, len(j.Lines)+len(j.Malformed))
 	for i, l := range j.Lines {
 		kind := LineOther
 		switch l.Type {
@@ -201,7 +201,7 @@ func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []J
 		if !l.HasKey || l.Key == "" {
 			key = "agent:" + l.AgentID
 		}
-		out = append(out, JLine{At: times[i].At, Kind: kind, Key: key, AgentID: l.AgentID,
+		out = append(out, journalLine{At: times[i].At, Kind: kind, Key: key, AgentID: l.AgentID,
 			Where: model.Evidence{File: j.File, Line: l.Line}})
 	}
 	for _, m := range j.Malformed {
@@ -215,7 +215,7 @@ func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []J
 		case strings.HasPrefix(m.Reason, "torn"):
 			kind = LineTorn
 		}
-		out = append(out, JLine{At: clock.TimeAfterLine(times, m.Line, start), Kind: kind,
+		out = append(out, journalLine{At: clock.TimeAfterLine(times, m.Line, start), Kind: kind,
 			Where: model.Evidence{File: j.File, Line: m.Line}})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Where.Line < out[b].Where.Line })
@@ -224,20 +224,20 @@ func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []J
 
 // launchTerminals lists the lifecycle evidence of one launch: its synchronous
 // result, its last task-notification, and TaskStops of its task.
-func launchTerminals(l *model.WorkflowLaunch, gen int) []Terminal {
-	var ts []Terminal
+func launchTerminals(l *model.WorkflowLaunch, gen int) []lifecycleTerminal {
+	var ts []lifecycleTerminal
 	if l.ResultAt != nil {
 		switch l.Status {
 		case "completed", "failed", "stopped":
-			ts = append(ts, Terminal{At: l.ResultAt.Time.UTC(), Status: l.Status, Source: "sync-result", Generation: gen, Where: *l.ResultAt})
+			ts = append(ts, lifecycleTerminal{At: l.ResultAt.Time.UTC(), Status: l.Status, Source: "sync-result", Generation: gen, Where: *l.ResultAt})
 		}
 	}
 	if n := l.LastNotification; n != nil {
 		st := interpret.WorkflowTerminal(n.Status)
-		ts = append(ts, Terminal{At: n.At.Time.UTC(), Status: st, Source: "notification", Generation: gen, Where: n.At})
+		ts = append(ts, lifecycleTerminal{At: n.At.Time.UTC(), Status: st, Source: "notification", Generation: gen, Where: n.At})
 	}
 	for _, s := range l.Stops {
-		ts = append(ts, Terminal{At: s.Time.UTC(), Status: "stopped", Source: "task-stop", Generation: gen, Where: s})
+		ts = append(ts, lifecycleTerminal{At: s.Time.UTC(), Status: "stopped", Source: "task-stop", Generation: gen, Where: s})
 	}
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].At.Before(ts[j].At) })
 	return ts

@@ -12,7 +12,7 @@ import (
 	"github.com/pmcheck/pmcheck/report"
 )
 
-// Exit codes of check and scan (PRODUCT.md §7). replay has watch's own codes
+// Exit codes of check and scan (docs/exit-codes.md). replay has watch's own codes
 // (0 / 3 / 4 / 2), documented in docs/replay.md.
 const (
 	ExitOK       = 0
@@ -115,7 +115,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) {
 			// kong exits 0 after --help and 80 on its own usage errors; usage
-			// errors are exit 2 here (PRODUCT.md §7).
+			// errors are exit 2 here (docs/exit-codes.md).
 			if c != 0 {
 				c = ExitUsage
 			}
