@@ -45,6 +45,8 @@ type Options struct {
 	// from the input (a transcript that knew it could end the pause), so
 	// the command draws it at random (NewStopToken); tests set a fixed one.
 	StopToken string
+	// Verbose adds the list of analyzed runs to the text format.
+	Verbose bool
 }
 
 // NewStopToken returns a random token for ::stop-commands::.
@@ -69,7 +71,7 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	// reading as a workflow command when printed into a CI log (inertLines).
 	switch format {
 	case FormatText:
-		b = inertLines(Text(doc), false)
+		b = inertLines(Text(doc, opts.Verbose), false)
 	case FormatJSON:
 		b, err = JSON(doc)
 	case FormatSARIF:
@@ -117,19 +119,26 @@ func ParseOutput(spec string) (Output, error) {
 }
 
 // ParseOutputs parses every --format value and rejects two outputs to the
-// same file. An empty list means text on standard output.
+// same file or to standard output. An empty list means text on standard output.
 func ParseOutputs(specs []string) ([]Output, error) {
 	if len(specs) == 0 {
 		return []Output{{Format: FormatText}}, nil
 	}
 	var outs []Output
 	seen := map[string]string{}
+	stdout := ""
 	for _, s := range specs {
 		o, err := ParseOutput(s)
 		if err != nil {
 			return nil, err
 		}
-		if !o.ToStdout() {
+		if o.ToStdout() {
+			// Two documents concatenated on one stream parse as neither.
+			if stdout != "" {
+				return nil, fmt.Errorf("--format %q and --format %q both write to standard output: give all but one a file (FORMAT=FILE)", stdout, s)
+			}
+			stdout = s
+		} else {
 			key := filepath.Clean(o.Path)
 			if prev, dup := seen[key]; dup {
 				return nil, fmt.Errorf("--format %q and --format %q write the same file %s: give each output its own path", prev, s, o.Path)

@@ -51,6 +51,11 @@ func TestGolden(t *testing.T) {
 			t.Run(fx.name+"/"+format, func(t *testing.T) {
 				got := render(t, doc, format, Options{})
 				name := fx.name + "." + goldenExt[format]
+				if format == FormatText {
+					// Verbose text adds the runs analyzed; its golden keeps
+					// them (and their escaping) under review.
+					exact.Assert(t, fx.name+".verbose."+goldenExt[format], render(t, doc, format, Options{Verbose: true}))
+				}
 				if format == FormatJSON || format == FormatSARIF {
 					semantic.Assert(t, name, got)
 				} else {
@@ -365,6 +370,11 @@ func TestParseOutputs(t *testing.T) {
 	} {
 		if _, err := ParseOutputs([]string{spec}); err == nil || !strings.Contains(err.Error(), wants) {
 			t.Errorf("%q: got %v, want %q", spec, err, wants)
+		}
+	}
+	for _, specs := range [][]string{{"text", "github"}, {"json", "sarif=x.sarif", "text=-"}} {
+		if _, err := ParseOutputs(specs); err == nil || !strings.Contains(err.Error(), "both write to standard output") {
+			t.Errorf("%v: two formats on standard output: got %v", specs, err)
 		}
 	}
 	if _, err := ParseOutputs([]string{"sarif=a/out", "json=a/../a/out"}); err == nil || !strings.Contains(err.Error(), "same file") {

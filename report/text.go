@@ -11,12 +11,13 @@ import (
 // Text renders the report for people: findings grouped by rule (most severe
 // first), each with what happened, its evidence as file:line with simulated
 // time, and the rule's help once per rule; then stale baseline entries, input
-// problems, the runs, and a one-line verdict.
+// problems, and a one-line verdict. The list of analyzed runs is for
+// verbose output only: the verdict line counts them.
 //
 // Transcript text never starts a line: messages are shown on one line (a
 // newline as \n), and Render's last pass (inertLines) neutralises "::" at a
 // line start and "##[" anywhere, which the GitHub runner reads as commands.
-func Text(doc *Document) []byte {
+func Text(doc *Document, verbose bool) []byte {
 	var b bytes.Buffer
 	byRule := doc.ruleByID()
 	runs := doc.runIndex()
@@ -61,7 +62,7 @@ func Text(doc *Document) []byte {
 		}
 		b.WriteString("\n")
 	}
-	if len(doc.Runs) > 0 {
+	if verbose && len(doc.Runs) > 0 {
 		fmt.Fprintf(&b, "runs analyzed (%d):\n", len(doc.Runs))
 		for _, r := range doc.Runs {
 			fmt.Fprintf(&b, "  %-8s %s  %s, %s", r.Kind, singleLine(doc.displayPath(r.Path)), plural(r.Agents, "agent"), plural(r.Attempts, "attempt"))

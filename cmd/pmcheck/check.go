@@ -26,6 +26,7 @@ type CheckCmd struct {
 	Baseline        string   `name:"baseline" placeholder:"FILE" help:"Baseline of known findings (fingerprints) to suppress."`
 	WriteBaseline   string   `name:"write-baseline" placeholder:"FILE" help:"Write a baseline that suppresses every current finding, then report as usual."`
 	Format          []string `name:"format" short:"f" placeholder:"FORMAT[=FILE]" help:"Report format, optionally to a file: text, json, sarif, junit, github, markdown, html (repeatable; default text)."`
+	Verbose         bool     `name:"verbose" short:"v" help:"List every analyzed run in the text report."`
 	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave the file and line attributes out of JUnit test cases."`
 
 	Git  string `name:"git" placeholder:"DIR" help:"Git repository of the branch under check (with --base and --head)."`
@@ -59,7 +60,7 @@ func (c *CheckCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine,
+	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose,
 		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}); err != nil {
 		return usageError("%v", err)
 	}

@@ -13,6 +13,7 @@ import (
 type RenderCmd struct {
 	Inputs          []string `arg:"" name:"saved.json" help:"Saved canonical JSON reports ('pmcheck check --format json=FILE'); '-' reads standard input. Several are merged."`
 	Format          []string `short:"f" placeholder:"FORMAT[=PATH]" help:"Output format, optionally with a file to write (repeatable): text, json, sarif, junit, github, markdown, html. Default: text on standard output."`
+	Verbose         bool     `name:"verbose" short:"v" help:"List every analyzed run in the text report."`
 	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave out the file and line attributes of JUnit testcases (for Jenkins' junit-10.xsd)."`
 	SARIFCategory   string   `name:"sarif-category" placeholder:"CATEGORY" help:"Write CATEGORY as the SARIF run's automationDetails.id (otherwise upload-sarif's category input applies)."`
 	Fail            bool     `help:"Exit 1 when the (merged) report has findings at or above its fail level, as check does."`
@@ -52,7 +53,7 @@ func (c *RenderCmd) Run(env *Env) error {
 			return usageError("merging %d reports: %v", len(docs), err)
 		}
 	}
-	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, SARIFCategory: c.SARIFCategory,
+	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose, SARIFCategory: c.SARIFCategory,
 		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, opts); err != nil {
 		// An output that cannot be written (missing folder, permissions) is

@@ -159,7 +159,7 @@ func TestFixtureReports(t *testing.T) {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			args := []string{"check", "--fail-level", "none"}
+			args := []string{"check", "--fail-level", "none", "--verbose"}
 			for _, f := range report.Formats {
 				args = append(args, "--format", f+"="+filepath.Join(out, f))
 			}
@@ -179,7 +179,7 @@ func TestFixtureReports(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				code, rendered, errOut := runCLI("render", "--format", f, filepath.Join(out, report.FormatJSON))
+				code, rendered, errOut := runCLI("render", "--verbose", "--format", f, filepath.Join(out, report.FormatJSON))
 				if code != ExitOK || rendered != string(direct) {
 					t.Errorf("%s: render of the saved JSON (exit %d, %s) differs from what check wrote", f, code, errOut)
 				}
