@@ -22,6 +22,8 @@ targets=(
   "./analyze/detect FuzzMarkRoundTrip"
   "./analyze/detect/ship FuzzClassify"
   "./analyze/detect/ship FuzzClassifyNeverPanics"
+  "./analyze/detect/ship FuzzQuiet"
+  "./analyze/detect/ship FuzzQuietLines"
   "./rules FuzzParse"
   "./rules FuzzParseBaseline"
 )

@@ -90,6 +90,14 @@ const maxDepth = 4
 
 // Classify analyses one command line.
 func Classify(command string, opts Options) Analysis {
+	if quiet(command) { // prefilter.go: certainly nothing to find
+		return Analysis{}
+	}
+	return classify(command, opts)
+}
+
+// classify is Classify without the prefilter.
+func classify(command string, opts Options) Analysis {
 	c := classifier{opts: opts}
 	if c.opts.DeployLabels == nil {
 		c.opts.DeployLabels = DefaultDeployLabels
@@ -115,7 +123,7 @@ func (c *classifier) script(src string, depth int) {
 		c.possible(src)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := parse(src) // a pooled parser (prefilter.go)
 	if err != nil {
 		if c.out.ParseError == "" {
 			c.out.ParseError = err.Error()

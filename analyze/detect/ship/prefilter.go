@@ -1,0 +1,151 @@
+package ship
+
+import (
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Most shell commands an agent runs read: ls, cat, grep, git status, a
+// pipeline of those. Parsing each with the shell parser was nearly all of
+// the detectors' time, so Classify first asks quiet, a scan of the bytes
+// that recognises only command lines whose analysis is certainly empty,
+// and parses the rest. quiet must never say yes to a line the parser would
+// find anything in (TestQuietImpliesNothingFound, FuzzQuiet): it says no to
+// anything it does not fully understand.
+
+// quietPrograms write no file, run no other command and ship nothing
+// whatever their (static) arguments: a subset of readOnly without the
+// wrappers and builtins that run or define commands (env, source, alias,
+// exec, eval, xargs, …).
+var quietPrograms = map[string]bool{
+	"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
+	"rg": true, "echo": true, "pwd": true, "cd": true, "which": true, "true": true, "false": true, "sleep": true,
+	"date": true, "stat": true, "file": true, "du": true, "df": true, "tree": true, "jq": true, "sort": true,
+	"uniq": true, "cut": true, "diff": true, "cmp": true, "basename": true, "dirname": true, "realpath": true,
+	"readlink": true, "ps": true, "whoami": true, "uname": true, "nl": true, "column": true, "comm": true,
+	"md5sum": true, "sha256sum": true, "seq": true,
+}
+
+// quietGit are the git subcommands that change no file and push nothing
+// (and that no git alias can redefine: git runs a built-in before an
+// alias of the same name).
+var quietGit = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "rev-parse": true, "ls-files": true, "blame": true,
+}
+
+// quietByte marks the bytes a quiet line may hold: letters, digits,
+// spaces and a few punctuation marks that are literal in every shell
+// context. Anything else — quotes, backslashes, $, backticks, redirections,
+// parentheses, braces, brackets, globs' bracket, comments, ! and ~ — sends
+// the line to the parser. | ; & and newline separate commands and are
+// checked by quiet itself.
+var quietByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range " \t_./:,=+%@-*?" {
+		t[c] = true
+	}
+	return t
+}()
+
+// quiet reports whether command is certainly a list of quiet programs with
+// static arguments: simple commands joined by |, ||, &&, ; or newlines,
+// none empty, each starting with a quiet program (or git with a quiet
+// subcommand right after it). Such a line parses, and Classify finds no
+// action, write, possible write or commit in it.
+func quiet(command string) bool {
+	s := strings.Trim(command, " \t\n")
+	if s == "" || len(s) > 4096 {
+		return false
+	}
+	words := 0   // words in the current simple command
+	first := ""  // its first word
+	second := "" // its second word
+	start := -1  // start of the word being read, or -1
+	endCmd := func() bool {
+		switch {
+		case words == 0:
+			return false // an empty command: "a ||", "; a", ";;"
+		case first == "git":
+			return words >= 2 && quietGit[second]
+		default:
+			return quietPrograms[first]
+		}
+	}
+	endWord := func(i int) bool {
+		w := s[start:i]
+		start = -1
+		switch {
+		case w == "alias" || w == "eval" || w == "xargs" || w == "exec":
+			return false
+		case len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w, 'c') >= 0:
+			return false // -c and combined flags such as -lc: a command string
+		}
+		words++
+		switch words {
+		case 1:
+			first = w
+		case 2:
+			second = w
+		}
+		return true
+	}
+	for i := 0; i <= len(s); i++ {
+		c := byte('\n')
+		if i < len(s) {
+			c = s[i]
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '|' || c == '&':
+			if start >= 0 && !endWord(i) {
+				return false
+			}
+			if c == ' ' || c == '\t' {
+				continue
+			}
+			if !endCmd() {
+				return false
+			}
+			words, first, second = 0, "", ""
+			switch c {
+			case '&': // only &&
+				if i+1 >= len(s) || s[i+1] != '&' {
+					return false
+				}
+				i++
+			case '|': // | or ||
+				if i+1 < len(s) && s[i+1] == '|' {
+					i++
+				}
+			}
+		case quietByte[c]:
+			if start < 0 {
+				start = i
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// parsers keeps shell parsers between commands: a parser's buffers are
+// reused by each Parse, and a fresh one per command cost more than many
+// commands' parse.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// parse parses one script with a pooled parser.
+func parse(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}

@@ -1,0 +1,120 @@
+package ship
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/internal/fuzzseed"
+)
+
+// quietCases are lines the prefilter answers; each must also be empty for
+// the parser.
+var quietCases = []string{
+	`ls -la && git status && git diff`,
+	`cat a.txt | grep -n foo | wc -l`,
+	`git log --oneline -5; git show HEAD:go.mod`,
+	"pwd\nls src/*.go",
+	`grep -rn TODO . || true`,
+	`du -sh /tmp/x  ;  df`,
+	`git diff --stat main...HEAD`,
+}
+
+// loudCases must go to the parser: anything the prefilter does not fully
+// understand, and every way a ship or a write can hide.
+var loudCases = []string{
+	`git push`, `git push origin main`, `$(echo git) push`, "`echo git` push", `eval git push`,
+	`echo git push | xargs git`, `alias g=git; g push`, `bash -c 'git push'`, `sh -c "git push"`,
+	`bash -lc git`, `ls -c`, `ls 'a'`, `ls "a"`, `ls a\ b`, `ls |`, `ls &`, `ls & git push`, `ls;;`,
+	`; ls`, `ls && && ls`, `git -c alias.p=push p`, `git p`, `git commit -m x`, `git stash`,
+	`ls > out.txt`, `cat < in`, `cat <<EOF`, `ls $HOME`, `ls ${X}`, `ls ~`, `(ls)`, `{ ls; }`,
+	`ls [ab]`, `! ls`, `ls # comment`, `echo hi > f`, `python3 x.py`, `env ls`, `sudo ls`,
+	`time ls`, `exec ls`, `FOO=1 ls`, `gh pr merge 3`, `npm publish`, `find . -delete`, `git`,
+	`cd x && make`, "ls\r", `ls é`, ``, `   `,
+}
+
+func TestQuietCases(t *testing.T) {
+	for _, c := range quietCases {
+		if !quiet(c) {
+			t.Errorf("quiet(%q) = false, want true", c)
+		}
+	}
+	for _, c := range loudCases {
+		if quiet(c) {
+			t.Errorf("quiet(%q) = true: it must go to the parser", c)
+		}
+	}
+}
+
+// TestQuietImpliesNothingFound: whenever the prefilter skips the parser,
+// the parser would have found nothing (no action, possible action, write,
+// possible write, commit or parse error), on every command of the
+// package's tests and the cases above.
+func TestQuietImpliesNothingFound(t *testing.T) {
+	n := 0
+	lits := fuzzseed.Literals(".", nil)
+	lits = append(lits, quietCases...)
+	lits = append(lits, loudCases...)
+	for _, c := range lits {
+		for _, line := range append([]string{c}, strings.Split(c, "\n")...) {
+			if quiet(line) {
+				n++
+				checkQuiet(t, line)
+			}
+		}
+	}
+	if n < len(quietCases) {
+		t.Fatalf("only %d quiet lines checked", n)
+	}
+}
+
+func checkQuiet(t *testing.T, line string) {
+	t.Helper()
+	for _, labels := range [][]string{nil, {"auto-deploy", "ls", "status"}} {
+		if a := classify(line, Options{DeployLabels: labels}); !reflect.DeepEqual(a, Analysis{}) {
+			t.Fatalf("quiet(%q) skips the parser, which finds %+v", line, a)
+		}
+	}
+}
+
+// FuzzQuiet: the prefilter never skips a line the parser finds anything in.
+//
+//	go test ./analyze/detect/ship -run '^$' -fuzz FuzzQuiet
+func FuzzQuiet(f *testing.F) {
+	for _, s := range fuzzseed.Literals(".", nil) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if quiet(line) {
+			checkQuiet(t, line)
+		}
+	})
+}
+
+// quietVocab is what FuzzQuietLines builds lines from: quiet and loud
+// programs, git subcommands, arguments and separators, so that most lines
+// come close to what the prefilter accepts.
+var quietVocab = []string{
+	"ls", "cat", "grep", "echo", "git", "status", "log", "diff", "push", "commit", "alias", "eval", "xargs",
+	"bash", "sh", "-c", "-la", "--stat", "-n", "a.txt", "*.go", "x=y", "main", "origin", "deploy", "gh",
+	"pr", "merge", "npm", "publish", "tee", "rm", "sed", "-i", "cd", "true", "|", "||", "&&", ";", "\n",
+	"&", " ", "\t", "$", "`", "'", "\"", "\\", ">", "<", "(", ")", "#", "~", "?", "%", "@", ":", ",", "+",
+}
+
+// FuzzQuietLines: the same property on lines built from quietVocab.
+func FuzzQuietLines(f *testing.F) {
+	f.Add([]byte{0, 38, 4, 6, 40, 4, 7, 36, 3, 79})
+	f.Add([]byte{1, 20, 37, 2, 32, 36, 5})
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		var b strings.Builder
+		for i, p := range picks {
+			if i > 0 && i%2 == 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(quietVocab[int(p)%len(quietVocab)])
+		}
+		if line := b.String(); quiet(line) {
+			checkQuiet(t, line)
+		}
+	})
+}
