@@ -11,9 +11,12 @@ package detect
 
 import (
 	"path"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
@@ -129,6 +132,7 @@ func Analyze(run *model.Run, opts Options) model.Facts {
 	a := &analysis{run: run, opts: opts.WithDefaults()}
 	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
 	a.classified = map[*model.ToolCall]ship.Analysis{}
+	a.preclassify()
 	a.facts = model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
 	if run == nil {
 		return a.facts
@@ -423,6 +427,50 @@ func (a *analysis) gitJoin() {
 			k.onBranch = true
 			k.matches = append(k.matches, "unknown work (a write or commit the ledger could not see) on a branch that changes files")
 		}
+	}
+}
+
+// preclassify fills the classification cache on every CPU before the
+// serial walk: parsing the shell commands was most of the detectors' time
+// and ran on one core. Classify is a pure function of the command and the
+// options, so the cache holds exactly what classify would compute.
+func (a *analysis) preclassify() {
+	if a.run == nil {
+		return
+	}
+	var calls []*model.ToolCall
+	for _, t := range a.transcripts() {
+		for _, c := range t.ToolCalls {
+			if c.Name == "Bash" {
+				calls = append(calls, c)
+			}
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || len(calls) < 256 {
+		return // a small run: classify parses on demand
+	}
+	out := make([]ship.Analysis, len(calls))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(64)) - 64
+				if i >= len(calls) {
+					return
+				}
+				for j := i; j < min(i+64, len(calls)); j++ {
+					out[j] = ship.Classify(calls[j].Command, a.shipOpts)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, c := range calls {
+		a.classified[c] = out[i]
 	}
 }
 
