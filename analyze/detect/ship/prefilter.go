@@ -21,7 +21,7 @@ import (
 // exec, eval, xargs, …).
 var quietPrograms = map[string]bool{
 	"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
-	"rg": true, "echo": true, "pwd": true, "cd": true, "which": true, "true": true, "false": true, "sleep": true,
+	"rg": true, "find": true, "echo": true, "pwd": true, "cd": true, "which": true, "true": true, "false": true, "sleep": true,
 	"date": true, "stat": true, "file": true, "du": true, "df": true, "tree": true, "jq": true, "sort": true,
 	"uniq": true, "cut": true, "diff": true, "cmp": true, "basename": true, "dirname": true, "realpath": true,
 	"readlink": true, "ps": true, "whoami": true, "uname": true, "nl": true, "column": true, "comm": true,
@@ -63,7 +63,7 @@ var quietByte = func() (t [256]bool) {
 // subcommand right after it). Such a line parses, and Classify finds no
 // action, write, possible write or commit in it.
 func quiet(command string) bool {
-	s := strings.Trim(command, " \t\n")
+	s := blankDeviceRedirs(strings.Trim(command, " \t\n"))
 	if s == "" || len(s) > 4096 {
 		return false
 	}
@@ -89,6 +89,10 @@ func quiet(command string) bool {
 			return false
 		case len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w, 'c') >= 0:
 			return false // -c and combined flags such as -lc: a command string
+		}
+		if first == "find" && (strings.HasPrefix(w, "-exec") || strings.HasPrefix(w, "-ok") ||
+			strings.HasPrefix(w, "-delete") || strings.HasPrefix(w, "-fprint") || strings.HasPrefix(w, "-fls")) {
+			return false // find that runs a command, deletes or writes a file
 		}
 		words++
 		switch words {
@@ -136,6 +140,43 @@ func quiet(command string) bool {
 		}
 	}
 	return true
+}
+
+// quietRedirs are redirections that write no file: descriptors joined,
+// or output thrown away.
+var quietRedirs = []string{"2>&1", "1>&2", ">&2", "2>/dev/null", "1>/dev/null", ">/dev/null", "&>/dev/null"}
+
+// blankDeviceRedirs replaces each quietRedirs word (standing alone: after a
+// space or at the start, before a space, a separator or the end) with
+// spaces, so that `git status 2>&1` is read as `git status`.
+func blankDeviceRedirs(s string) string {
+	if strings.IndexByte(s, '>') < 0 {
+		return s
+	}
+	var b []byte
+	for _, r := range quietRedirs {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], r)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(r)
+			if (j == 0 || s[j-1] == ' ' || s[j-1] == '\t') && (end == len(s) || strings.IndexByte(" \t\n;|&", s[end]) >= 0) {
+				if b == nil {
+					b = []byte(s)
+				}
+				for k := j; k < end; k++ {
+					b[k] = ' '
+				}
+			}
+			i = j + 1
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }
 
 // parsers keeps shell parsers between commands: a parser's buffers are

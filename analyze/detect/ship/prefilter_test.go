@@ -18,6 +18,10 @@ var quietCases = []string{
 	`grep -rn TODO . || true`,
 	`du -sh /tmp/x  ;  df`,
 	`git diff --stat main...HEAD`,
+	`git status 2>&1`,
+	`ls /tmp/x/ 2>&1; git log -3 2>/dev/null | head`,
+	`find . -type f -name *.go | sort`,
+	`grep -rn foo src >/dev/null && echo found`,
 }
 
 // loudCases must go to the parser: anything the prefilter does not fully
@@ -30,7 +34,9 @@ var loudCases = []string{
 	`ls > out.txt`, `cat < in`, `cat <<EOF`, `ls $HOME`, `ls ${X}`, `ls ~`, `(ls)`, `{ ls; }`,
 	`ls [ab]`, `! ls`, `ls # comment`, `echo hi > f`, `python3 x.py`, `env ls`, `sudo ls`,
 	`time ls`, `exec ls`, `FOO=1 ls`, `gh pr merge 3`, `npm publish`, `find . -delete`, `git`,
-	`cd x && make`, "ls\r", `ls é`, ``, `   `,
+	`cd x && make`, "ls\r", `ls é`, ``, `   `, `ls 2>&1 > out`, `ls 2>out`, `ls x2>&1`, `2>&1`,
+	`ls | 2>&1`, `ls >/dev/nullx`, `ls 3>/dev/null`, `find . -exec rm {} +`, `find . -delete`,
+	`find . -execdir touch x ;`, `find . -fprint out`, `find . -okdir rm ;`, `ls 2>&1>x`,
 }
 
 func TestQuietCases(t *testing.T) {
@@ -99,6 +105,8 @@ var quietVocab = []string{
 	"bash", "sh", "-c", "-la", "--stat", "-n", "a.txt", "*.go", "x=y", "main", "origin", "deploy", "gh",
 	"pr", "merge", "npm", "publish", "tee", "rm", "sed", "-i", "cd", "true", "|", "||", "&&", ";", "\n",
 	"&", " ", "\t", "$", "`", "'", "\"", "\\", ">", "<", "(", ")", "#", "~", "?", "%", "@", ":", ",", "+",
+	"2>&1", ">/dev/null", "2>/dev/null", "&>/dev/null", ">&2", "2", "1", "/dev/null", "find", "-exec", "-delete",
+	"-type", "f", "-name", "-fprint", "out",
 }
 
 // FuzzQuietLines: the same property on lines built from quietVocab.
