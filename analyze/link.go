@@ -46,7 +46,7 @@ func (l *loader) sessionRun(rel string) {
 	// Only the files under the side directory or beside the session can
 	// match; the index lists them in the order of a walk over every agent
 	// file (sorted ids), so reads and errors come in the same order.
-	for _, e := range l.agentIndex().candidates(layout.Stem(rel), path.Dir(rel)) {
+	for _, e := range l.sessionCandidates(layout.Stem(rel), path.Dir(rel), main.SessionID) {
 		id, f := e.id, e.file
 		switch {
 		case layout.OwnSubagent(rel, f):

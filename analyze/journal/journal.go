@@ -97,6 +97,11 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 		orphans  []model.Orphan
 	)
 	lastByKey := map[string]*model.Attempt{}
+	// open holds, per agent id, the attempts not closed yet in start order: a
+	// result closes the latest one, so it is a stack, and a result costs
+	// O(1) instead of a scan back over every attempt (40,000 orphan results
+	// took 23 s that way).
+	open := map[string][]*model.Attempt{}
 	for _, l := range j.Lines {
 		at := model.Evidence{File: j.File, Line: l.Line}
 		switch l.Type {
@@ -109,20 +114,21 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 			}
 			lastByKey[key] = a
 			attempts = append(attempts, a)
+			if l.AgentID != "" {
+				open[l.AgentID] = append(open[l.AgentID], a)
+			}
 		case "result", "failed":
 			closed := false
-			for i := len(attempts) - 1; i >= 0; i-- {
-				a := attempts[i]
-				if a.ClosedBy == "" && a.AgentID == l.AgentID && l.AgentID != "" {
-					a.ClosedBy = model.OutcomeCompleted
-					if l.Type == "failed" {
-						a.ClosedBy = model.OutcomeFailed
-					}
-					c := at
-					a.Closed = &c
-					closed = true
-					break
+			if stack := open[l.AgentID]; l.AgentID != "" && len(stack) > 0 {
+				a := stack[len(stack)-1]
+				open[l.AgentID] = stack[:len(stack)-1]
+				a.ClosedBy = model.OutcomeCompleted
+				if l.Type == "failed" {
+					a.ClosedBy = model.OutcomeFailed
 				}
+				c := at
+				a.Closed = &c
+				closed = true
 			}
 			if !closed {
 				orphans = append(orphans, model.Orphan{At: at, Type: l.Type, Key: l.Key, AgentID: l.AgentID})

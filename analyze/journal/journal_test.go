@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,58 @@ func TestTornFinalLineIsMarked(t *testing.T) {
 	j := parse(t, `{"type":"started","key":"k","agentId":"a"}`+"\n"+`{"type":"result","key":"k","agentId":"a"}`)
 	if len(j.Lines) != 2 || j.Lines[0].Torn || !j.Lines[1].Torn {
 		t.Fatalf("lines = %+v", j.Lines)
+	}
+}
+
+// orphanJournal is n started lines that never return, then n result lines
+// whose agent ids match none of them (orphans).
+func orphanJournal(n int) *model.Journal {
+	j := &model.Journal{File: "journal.jsonl"}
+	for i := range n {
+		j.Lines = append(j.Lines, model.JournalLine{Line: i + 1, Index: i + 1, Type: "started", Key: fmt.Sprintf("k%d", i), HasKey: true, AgentID: fmt.Sprintf("a%d", i)})
+	}
+	for i := range n {
+		j.Lines = append(j.Lines, model.JournalLine{Line: n + i + 1, Index: n + i + 1, Type: "result", Key: fmt.Sprintf("x%d", i), HasKey: true, AgentID: fmt.Sprintf("z%d", i)})
+	}
+	return j
+}
+
+// BenchmarkAttemptsOrphanResults (issue 12, item 12): each result closes the
+// latest open attempt of its agent from a stack, so n orphan results after n
+// open attempts cost O(n); the backward scan they replaced was O(n²) (40,000
+// took 23 s in check). Compare ns/op across the sizes: it grows about 4x
+// from 10k to 40k, not 16x.
+func BenchmarkAttemptsOrphanResults(b *testing.B) {
+	for _, n := range []int{10000, 40000} {
+		j := orphanJournal(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, orphans := Attempts(j); len(orphans) != n {
+					b.Fatalf("%d orphans, want %d", len(orphans), n)
+				}
+			}
+		})
+	}
+}
+
+// TestAttemptsCloseTheLatestOpenAttemptOfTheAgent pins the stack semantics:
+// a result closes its agent's latest open attempt; another result for the
+// same agent closes the one before; with none open it is an orphan.
+func TestAttemptsCloseTheLatestOpenAttemptOfTheAgent(t *testing.T) {
+	l := func(n int, typ, key, agent string) model.JournalLine {
+		return model.JournalLine{Line: n, Index: n, Type: typ, Key: key, HasKey: key != "", AgentID: agent}
+	}
+	j := &model.Journal{File: "j", Lines: []model.JournalLine{
+		l(1, "started", "k1", "a"), l(2, "started", "k2", "b"), l(3, "started", "k3", "a"),
+		l(4, "result", "", "a"), l(5, "failed", "", "a"), l(6, "result", "", "a"), l(7, "result", "", "b"),
+	}}
+	atts, orphans := Attempts(j)
+	if atts[2].ClosedBy != model.OutcomeCompleted || atts[2].Closed.Line != 4 ||
+		atts[0].ClosedBy != model.OutcomeFailed || atts[0].Closed.Line != 5 ||
+		atts[1].ClosedBy != model.OutcomeCompleted || atts[1].Closed.Line != 7 {
+		t.Fatalf("attempts closed wrongly: %+v %+v %+v", atts[0], atts[1], atts[2])
+	}
+	if len(orphans) != 1 || orphans[0].At.Line != 6 {
+		t.Fatalf("orphans %+v, want line 6", orphans)
 	}
 }

@@ -99,3 +99,35 @@ func BenchmarkReferenceSixHours(b *testing.B) {
 		replayReference(w, opt)
 	}
 }
+
+// orphanWorld is n attempts that never return, then n result lines that
+// close none of them (orphans), one second apart.
+func orphanWorld(n int) *World {
+	w := &World{RunID: "wf_orphans", Start: t0, Agents: map[string]*Agent{}, HasJournal: true}
+	at := t0
+	for i := range n {
+		w.Lines = append(w.Lines, journalLine{At: at, Kind: LineStarted, Key: fmt.Sprintf("k%d", i), AgentID: fmt.Sprintf("a%d", i)})
+	}
+	for i := range n {
+		at = at.Add(time.Millisecond)
+		w.Lines = append(w.Lines, journalLine{At: at, Kind: LineResult, Key: fmt.Sprintf("x%d", i), AgentID: fmt.Sprintf("z%d", i)})
+	}
+	w.JournalAt = t0
+	return w
+}
+
+// BenchmarkReplayOrphanResults (issue 12, item 12): the watcher closes an
+// agent's latest open occurrence from a per-agent stack, so orphan results
+// cost O(1) each instead of a scan back over every occurrence. ns/op grows
+// about linearly from 5k to 20k.
+func BenchmarkReplayOrphanResults(b *testing.B) {
+	opt := DefaultOptions()
+	for _, n := range []int{5000, 20000} {
+		w := orphanWorld(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				replayWorld(w, opt)
+			}
+		})
+	}
+}

@@ -105,12 +105,16 @@ type watcher struct {
 	occs      []*occ
 	keys      []string        // keys in order of first start
 	lastByKey map[string]*occ // each key's newest occurrence
-	openLast  int             // keys whose newest occurrence is open
-	newSucc   []*occ          // occurrences that superseded another, this poll
-	newClosed []*occ          // occurrences closed this poll
-	openBuf   []*occ
-	lineNo    int
-	malformed bool
+	// openByAgent holds each agent id's occurrences not closed yet, in start
+	// order: a result closes the latest, so it is a stack (a scan back over
+	// every occurrence per orphan result was quadratic).
+	openByAgent map[string][]*occ
+	openLast    int    // keys whose newest occurrence is open
+	newSucc     []*occ // occurrences that superseded another, this poll
+	newClosed   []*occ // occurrences closed this poll
+	openBuf     []*occ
+	lineNo      int
+	malformed   bool
 
 	names      *names
 	lastPrint  map[string]time.Time
@@ -129,13 +133,14 @@ type watcher struct {
 }
 
 func newWatcher(w *World, opt Options) *watcher {
-	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: map[string]*occ{},
+	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: map[string]*occ{}, openByAgent: map[string][]*occ{},
 		quietThr: map[handle]time.Duration{}}
 }
 
 func (s *watcher) reset() {
 	s.occs, s.lineNo, s.malformed = nil, 0, false
 	s.keys, s.lastByKey, s.openLast, s.newSucc, s.newClosed = nil, map[string]*occ{}, 0, nil, nil
+	s.openByAgent = map[string][]*occ{}
 	s.lastPrint = map[string]time.Time{}
 	s.pendKill, s.pendFail, s.pendOK = nil, nil, nil
 	s.quietThr = map[handle]time.Duration{}
@@ -292,24 +297,27 @@ func (s *watcher) apply(l journalLine) {
 		}
 		s.lastByKey[l.Key] = o
 		s.occs = append(s.occs, o)
+		if l.AgentID != "" {
+			s.openByAgent[l.AgentID] = append(s.openByAgent[l.AgentID], o)
+		}
 	case LineResult, LineFailed:
 		if l.AgentID == "" {
 			return
 		}
-		for i := len(s.occs) - 1; i >= 0; i-- {
-			o := s.occs[i]
-			if o.closedBy == "" && o.agentID == l.AgentID {
-				o.closedBy, o.closed = "completed", l.Where
-				if l.Kind == LineFailed {
-					o.closedBy = "failed"
-				}
-				if s.lastByKey[o.key] == o {
-					s.openLast--
-				}
-				s.newClosed = append(s.newClosed, o)
-				return
-			}
+		stack := s.openByAgent[l.AgentID]
+		if len(stack) == 0 {
+			return // an orphan: it closes nothing
 		}
+		o := stack[len(stack)-1]
+		s.openByAgent[l.AgentID] = stack[:len(stack)-1]
+		o.closedBy, o.closed = "completed", l.Where
+		if l.Kind == LineFailed {
+			o.closedBy = "failed"
+		}
+		if s.lastByKey[o.key] == o {
+			s.openLast--
+		}
+		s.newClosed = append(s.newClosed, o)
 	}
 }
 
