@@ -2,16 +2,16 @@ package main
 
 import (
 	"fmt"
-	"github.com/pmcheck/pmcheck/analyze"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
 )
@@ -20,7 +20,7 @@ import (
 // agent-postmortem watch prints, as it happens: the replay engine on a real
 // clock over files that grow (docs/watch.md).
 type WatchCmd struct {
-	Run_ string `arg:"" name:"run" help:"Workflow run directory (it may not exist yet), its journal.jsonl, or a run-id prefix under --root."`
+	Run_ string `arg:"" name:"run" help:"Workflow run directory (it may not exist yet), its journal.jsonl, the session transcript that launches it, or a run-id prefix under --root."`
 
 	Interval   Seconds `default:"5" help:"Seconds between polls."`
 	QuietAfter Seconds `default:"300" name:"quiet-after" help:"Seconds of transcript silence before the first QUIET; doubles after each."`
@@ -135,13 +135,17 @@ func writeLines(w io.Writer, lines []string) {
 }
 
 // find resolves RUN to a run directory, "" while nothing (or more than one
-// run for a prefix) matches yet: watch keeps waiting then.
+// run for a prefix) matches yet: watch keeps waiting then. A session
+// transcript names the one Workflow run it launched, once the launch is
+// written.
 func (c *WatchCmd) find(root string) string {
 	arg := c.Run_
-	if filepath.Base(arg) == analyze.JournalName {
+	switch {
+	case filepath.Base(arg) == layout.Journal:
 		return filepath.Dir(arg)
-	}
-	if strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
+	case layout.IsTranscriptName(arg):
+		return launchedRun(arg)
+	case strings.ContainsAny(arg, `/\`) || arg == "." || arg == "..":
 		return arg
 	}
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
@@ -156,7 +160,7 @@ func (c *WatchCmd) find(root string) string {
 	}
 	var match string
 	for _, d := range inv.WorkflowDirs {
-		if strings.HasPrefix(path.Base(d), arg) {
+		if strings.HasPrefix(layout.RunID(d), arg) {
 			if match != "" {
 				return ""
 			}
@@ -167,6 +171,34 @@ func (c *WatchCmd) find(root string) string {
 		return ""
 	}
 	return filepath.Join(root, filepath.FromSlash(match))
+}
+
+// launchedRun is the run directory of the one Workflow run a session
+// transcript launched, "" while it has launched none (or several).
+func launchedRun(file string) string {
+	res, err := analyze.Load([]string{file}, analyze.Options{})
+	if err != nil {
+		return ""
+	}
+	id := ""
+	for _, r := range res.Runs {
+		if r.Kind != model.KindSession || r.Main == nil {
+			continue
+		}
+		for _, l := range r.Launches {
+			if l.RunID == "" || l.RunID == id {
+				continue
+			}
+			if id != "" {
+				return ""
+			}
+			id = l.RunID
+		}
+	}
+	if id == "" {
+		return ""
+	}
+	return layout.RunDirOnDisk(file, id)
 }
 
 func (c *WatchCmd) notFound(root, dir string) string {
@@ -186,10 +218,6 @@ type follower struct {
 	journalSize int64
 }
 
-// parentOf is the session transcript that launched the run in dir:
-// <session>.jsonl beside <session>/subagents/workflows/<run>.
-func parentOf(dir string) string { return analyze.ParentOfRunOnDisk(dir) }
-
 func (f *follower) signature() (string, int64) {
 	var parts []string
 	journal := int64(-1)
@@ -203,7 +231,7 @@ func (f *follower) signature() (string, int64) {
 		}
 	}
 	sort.Strings(parts)
-	if info, err := os.Stat(parentOf(f.dir)); err == nil {
+	if info, err := os.Stat(layout.ParentOfRunOnDisk(f.dir)); err == nil {
 		parts = append(parts, fmt.Sprintf("parent %d %d", info.Size(), info.ModTime().UnixNano()))
 	}
 	return strings.Join(parts, "\n"), journal

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
@@ -46,7 +47,8 @@ func record(t *testing.T, runDir string, tornWrites bool) *recording {
 		t.Fatal(err)
 	}
 	rep := replay.Workflow(run, replay.Config{})
-	session := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(runDir))))
+	sessionFile := layout.ParentOfRunOnDisk(runDir)
+	session := layout.Stem(sessionFile)
 	src := filepath.Dir(session)
 	rel, _ := filepath.Rel(src, runDir)
 	r := &recording{src: src, runDir: rel, start: rep.Start.At}
@@ -61,8 +63,8 @@ func record(t *testing.T, runDir string, tornWrites bool) *recording {
 	}
 	firstWrite := map[string]time.Time{} // transcript path (no .jsonl) -> first write
 	var files []string
-	if _, err := os.Stat(session + ".jsonl"); err == nil {
-		files = append(files, session+".jsonl")
+	if _, err := os.Stat(sessionFile); err == nil {
+		files = append(files, sessionFile)
 	}
 	filepath.WalkDir(session, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -200,11 +202,16 @@ func (c *scriptedClock) flush() {
 // runWatchArgs plays the recording into a fresh directory on the scripted
 // clock and runs `pmcheck watch` over it with watch's default flags.
 func runWatchArgs(t *testing.T, rec *recording, mode ...string) (string, string, int) {
+	return runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rec.runDir) }, mode...)
+}
+
+// runWatchOn is runWatchArgs with RUN given by target from the copy's root.
+func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mode ...string) (string, string, int) {
 	t.Helper()
 	dst := t.TempDir()
 	clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
 	clk.flush()
-	cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
+	cmd := &WatchCmd{Run_: target(dst), Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
 		DoneGrace: Seconds(30 * time.Second), MaxHours: 6, clock: clk}
 	for _, m := range mode {
 		switch m {
@@ -427,5 +434,19 @@ func TestWatchRealTimeSmoke(t *testing.T) {
 	}
 	if d := time.Since(begin); d > 10*time.Second {
 		t.Fatalf("took %s", d)
+	}
+}
+
+// TestWatchFollowsASessionTranscript: RUN may be the session transcript that
+// launches the run, as for replay; watch waits for the launch and follows the
+// one run it names.
+func TestWatchFollowsASessionTranscript(t *testing.T) {
+	rec := record(t, killRetryDir, false)
+	session := layout.ParentOfRunOnDisk(killRetryDir)
+	want, _, wantCode := runReplay(t, "--timestamps", session)
+	rel, _ := filepath.Rel(rec.src, session)
+	got, errs, code := runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rel) }, "--timestamps")
+	if got != want || code != wantCode || want == "" {
+		t.Fatalf("watch (exit %d, stderr %q):\n%s\nreplay (exit %d):\n%s", code, errs, got, wantCode, want)
 	}
 }
