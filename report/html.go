@@ -355,7 +355,13 @@ func writeSVG(b *strings.Builder, tl *timeline, lanes []*lane) {
 		if step >= time.Minute {
 			label = t.UTC().Format("15:04")
 		}
+		if tl.clipped && x(t) > labelW+plotW-50 {
+			label = "" // room for "later →"
+		}
 		fmt.Fprintf(b, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/><text x=\"%s\" y=\"12\">%s</text>", tx, num(axisH-4), tx, num(h), tx, label)
+	}
+	if tl.clipped {
+		fmt.Fprintf(b, "<text class=\"clip\" x=\"%s\" y=\"12\">later →</text>", num(labelW+plotW+2))
 	}
 	b.WriteString("</g>\n")
 	for i, l := range lanes {
@@ -372,7 +378,7 @@ func writeSVG(b *strings.Builder, tl *timeline, lanes []*lane) {
 		fmt.Fprintf(b, "<text class=\"label\" x=\"4\" y=\"%s\">%s</text>", num(mid+4), esc(truncateLabel(l.label)))
 		if !l.start.IsZero() {
 			x1 := x(l.start)
-			x2 := x(l.end)
+			x2 := min(x(l.end), labelW+plotW)
 			if l.end.IsZero() || x2 < x1+1 {
 				x2 = x1 + 1
 			}
@@ -395,7 +401,12 @@ func writeMarker(b *strings.Builder, m marker, x func(time.Time) float64, mid fl
 		id = " id=\"" + m.id + "\""
 	}
 	mx := x(m.t)
-	fmt.Fprintf(b, "<g class=\"m m-%s src-%s\"%s data-t=\"%s\" data-x=\"%s\"><title>%s</title>", m.kind, cssClass(m.cls), id, rfc(m.t), num(mx), esc(m.title))
+	beyond := ""
+	if mx > labelW+plotW {
+		// Past the clipped axis: drawn at its right edge.
+		mx, beyond = labelW+plotW+4, " beyond"
+	}
+	fmt.Fprintf(b, "<g class=\"m m-%s src-%s%s\"%s data-t=\"%s\" data-x=\"%s\"><title>%s</title>", m.kind, cssClass(m.cls), beyond, id, rfc(m.t), num(mx), esc(m.title))
 	switch m.kind {
 	case "launch":
 		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"3.5\"/>", num(mx), num(mid))
@@ -404,7 +415,7 @@ func writeMarker(b *strings.Builder, m marker, x func(time.Time) float64, mid fl
 	case "kill":
 		fmt.Fprintf(b, "<path d=\"M%s %sl8 8M%s %sl-8 8\"/>", num(mx-4), num(mid-4), num(mx+4), num(mid-4))
 	case "quiet":
-		fx := x(m.from)
+		fx := min(x(m.from), labelW+plotW)
 		fmt.Fprintf(b, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"6\"/>", num(fx), num(mid-3), num(max(mx-fx, 1)))
 	case "watchdog":
 		fmt.Fprintf(b, "<path d=\"M%s %sl5 5-5 5-5-5z\"/>", num(mx), num(mid-5))
@@ -524,7 +535,7 @@ details{margin:6px 0}summary{cursor:pointer;color:var(--muted)}.help{white-space
 section.run{margin:0 0 22px}
 svg.timeline{width:100%;height:auto;display:block;border:1px solid var(--line);border-radius:4px;background:#fbfcfd}
 svg.key{vertical-align:middle}
-.axis line{stroke:#e6e9ed;stroke-width:1}.axis text{font:10px ui-monospace,monospace;fill:var(--muted);text-anchor:middle}
+.axis line{stroke:#e6e9ed;stroke-width:1}.axis text.clip{text-anchor:end;font-style:italic}.m.beyond{opacity:.55}.axis text{font:10px ui-monospace,monospace;fill:var(--muted);text-anchor:middle}
 .lane .label{font:11px system-ui,sans-serif;fill:var(--fg)}
 .lane .bar{fill:#9cc3e6}.lane-run .bar{fill:#d5dbe1}.lane.bad .bar{fill:#f0c36d}.lane.killed .bar{fill:#f3a19b}
 .m circle{fill:#fff;stroke:#2f5f8a;stroke-width:1.5}.m-end rect{fill:var(--ok)}.m-end.src-failed rect,.m-end.src-stopped rect{fill:var(--warn)}

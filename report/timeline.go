@@ -16,7 +16,11 @@ import (
 // from the Document's facts only.
 type timeline struct {
 	t0, t1 time.Time
-	lanes  []*lane
+	// clipped is set when replayed watchdog events run far past the run's
+	// last write (a watcher counting silence for hours): the axis stops
+	// shortly after the run, and later events sit at its right edge.
+	clipped bool
+	lanes   []*lane
 }
 
 type lane struct {
@@ -111,6 +115,8 @@ func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool) *timeline
 			title: fmt.Sprintf("%s at %s: %s", s.Kind, clockLabel(s.Time), s.Command)})
 		widen(s.Time)
 	}
+	activity := tl.t1
+	var events time.Time
 	for i, w := range rf.Watchdogs {
 		l := main
 		if al := byAgent[strings.TrimPrefix(w.Agent, "a:")]; al != nil {
@@ -137,11 +143,19 @@ func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool) *timeline
 			l.markers = append(l.markers, marker{kind: "quiet", cls: w.Source, from: from, t: w.Time, title: "quiet stretch: " + title})
 			widen(from)
 		}
+		if w.Time.After(events) {
+			events = w.Time
+		}
 		l.markers = append(l.markers, marker{id: id, kind: "watchdog", cls: w.Source, t: w.Time, title: title})
 		if w.Kind != "QUIET" || findingFacts[id] {
 			l.interesting = true
 		}
-		widen(w.Time)
+	}
+	if span := activity.Sub(tl.t0); !tl.t0.IsZero() && !activity.IsZero() && span > 0 && events.Sub(tl.t0) > 3*span {
+		tl.t1 = activity.Add(span / 4)
+		tl.clipped = true
+	} else {
+		widen(events)
 	}
 	for _, l := range tl.lanes {
 		slices.SortStableFunc(l.markers, func(a, b marker) int { return a.t.Compare(b.t) })
