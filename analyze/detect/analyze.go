@@ -117,13 +117,6 @@ type analysis struct {
 	// classified caches each Bash call's parse: the ledgers and the ship
 	// facts all read it, and parsing is the costliest step per call.
 	classified map[*model.ToolCall]ship.Analysis
-	facts      model.Facts
-	killed     []*killedItem
-	// attemptItems / subagentItems are parallel to facts.Attempts / Subagents.
-	attemptItems  []*killedItem
-	subagentItems []*killedItem
-	// written are paths written by transcripts that are not killed work.
-	written []string
 }
 
 // Analyze derives the facts of one run. Watchdog facts are the replay's and
@@ -133,21 +126,14 @@ func Analyze(run *model.Run, opts Options) model.Facts {
 	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
 	a.classified = map[*model.ToolCall]ship.Analysis{}
 	a.preclassify()
-	a.facts = model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
 	if run == nil {
-		return a.facts
+		return model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
 	}
-	a.runFact()
-	a.subagentFacts()
-	a.attemptFacts()
-	a.reviewEvidence()
-	a.gitJoin()
-	a.shipFacts()
-	a.finish()
-	return a.facts
+	return a.runSteps(factsStep).(model.Facts)
 }
 
-func (a *analysis) runFact() {
+// runFact is the run step: the run's own fact (Shipped is the ships step's).
+func runFact(a *pass) any {
 	run := a.run
 	f := model.RunFact{Kind: run.Kind, ID: run.ID, Path: run.Path, Attempts: len(run.Attempts), Segments: 1}
 	f.At = model.Evidence{File: run.Path}
@@ -182,7 +168,7 @@ func (a *analysis) runFact() {
 	if a.opts.Git != nil {
 		f.Branch = a.opts.Git.Name
 	}
-	a.facts.Run = f
+	return &f
 }
 
 // transcripts are the run's files in a fixed order: main, agents, attempts.
@@ -207,9 +193,10 @@ func (a *analysis) transcripts() []*model.Transcript {
 	return out
 }
 
-// subagentFacts: one fact per Agent/Task call, with the resume-gate scan of
-// the transcript that owns it.
-func (a *analysis) subagentFacts() {
+// subagentFacts is the subagents step: one fact per Agent/Task call, with
+// the resume-gate scan of the transcript that owns it.
+func subagentFacts(a *pass) any {
+	res := &subagentResult{entries: make([]subagentEntry, 0, len(a.run.Subagents))}
 	run := a.run
 	owners := map[string]*model.Transcript{}
 	for _, t := range append([]*model.Transcript{run.Main}, run.Agents...) {
@@ -217,31 +204,28 @@ func (a *analysis) subagentFacts() {
 			owners[t.File] = t
 		}
 	}
-	scans := map[string]Scan{}
+	scans := map[string]*ownerScan{}
 	for _, sc := range run.Subagents {
 		owner := owners[sc.Owner]
 		scan, ok := scans[sc.Owner]
 		if !ok {
-			scan = ScanTranscript(owner)
+			scan = newOwnerScan(owner)
 			scans[sc.Owner] = scan
 		}
 		f := model.SubagentFact{
 			RunID: run.ID, ToolUseID: sc.ToolUseID, Description: sc.Description, Mode: sc.Mode,
 			AgentID: sc.AgentID, Time: sc.At.Time, At: sc.At,
-			Segment: scan.Segments.SegmentOf(sc.At.Line),
+			Segment: scan.segmentOf(sc.At.Line),
 		}
 		f.InLastSegment = f.Segment == scan.Segments.Count
 		end := interpret.SubagentOutcome(sc, interpret.Polls(owner, sc.AgentID))
 		f.Outcome = end.Outcome
 		known := end.At
 		f.Reasons = subagentReasons(sc, end)
-		for _, h := range scan.Hits {
-			if h.ToolUseID == sc.ToolUseID {
-				f.Signature, f.Rule = h.Signature, h.Rule
-				known = h.At
-				f.Reasons = append(f.Reasons, model.Reason{What: "Signature " + h.Signature + " (" + h.Rule + ")", At: h.At})
-				break
-			}
+		if h, ok := scan.hit[sc.ToolUseID]; ok {
+			f.Signature, f.Rule = h.Signature, h.Rule
+			known = h.At
+			f.Reasons = append(f.Reasons, model.Reason{What: "Signature " + h.Signature + " (" + h.Rule + ")", At: h.At})
 		}
 		f.End = subagentEnd(sc, known)
 		if sc.Result != nil && SignatureA(sc.Result) {
@@ -265,16 +249,47 @@ func (a *analysis) subagentFacts() {
 				name = noDescription
 			}
 			item = &killedItem{kind: "subagent", id: sc.AgentID, toolUseID: sc.ToolUseID, name: name, ledger: l, known: known}
-			a.killed = append(a.killed, item)
 		} else if sc.Child != nil {
-			a.written = append(a.written, l.Paths...)
+			res.written = append(res.written, l.Paths...)
 		}
-		a.subagentItems = append(a.subagentItems, item)
-		a.facts.Subagents = append(a.facts.Subagents, f)
+		res.entries = append(res.entries, subagentEntry{call: sc, fact: f, item: item})
 	}
 	if run.Kind == model.KindSession && run.Main != nil {
-		a.written = append(a.written, ledgerOf(run.Main, a.classify).Paths...)
+		res.written = append(res.written, ledgerOf(run.Main, a.classify).Paths...)
 	}
+	return res
+}
+
+// ownerScan is the resume-gate scan of one transcript that owns Agent calls,
+// indexed for the lookups every call makes: its hit by tool-use id (the
+// first, as the scan lists them) and the lines of its decodable marks, so
+// each call costs a map lookup and a binary search, not a pass over every
+// hit and mark.
+type ownerScan struct {
+	Scan
+	hit     map[string]Hit
+	okMarks []int // lines of the decodable marks, in file order
+}
+
+func newOwnerScan(t *model.Transcript) *ownerScan {
+	s := &ownerScan{Scan: ScanTranscript(t), hit: map[string]Hit{}}
+	for _, h := range s.Hits {
+		if _, ok := s.hit[h.ToolUseID]; !ok {
+			s.hit[h.ToolUseID] = h
+		}
+	}
+	for _, m := range s.Segments.Marks {
+		if m.OK {
+			s.okMarks = append(s.okMarks, m.At.Line)
+		}
+	}
+	return s
+}
+
+// segmentOf is Segments.SegmentOf by binary search: one more than the number
+// of decodable marks on rows above line.
+func (s *ownerScan) segmentOf(line int) int {
+	return 1 + sort.SearchInts(s.okMarks, line)
 }
 
 // names are the strings that identify an item in a trailer or a prompt.
@@ -304,10 +319,12 @@ func (k *killedItem) namedBy(text string) bool {
 	return false
 }
 
-// reviewEvidence collects the configured evidence for every killed item.
-func (a *analysis) reviewEvidence() {
+// reviewEvidence is the review step: it collects the configured evidence
+// for every item (timeless, reviewedAt, evidence, reviews).
+func reviewEvidence(a *pass) any {
 	ro := a.opts.Review
-	for _, k := range a.killed {
+	subs := a.resultOf(subagentsStep).(*subagentResult)
+	for _, k := range a.killedOf() {
 		// Commit trailers on the branch under check.
 		if a.opts.Git != nil {
 			for _, c := range a.opts.Git.Commits {
@@ -327,7 +344,7 @@ func (a *analysis) reviewEvidence() {
 		if a.opts.Git != nil {
 			candidates = append(candidates, a.opts.Git.Paths...)
 		}
-		candidates = append(candidates, a.written...)
+		candidates = append(candidates, subs.written...)
 		for _, pat := range ro.FilePatterns {
 			for _, p := range uniqueSorted(candidates) {
 				if reviewFileMatches(pat, p, k) {
@@ -337,8 +354,8 @@ func (a *analysis) reviewEvidence() {
 			}
 		}
 		// A later completed review subagent whose prompt names the item.
-		for i, sc := range a.run.Subagents {
-			f := a.facts.Subagents[i]
+		for _, e := range subs.entries {
+			sc, f := e.call, e.fact
 			if f.Killed || f.FalseDone || f.Outcome != OutcomeCompleted || sc.ToolUseID == k.toolUseID {
 				continue
 			}
@@ -362,6 +379,7 @@ func (a *analysis) reviewEvidence() {
 			k.reviews = append(k.reviews, model.Reason{What: "review subagent " + quote(sc.Description) + " completed", At: done})
 		}
 	}
+	return nil
 }
 
 func (a *analysis) isReviewer(sc *model.SubagentCall) bool {
@@ -395,13 +413,14 @@ func reviewFileMatches(pattern, p string, k *killedItem) bool {
 	return ok && ((k.id != "" && strings.Contains(p, k.id)) || (k.toolUseID != "" && strings.Contains(p, k.toolUseID)))
 }
 
-// gitJoin intersects the branch under check with each killed item's ledger.
-func (a *analysis) gitJoin() {
+// gitJoin is the git step: it intersects the branch under check with each
+// item's ledger (onBranch, matches).
+func gitJoin(a *pass) any {
 	b := a.opts.Git
 	if b == nil {
-		return
+		return nil
 	}
-	for _, k := range a.killed {
+	for _, k := range a.killedOf() {
 		for _, id := range k.ledger.Commits {
 			if b.HasCommit(id) {
 				k.onBranch = true
@@ -428,6 +447,7 @@ func (a *analysis) gitJoin() {
 			k.matches = append(k.matches, "unknown work (a write or commit the ledger could not see) on a branch that changes files")
 		}
 	}
+	return nil
 }
 
 // preclassify fills the classification cache on every CPU before the
@@ -484,8 +504,11 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 	return r
 }
 
-// shipFacts finds every ship action in the run's transcripts.
-func (a *analysis) shipFacts() {
+// shipFacts is the ships step: every ship action in the run's transcripts,
+// with the items outstanding when it ran (it marks them shipped).
+func shipFacts(a *pass) any {
+	res := &shipResult{ships: []model.ShipFact{}}
+	killed := a.killedOf()
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
 			var acts []ship.Action
@@ -504,7 +527,7 @@ func (a *analysis) shipFacts() {
 				if f.Branch == "" && act.Kind == ship.KindPush && act.RefKind == ship.RefBranch {
 					f.Branch = t.GitBranch
 				}
-				for _, k := range a.killed {
+				for _, k := range killed {
 					if !before(k.known, c.At, true) {
 						continue
 					}
@@ -515,12 +538,12 @@ func (a *analysis) shipFacts() {
 					f.OutstandingKilled = append(f.OutstandingKilled, k.name)
 				}
 				f.Outstanding = len(f.OutstandingKilled) > 0
-				a.facts.Ships = append(a.facts.Ships, f)
+				res.ships = append(res.ships, f)
 			}
 		}
 	}
-	sort.SliceStable(a.facts.Ships, func(i, j int) bool {
-		x, y := a.facts.Ships[i].At, a.facts.Ships[j].At
+	sort.SliceStable(res.ships, func(i, j int) bool {
+		x, y := res.ships[i].At, res.ships[j].At
 		if !x.Time.Equal(y.Time) {
 			return x.Time.Before(y.Time)
 		}
@@ -529,14 +552,15 @@ func (a *analysis) shipFacts() {
 		}
 		return x.Line < y.Line
 	})
-	for _, s := range a.facts.Ships {
+	for _, s := range res.ships {
 		if s.Kind == ship.KindPush || s.Kind == ship.KindMerge {
-			a.facts.Run.Shipped = true
+			res.shipped = true
 		}
 	}
 	if a.opts.Git != nil {
-		a.facts.Run.Shipped = true
+		res.shipped = true
 	}
+	return res
 }
 
 func (a *analysis) isPublishTool(name string) bool { return IsPublishTool(name, a.opts.PublishTools) }
@@ -556,25 +580,29 @@ func IsPublishTool(name string, patterns []string) bool {
 	return false
 }
 
-// finish copies review, branch and ship results into the facts.
-func (a *analysis) finish() {
-	for i, k := range a.subagentItems {
-		if k == nil {
-			continue
+// assembleFacts is the facts step: the run fact, and the subagent and
+// attempt facts with their items' review, branch and ship results.
+func assembleFacts(a *pass) any {
+	subs := a.resultOf(subagentsStep).(*subagentResult)
+	atts := a.resultOf(attemptsStep).(*attemptResult)
+	ships := a.resultOf(shipsStep).(*shipResult)
+	out := model.Facts{Run: *a.resultOf(runStep).(*model.RunFact), Ships: ships.ships, Watchdogs: []model.WatchdogFact{},
+		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: make([]model.AttemptFact, 0, len(atts.entries))}
+	out.Run.Shipped = ships.shipped
+	for _, e := range subs.entries {
+		f, k := e.fact, e.item
+		if k != nil {
+			f.Reviewed, f.ReviewEvidence = k.reviewed(), nonNil(k.evidence)
+			f.OnShippedBranch, f.ShippedAfterKill = k.onBranch, k.shipped
+			f.BranchMatches = k.matches
+			f.Reasons = append(f.Reasons, k.reviews...)
 		}
-		f := &a.facts.Subagents[i]
-		f.Reviewed, f.ReviewEvidence = k.reviewed(), nonNil(k.evidence)
-		f.OnShippedBranch, f.ShippedAfterKill = k.onBranch, k.shipped
-		f.BranchMatches = k.matches
-		f.Reasons = append(f.Reasons, k.reviews...)
-	}
-	for i := range a.facts.Subagents {
-		f := &a.facts.Subagents[i]
 		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
 		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
+		out.Subagents = append(out.Subagents, f)
 	}
-	for i, k := range a.attemptItems {
-		f := &a.facts.Attempts[i]
+	for _, e := range atts.entries {
+		f, k := e.fact, e.item
 		if k != nil {
 			f.Reviewed, f.ReviewEvidence = k.reviewed(), k.evidence
 			f.OnShippedBranch = k.onBranch
@@ -583,7 +611,9 @@ func (a *analysis) finish() {
 		}
 		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
 		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
+		out.Attempts = append(out.Attempts, f)
 	}
+	return out
 }
 
 // before reports whether evidence x precedes y: by line in the same file,

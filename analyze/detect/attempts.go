@@ -12,8 +12,9 @@ import (
 // result or failed line that closed no open attempt.
 const OutcomeOrphan = "orphan-result"
 
-// attemptFacts derives one fact per Workflow attempt, then one per orphan line.
-func (a *analysis) attemptFacts() {
+// attemptFacts is the attempts step: one fact per Workflow attempt, then one
+// per orphan line.
+func attemptFacts(a *pass) any {
 	run := a.run
 	last := map[string]int{} // key -> ordinal of its last attempt
 	for _, at := range run.Attempts {
@@ -23,7 +24,7 @@ func (a *analysis) attemptFacts() {
 	}
 	// One fact per attempt and orphan: sized once, not grown by doubling (a
 	// journal of 200,000 attempts made the doublings cost 400 MB).
-	a.facts.Attempts = make([]model.AttemptFact, 0, len(run.Attempts)+len(run.Orphans))
+	res := &attemptResult{entries: make([]attemptEntry, 0, len(run.Attempts)+len(run.Orphans))}
 	for _, at := range run.Attempts {
 		f := model.AttemptFact{
 			RunID: run.ID, Key: at.Key, AgentID: at.AgentID, Agent: agentName(at),
@@ -67,27 +68,24 @@ func (a *analysis) attemptFacts() {
 		f.CommitsReported, f.CommitsUnknown = len(l.Commits), l.CommitsUnknown
 		// Every attempt that did not return cleanly left work nobody accepted:
 		// killed, failed, superseded without a sentinel, never returned, false done.
+		var item *killedItem
 		if f.Outcome != model.OutcomeCompleted || f.FalseDone {
-			item := &killedItem{
+			item = &killedItem{
 				kind: "attempt", id: at.AgentID, name: f.Agent, key: at.Key, ledger: l,
 				known: attemptKnownAt(at, t),
 			}
-			a.killed = append(a.killed, item)
-			a.attemptItems = append(a.attemptItems, item)
-		} else {
-			a.attemptItems = append(a.attemptItems, nil)
 		}
-		a.facts.Attempts = append(a.facts.Attempts, f)
+		res.entries = append(res.entries, attemptEntry{fact: f, item: item})
 	}
 	for _, o := range run.Orphans {
-		a.facts.Attempts = append(a.facts.Attempts, model.AttemptFact{
+		res.entries = append(res.entries, attemptEntry{fact: model.AttemptFact{
 			RunID: run.ID, Key: o.Key, AgentID: o.AgentID, Agent: o.AgentID, Outcome: OutcomeOrphan,
 			SilenceSeconds: -1, Paths: []string{}, Commits: []string{}, Time: o.At.Time, At: o.At,
 			Reasons:      []model.Reason{{What: "journal " + o.Type + " line with no open attempt", At: o.At}},
 			FailureCause: "journal " + o.Type + " line matches no open attempt",
-		})
-		a.attemptItems = append(a.attemptItems, nil)
+		}})
 	}
+	return res
 }
 
 // agentName is how reports name an attempt's agent.

@@ -1,0 +1,134 @@
+package detect
+
+import (
+	"fmt"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// A step is one pass of the detectors. Requires names the steps whose results
+// it reads: Analyze runs every step after the steps it requires, and a step
+// can read only those steps' results (resultOf panics on any other), so an
+// undeclared dependency fails every test at once instead of silently relying
+// on the order of calls. The idea is golang.org/x/tools/go/analysis's
+// Analyzer.Requires.
+type step struct {
+	name     string
+	requires []*step
+	run      func(p *pass) any
+}
+
+// pass is one step's view of the analysis: the shared inputs, and the
+// results of the steps it requires.
+type pass struct {
+	*analysis
+	step    *step
+	results map[*step]any
+}
+
+// resultOf returns the result of a step this step requires.
+func (p *pass) resultOf(s *step) any {
+	for _, r := range p.step.requires {
+		if r == s {
+			return p.results[s]
+		}
+	}
+	panic(fmt.Sprintf("detect: step %q reads the result of %q without requiring it", p.step.name, s.name))
+}
+
+// The steps, each with what it reads. Items (killed or unreturned work) are
+// created by the subagents and attempts steps; review, git and ships each
+// fill in their own fields of them, and facts reads them all.
+var (
+	runStep       = &step{name: "run", run: runFact}
+	subagentsStep = &step{name: "subagents", run: subagentFacts}
+	attemptsStep  = &step{name: "attempts", run: attemptFacts}
+	reviewStep    = &step{name: "review", requires: []*step{subagentsStep, attemptsStep}, run: reviewEvidence}
+	gitStep       = &step{name: "git", requires: []*step{subagentsStep, attemptsStep}, run: gitJoin}
+	shipsStep     = &step{name: "ships", requires: []*step{subagentsStep, attemptsStep, reviewStep}, run: shipFacts}
+	factsStep     = &step{name: "facts", requires: []*step{runStep, subagentsStep, attemptsStep, reviewStep, gitStep, shipsStep}, run: assembleFacts}
+)
+
+// order lists the steps final needs, each after everything it requires
+// (depth first, in the order requirements are declared).
+func order(final *step) []*step {
+	var out []*step
+	state := map[*step]int{} // 1 visiting, 2 done
+	var visit func(s *step)
+	visit = func(s *step) {
+		switch state[s] {
+		case 1:
+			panic("detect: steps require each other in a cycle at " + s.name)
+		case 2:
+			return
+		}
+		state[s] = 1
+		for _, r := range s.requires {
+			visit(r)
+		}
+		state[s] = 2
+		out = append(out, s)
+	}
+	visit(final)
+	return out
+}
+
+// runSteps runs final and everything it requires, and returns final's result.
+func (a *analysis) runSteps(final *step) any {
+	results := map[*step]any{}
+	for _, s := range order(final) {
+		results[s] = s.run(&pass{analysis: a, step: s, results: results})
+	}
+	return results[final]
+}
+
+// subagentEntry is one Agent/Task call's fact and, when its work is at risk,
+// its item.
+type subagentEntry struct {
+	call *model.SubagentCall
+	fact model.SubagentFact
+	item *killedItem
+}
+
+// subagentResult is the subagents step's result.
+type subagentResult struct {
+	entries []subagentEntry
+	// written are paths written by transcripts that are not killed work.
+	written []string
+}
+
+// attemptEntry is one Workflow attempt's (or orphan line's) fact and item.
+type attemptEntry struct {
+	fact model.AttemptFact
+	item *killedItem
+}
+
+type attemptResult struct{ entries []attemptEntry }
+
+// shipResult is the ships step's result.
+type shipResult struct {
+	ships   []model.ShipFact
+	shipped bool
+}
+
+// items lists every item at risk, subagents first, in fact order.
+func items(s *subagentResult, a *attemptResult) []*killedItem {
+	var out []*killedItem
+	for _, e := range s.entries {
+		if e.item != nil {
+			out = append(out, e.item)
+		}
+	}
+	for _, e := range a.entries {
+		if e.item != nil {
+			out = append(out, e.item)
+		}
+	}
+	return out
+}
+
+// killedOf returns the items of the subagents and attempts steps, which p
+// must require.
+func (p *pass) killedOf() []*killedItem {
+	return items(p.resultOf(subagentsStep).(*subagentResult), p.resultOf(attemptsStep).(*attemptResult))
+}
