@@ -176,8 +176,8 @@ func TestDecisionsDefinedOnce(t *testing.T) {
 // analyze/layout, so no other file takes a run's paths apart. Generators
 // that write layouts (fixtures/gen, bench) and tests are left out.
 func TestOnlyLayoutParsesPaths(t *testing.T) {
-	shapes := map[string]bool{"subagents": true, "/subagents/": true, "subagents/": true, "workflows": true,
-		"/workflows/": true, "workflows/": true, ".meta.json": true}
+	shapes := map[string]bool{"/subagents/": true, "subagents/": true, "/subagents": true,
+		"/workflows/": true, "workflows/": true, "/workflows": true, ".meta.json": true}
 	for _, dir := range []string{"analyze", "cmd", "hook", "collect", "report", "rules"} {
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
