@@ -507,6 +507,15 @@ func (l *loader) abs(rel string) string {
 	return path.Join(strings.ReplaceAll(l.root, "\\", "/"), rel)
 }
 
+// capText cuts a sidecar's description or type to model.DescriptionLimit
+// bytes, on a character boundary, as the transcript reader does.
+func capText(s string) string {
+	if len(s) <= model.DescriptionLimit {
+		return s
+	}
+	return strings.ToValidUTF8(s[:model.DescriptionLimit], "")
+}
+
 // maxSidecar is the largest .meta.json read.
 const maxSidecar = 1 << 20
 
@@ -556,7 +565,7 @@ func readMeta(p, file string) *model.Meta {
 		}
 		return *p
 	}
-	m.AgentType, m.Description, m.ToolUseID = str(raw.AgentType), str(raw.Description), str(raw.ToolUseID)
+	m.AgentType, m.Description, m.ToolUseID = capText(str(raw.AgentType)), capText(str(raw.Description)), str(raw.ToolUseID)
 	m.WorktreePath, m.ParentAgentID, m.RequestShape = str(raw.WorktreePath), str(raw.ParentAgentID), str(raw.RequestShape)
 	if raw.SpawnDepth != nil {
 		m.SpawnDepth = *raw.SpawnDepth

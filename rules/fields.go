@@ -67,7 +67,8 @@ var fieldDocs = map[string]string{
 	"ship.ref_kind":           "what a push updates: `branch` or `tag` (`--tags`, `refs/tags/…`, `tag NAME`, a version-like name such as `v1.2.3`); empty for other kinds",
 	"ship.tag":                "the tag a tag push updates (`--tags` for all tags)",
 	"ship.possible":           "the action could not be ruled out: a program or git subcommand computed at run time (`$(echo git) push`), a git run by `xargs` with its subcommand on standard input, a command nested deeper than four `bash -c` levels or one that does not parse, naming a ship verb",
-	"ship.outstanding_killed": "the descriptions of the unreviewed killed subagents outstanding when the action ran",
+	"ship.outstanding_killed": "the descriptions of the unreviewed killed subagents outstanding when the action ran (at most 20; `outstanding_count` counts them all)",
+	"ship.outstanding_count":  "how many unreviewed killed subagents were outstanding when the action ran",
 	"ship.outstanding":        "at least one unreviewed killed subagent was outstanding when the action ran",
 
 	"watchdog.source":          "`watch`, `progresswatch`, `harness` or `workflow-runtime`",

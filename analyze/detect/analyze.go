@@ -535,9 +535,12 @@ func shipFacts(a *pass) any {
 					if k.timeless || (k.reviewedAt != nil && before(*k.reviewedAt, c.At, false)) {
 						continue
 					}
-					f.OutstandingKilled = append(f.OutstandingKilled, k.name)
+					f.OutstandingCount++
+					if len(f.OutstandingKilled) < model.ListLimit {
+						f.OutstandingKilled = append(f.OutstandingKilled, k.name)
+					}
 				}
-				f.Outstanding = len(f.OutstandingKilled) > 0
+				f.Outstanding = f.OutstandingCount > 0
 				res.ships = append(res.ships, f)
 			}
 		}

@@ -147,7 +147,9 @@ type ShipFact struct {
 	Possible bool `json:"possible" expr:"possible"`
 	// OutstandingKilled lists the descriptions of unreviewed killed subagents
 	// outstanding when the action ran.
+	// It lists at most ListLimit names; OutstandingCount counts them all.
 	OutstandingKilled []string  `json:"outstanding_killed" expr:"outstanding_killed"`
+	OutstandingCount  int       `json:"outstanding_count" expr:"outstanding_count"`
 	Outstanding       bool      `json:"outstanding" expr:"outstanding"`
 	Time              time.Time `json:"time,omitzero" expr:"time"`
 	At                Evidence  `json:"at" expr:"at"`

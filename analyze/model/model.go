@@ -162,6 +162,14 @@ type ToolCall struct {
 
 // Limits on what is kept of long inputs.
 const (
+	// DescriptionLimit caps a tool call's description, subagent type and
+	// names: they are quoted in messages, joined into lists and matched
+	// against review prompts, so an uncapped one multiplies (a 2.6 MB
+	// transcript once produced a 2 GB report).
+	DescriptionLimit = 1 << 10
+	// ListLimit caps the names a fact lists (ShipFact.OutstandingKilled);
+	// a count says how many there were.
+	ListLimit    = 20
 	PromptLimit  = 64 << 10
 	CommandLimit = 64 << 10
 	// AgentResultLimit caps the text kept of an Agent/Task tool result.

@@ -479,21 +479,21 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 	c := &model.ToolCall{ID: keep(blk.ID), Name: keep(blk.Name), At: at, Timestamp: ts}
 	switch blk.Name {
 	case "Agent", "Task":
-		c.Description = keep(in.Description)
+		c.Description = capString(in.Description, model.DescriptionLimit)
 		c.Prompt = capString(in.Prompt, model.PromptLimit)
-		c.SubagentType = keep(in.SubagentType)
+		c.SubagentType = capString(in.SubagentType, model.DescriptionLimit)
 		c.RunInBackground = in.RunInBackground
-		c.AgentName = keep(in.Name)
+		c.AgentName = capString(in.Name, model.DescriptionLimit)
 	case "Workflow":
-		c.Description = keep(in.Description)
-		c.WorkflowName = keep(in.Name)
+		c.Description = capString(in.Description, model.DescriptionLimit)
+		c.WorkflowName = capString(in.Name, model.DescriptionLimit)
 		c.ResumeFromRun = keep(in.ResumeFromRunID)
 		if c.Description == "" {
-			c.Description = keep(in.ScriptPath)
+			c.Description = capString(in.ScriptPath, model.DescriptionLimit)
 		}
 	case "Bash":
 		c.Command = capString(in.Command, model.CommandLimit)
-		c.Description = keep(in.Description)
+		c.Description = capString(in.Description, model.DescriptionLimit)
 		c.RunInBackground = in.RunInBackground
 	case "Write", "Edit", "MultiEdit":
 		c.FilePath = keep(in.FilePath)

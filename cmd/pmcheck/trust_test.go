@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -321,5 +322,65 @@ func TestTrustLongAgentIDTail(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "not a valid id") && !strings.Contains(r.stdout, "several agent ids") {
 		t.Errorf("the long id is not reported as a problem:\n%.2000s", r.stdout)
+	}
+}
+
+// TestTrustManyKilledSubagentsBeforeManyPushes (issue 12, item 11): k killed
+// subagents with 100 KB descriptions before m pushes. Descriptions are kept
+// to 1 KiB, each ship fact lists at most 20 of the outstanding ones and
+// counts the rest, and each message names five and "N more", so the report
+// grows with k + m, not k × m × description length.
+func TestTrustManyKilledSubagentsBeforeManyPushes(t *testing.T) {
+	src := bytes.Split(readFixture(t, "detect-ship-after-kill/40000000-0000-4000-8000-000000000014.jsonl"), []byte("\n"))
+	const k, m = 300, 30
+	long := strings.Repeat("d", 100<<10)
+	var out bytes.Buffer
+	out.Write(src[0])
+	out.WriteByte('\n')
+	n := 100
+	uuid := func(line []byte, old string) []byte {
+		n++
+		return bytes.ReplaceAll(line, []byte(old), []byte(fmt.Sprintf("00000001-0000-4000-8000-%012d", n)))
+	}
+	for i := range k {
+		for _, j := range []int{3, 4} { // the Agent call and its cut-off result
+			l := bytes.ReplaceAll(src[j], []byte("toolu_kill14"), []byte(fmt.Sprintf("toolu_kill%05d", i)))
+			l = bytes.ReplaceAll(l, []byte("Harden the login flow"), []byte(fmt.Sprintf("%05d %s", i, long)))
+			out.Write(uuid(l, fmt.Sprintf("00000001-0000-4000-8000-%012d", j+1)))
+			out.WriteByte('\n')
+		}
+	}
+	for i := range m {
+		for _, j := range []int{5, 6} { // a push and its result
+			l := bytes.ReplaceAll(src[j], []byte("toolu_push14b"), []byte(fmt.Sprintf("toolu_push%05d", i)))
+			l = bytes.ReplaceAll(l, []byte("feat/detect:main"), []byte(fmt.Sprintf("feat/detect:release-%d", i)))
+			out.Write(uuid(l, fmt.Sprintf("00000001-0000-4000-8000-%012d", j+1)))
+			out.WriteByte('\n')
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	writeFile(t, filepath.Join(dir, "40000000-0000-4000-8000-000000000014.jsonl"), out.Bytes())
+	r := runPM(t, "check", "--format", "json", "--fail-level", "none", dir)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rep := parseReport(t, r.stdout)
+	ships := 0
+	for _, f := range rep.Findings {
+		if f.RuleID != "ship-while-killed-outstanding" {
+			continue
+		}
+		ships++
+		if len(f.Message) > 8<<10 || !strings.Contains(f.Message, fmt.Sprintf(" and %d more", k-5)) {
+			t.Fatalf("ship finding message of %d bytes, want five names and %q: %.300s", len(f.Message), fmt.Sprintf("and %d more", k-5), f.Message)
+		}
+	}
+	if ships != m {
+		t.Errorf("%d ship findings, want %d", ships, m)
+	}
+	// k findings of ~1 KiB descriptions and m capped ship lists: a few MB,
+	// where the uncapped lists were k × m × 100 KB (900 MB).
+	if len(r.stdout) > 16<<20 {
+		t.Errorf("the JSON report is %d MB", len(r.stdout)>>20)
 	}
 }
