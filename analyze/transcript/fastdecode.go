@@ -37,21 +37,45 @@ const maxNestingDepth = 10000
 // invalid UTF-8 (as !utf8.Valid(data) would: outside its strings, valid JSON
 // is ASCII). The strings in r share data's memory (see decodeRowArena).
 func decodeRow(data []byte, r *row) (ok, badUTF8 bool) {
-	var arena []byte
-	return decodeRowArena(data, r, &arena)
+	var a arena
+	return decodeRowArena(data, r, &a)
 }
 
-// decodeRowArena is decodeRow with the caller's scratch: the strings it
+// arena is what the strings and block lists of decoded rows point into.
+// decodeRowArena appends to it; its owner resets it (reset) once nothing
+// points into it any more: the serial builder after each line, the
+// parallel reader after each chunk.
+type arena struct {
+	buf    []byte  // unescaped string bodies
+	blocks []block // content block lists, one after another
+	pend   []block // the blocks of the lists being read (a stack)
+}
+
+// reset empties the arena for reuse, dropping buffers one huge line grew.
+func (a *arena) reset(max int) {
+	a.buf, a.blocks, a.pend = a.buf[:0], a.blocks[:0], a.pend[:0]
+	if cap(a.buf) > max {
+		a.buf = nil
+	}
+	if cap(a.blocks)*int(unsafe.Sizeof(block{})) > max {
+		a.blocks = nil
+	}
+	if cap(a.pend)*int(unsafe.Sizeof(block{})) > max {
+		a.pend = nil
+	}
+}
+
+// decodeRowArena is decodeRow with the caller's arena: the strings it
 // stores in r are views, never copies. A string without escapes is the
 // bytes of data between its quotes; one with escapes is decoded into
-// *arena, which each call reuses from its start. Most decoded bytes are
-// tool output and text of which the model keeps a capped head, so copying
-// each string to the heap only for the builder to cut it (the first
-// design) made 44 % of all allocations. The views are valid until data or
-// *arena is reused: the builder clones what it keeps (strings.Clone,
-// capString) before the next line.
-func decodeRowArena(data []byte, r *row, arena *[]byte) (ok, badUTF8 bool) {
-	s := fastScanner{data: data, buf: (*arena)[:0]}
+// a.buf, and content block lists are stored in a.blocks. Most decoded
+// bytes are tool output and text of which the model keeps a capped head,
+// so copying each string to the heap only for the builder to cut it (the
+// first design) made 44 % of all allocations. The views are valid until
+// data is reused or the arena reset: the builder clones what it keeps
+// (strings.Clone, capString) before that.
+func decodeRowArena(data []byte, r *row, a *arena) (ok, badUTF8 bool) {
+	s := fastScanner{data: data, buf: a.buf, ar: a}
 	s.ws()
 	if s.i >= len(s.data) || s.data[s.i] != '{' {
 		// Not an object: valid or not, the row decodes to nothing.
@@ -59,11 +83,8 @@ func decodeRowArena(data []byte, r *row, arena *[]byte) (ok, badUTF8 bool) {
 	} else {
 		ok = s.rowObject(r) && s.end()
 	}
-	if cap(s.buf) <= 1<<20 { // do not pin one huge line's scratch
-		*arena = s.buf
-	} else {
-		*arena = nil
-	}
+	a.buf = s.buf
+	a.pend = a.pend[:0]
 	return ok, s.bad
 }
 
@@ -84,8 +105,9 @@ type fastScanner struct {
 	// strBad is bad for the last string scanned.
 	strBad bool
 	// buf receives the decoded bodies of strings with escapes, one after
-	// another: stringValue returns views into it.
+	// another: stringValue returns views into it (it is ar.buf).
 	buf []byte
+	ar  *arena
 }
 
 // end reports whether only whitespace follows.
@@ -805,7 +827,11 @@ func (s *fastScanner) content(c *content) bool {
 		if !s.enter() {
 			return false
 		}
-		blocks := []block{}
+		// The blocks are read onto the arena's stack (a block's own
+		// content pushes and pops above them), then stored together in
+		// the arena's block list: no allocation per row.
+		ar := s.ar
+		base := len(ar.pend)
 		for first := true; ; first = false {
 			done, ok := s.nextElem(first)
 			if !ok {
@@ -827,9 +853,15 @@ func (s *fastScanner) content(c *content) bool {
 			if !ok {
 				return false
 			}
-			blocks = append(blocks, b)
+			ar.pend = append(ar.pend, b)
 		}
-		c.blocks = blocks
+		if ar.blocks == nil {
+			ar.blocks = make([]block, 0, 16) // an empty list is not nil, as encoding/json's
+		}
+		start := len(ar.blocks)
+		ar.blocks = append(ar.blocks, ar.pend[base:]...)
+		ar.pend = ar.pend[:base]
+		c.blocks = ar.blocks[start:len(ar.blocks):len(ar.blocks)]
 		return true
 	}
 	c.present = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -36,36 +37,54 @@ type lineMeta struct {
 }
 
 // chunk is a run of consecutive lines, copied out of the line reader (whose
-// buffer is reused), with their decodings. The decoded strings are views
-// into data and arena, valid until the chunk is reused.
+// buffer is reused), with their decodings. The decoded strings and block
+// lists are views into data and arena, valid until the chunk is reused.
 type chunk struct {
 	data  []byte
 	lines []lineMeta
 	rows  []decoded
-	arena []byte
+	arena arena
 	done  chan struct{} // closed once every line is decoded
 }
 
+// chunks keeps chunks between files: each grows to about chunkBytes of
+// lines and as many rows once, not once per file.
+var chunks = sync.Pool{New: func() any { return &chunk{data: make([]byte, 0, chunkBytes+chunkBytes/4)} }}
+
 func (c *chunk) decode() {
 	if cap(c.rows) < len(c.lines) {
-		c.rows = make([]decoded, len(c.lines))
+		c.rows = make([]decoded, len(c.lines), 2*len(c.lines))
 	}
 	c.rows = c.rows[:len(c.lines)]
-	c.arena = c.arena[:0]
 	for i := range c.lines {
 		m := &c.lines[i]
-		c.rows[i] = decoded{}
 		if !m.l.OverCap && m.end > m.start {
-			// Each line's strings go to the arena after the previous
-			// line's: they stay valid until the builder has applied them.
-			arena := c.arena[len(c.arena):]
-			decodeLine(c.data[m.start:m.end], &c.rows[i], &arena)
-			if len(arena) > 0 {
-				c.arena = append(c.arena, arena...)
-			}
+			// Each line's strings and blocks go to the arena after the
+			// previous line's: they stay valid until the builder has
+			// applied them.
+			decodeLine(c.data[m.start:m.end], &c.rows[i], &c.arena)
 		}
 	}
 	close(c.done)
+}
+
+// recycle empties a chunk the builder has applied and returns it to the pool.
+func (c *chunk) recycle(size int) {
+	if poisonViews {
+		poison(c.data)
+		poison(c.arena.buf[:cap(c.arena.buf)])
+	}
+	c.lines = c.lines[:0]
+	c.data = c.data[:0]
+	if cap(c.data) > 4*size { // one long line: do not keep its buffer
+		c.data = nil
+	}
+	c.arena.reset(4 * size)
+	clear(c.rows) // drop the views
+	if cap(c.rows) > 1<<16 {
+		c.rows = nil
+	}
+	chunks.Put(c)
 }
 
 // readParallel is Read with decoding spread over workers goroutines and
@@ -80,7 +99,7 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 	work := make(chan *chunk, inflight)
 	free := make(chan *chunk, inflight+1)
 	for range inflight + 1 {
-		free <- &chunk{}
+		free <- chunks.Get().(*chunk)
 	}
 	for range workers {
 		go func() {
@@ -120,6 +139,8 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 		}
 		if len(c.lines) > 0 {
 			send()
+		} else {
+			free <- c // every chunk goes back to the pool below
 		}
 	}()
 	for c := range order {
@@ -129,20 +150,12 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 			data := c.data[m.start:m.end]
 			b.apply(m.l, data, &c.rows[i])
 		}
-		if poisonViews {
-			poison(c.data)
-			poison(c.arena[:cap(c.arena)])
-		}
-		c.lines = c.lines[:0]
-		c.data = c.data[:0]
-		if cap(c.data) > 4*size { // one long line: do not keep its buffer
-			c.data = nil
-		}
-		if cap(c.arena) > 4*size {
-			c.arena = nil
-		}
-		clear(c.rows) // drop the views and blocks
+		c.recycle(size)
+		c = chunks.Get().(*chunk)
 		free <- c
+	}
+	for range inflight + 1 {
+		chunks.Put(<-free)
 	}
 	if readErr != nil {
 		return nil, readErr

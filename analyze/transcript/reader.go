@@ -226,7 +226,7 @@ type builder struct {
 	// arena receives the decoded strings of the line being read; the row's
 	// strings are views into it and into the line, so everything the
 	// builder keeps is cloned (keep, count, capString) before the next line.
-	arena []byte
+	arena arena
 	// types and tools count row types and tool names (counts).
 	types, tools map[string]*int
 }
@@ -265,8 +265,8 @@ type decoded struct {
 }
 
 // decodeLine decodes a trimmed, non-empty line into d. The row's strings
-// are views into data and *arena (decodeRowArena).
-func decodeLine(data []byte, d *decoded, arena *[]byte) {
+// are views into data and the arena (decodeRowArena).
+func decodeLine(data []byte, d *decoded, arena *arena) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		d.nul = true
 		return
@@ -287,8 +287,9 @@ func (b *builder) line(l jsonl.Line) {
 	b.apply(l, data, &d)
 	if poisonViews {
 		poison(data)
-		poison(b.arena[:cap(b.arena)])
+		poison(b.arena.buf[:cap(b.arena.buf)])
 	}
+	b.arena.reset(1 << 20)
 }
 
 // apply adds a decoded line to the model. data is the trimmed line; the
