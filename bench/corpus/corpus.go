@@ -549,6 +549,17 @@ func LargeSession() Session {
 	return s
 }
 
+// ManyFilesSession is the check target of a session of many files: 47 MB
+// in a 3 MiB parent and 64 subagent transcripts of 0.69 MiB, the shape of
+// the real sessions whose agents each do a small task.
+func ManyFilesSession() Session {
+	s := Session{ID: "50000000-0000-4000-8000-000000000047", MainBytes: 3 << 20, RowGap: 3 * time.Second}
+	for i := 0; i < 64; i++ {
+		s.AgentBytes = append(s.AgentBytes, (47<<20-3<<20)/64)
+	}
+	return s
+}
+
 // HugeSession is a single transcript of size bytes (the memory target).
 func HugeSession(size int64) Session {
 	return Session{ID: "50000000-0000-4000-8000-000000000001", MainBytes: size, RowGap: 50 * time.Millisecond}

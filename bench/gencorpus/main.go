@@ -2,6 +2,7 @@
 // a fleet (the fleet is `pmcheck fixtures write --scale N DIR`):
 //
 //	go run ./bench/gencorpus -shape large -out DIR    # 11 MB parent + 35 MB of subagents
+//	go run ./bench/gencorpus -shape many -out DIR     # 47 MB: 3 MiB parent + 64 subagents
 //	go run ./bench/gencorpus -shape huge -size 1024 -out DIR   # one transcript of 1024 MiB
 //	go run ./bench/gencorpus -shape workflow -span 6h -out DIR # a Workflow run over 6 hours
 //
@@ -18,7 +19,7 @@ import (
 )
 
 func main() {
-	shape := flag.String("shape", "", "large, huge or workflow")
+	shape := flag.String("shape", "", "large, many, huge or workflow")
 	out := flag.String("out", "", "directory to write into")
 	size := flag.Int64("size", 1024, "huge: transcript size in MiB")
 	span := flag.Duration("span", 6*time.Hour, "workflow: time from the first row to the last")
@@ -33,12 +34,14 @@ func main() {
 	switch *shape {
 	case "large":
 		err = corpus.LargeSession().Write(*out, 11)
+	case "many":
+		err = corpus.ManyFilesSession().Write(*out, 47)
 	case "huge":
 		err = corpus.HugeSession(*size<<20).Write(*out, 1)
 	case "workflow":
 		err = corpus.WriteWorkflow(*out, *span, *agents, *rows)
 	default:
-		fmt.Fprintln(os.Stderr, "gencorpus: -shape must be large, huge or workflow")
+		fmt.Fprintln(os.Stderr, "gencorpus: -shape must be large, many, huge or workflow")
 		os.Exit(2)
 	}
 	if err != nil {
