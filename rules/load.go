@@ -360,18 +360,18 @@ func (l *loader) pack(root *yaml.Node) *Pack {
 	if top == nil {
 		return nil
 	}
+	// A version problem is reported and the rest of the file is still
+	// checked, so one pass lists every problem.
 	vn, ok := top["version"]
-	if !ok {
+	switch {
+	case !ok:
 		l.nodeErrorf(root, "missing key \"version\"; a rule file starts with \"version: %d\"", FormatVersion)
-		return nil
-	}
-	if vn.Kind != yaml.ScalarNode || vn.ShortTag() != "!!int" {
+	case vn.Kind != yaml.ScalarNode || vn.ShortTag() != "!!int":
 		l.nodeErrorf(vn, "\"version\" must be an integer, got %s; write \"version: %d\"", describe(vn), FormatVersion)
-		return nil
-	}
-	if v, err := strconv.Atoi(vn.Value); err != nil || v != FormatVersion {
-		l.nodeErrorf(vn, "unsupported rule file version %s; this pmcheck reads version %d", vn.Value, FormatVersion)
-		return nil
+	default:
+		if v, err := strconv.Atoi(vn.Value); err != nil || v != FormatVersion {
+			l.nodeErrorf(vn, "unsupported rule file version %s; this pmcheck reads version %d", vn.Value, FormatVersion)
+		}
 	}
 	pack := &Pack{settingsFrom: settingsFrom{}}
 	before := len(l.errs)
@@ -393,20 +393,37 @@ func (l *loader) pack(root *yaml.Node) *Pack {
 		l.nodeErrorf(rn, "\"rules\" is empty; a rule file defines at least one rule")
 		return nil
 	}
-	seen := map[string]*Rule{}
+	// Duplicate ids are found from the id nodes, so a rule with other
+	// problems is still checked against the rest.
+	seen := map[string]*yaml.Node{}
 	for _, n := range rn.Content {
-		r := l.rule(n)
-		if r == nil {
-			continue
+		id := ruleIDNode(n)
+		if id != nil {
+			if prev, dup := seen[id.Value]; dup {
+				l.errorf(n.Line, n.Column, "duplicate rule id %q; the first is at line %d, column %d", id.Value, prev.Line, prev.Column)
+				l.rule(n) // its own problems too
+				continue
+			}
+			seen[id.Value] = n
 		}
-		if prev, dup := seen[r.ID]; dup {
-			l.errorf(r.Pos.Line, r.Pos.Col, "duplicate rule id %q; the first is at line %d, column %d", r.ID, prev.Pos.Line, prev.Pos.Col)
-			continue
+		if r := l.rule(n); r != nil {
+			pack.Rules = append(pack.Rules, r)
 		}
-		seen[r.ID] = r
-		pack.Rules = append(pack.Rules, r)
 	}
 	return pack
+}
+
+// ruleIDNode is the scalar under a rule's "id" key, or nil.
+func ruleIDNode(n *yaml.Node) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "id" && n.Content[i+1].Kind == yaml.ScalarNode && n.Content[i+1].Value != "" {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // rule reads and compiles one rule; nil when it has any problem.

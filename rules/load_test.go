@@ -34,7 +34,7 @@ var loadErrorCases = []struct {
 	{"yaml tab indent", "version: 1\n\trules: []\n", "t.yaml:2:1: invalid YAML: found a tab character that violates indentation", 1},
 	{"second document", validRule + "---\nversion: 1\n", "t.yaml:9:1: a second YAML document starts here; a rule file holds one document, so remove the \"---\" separator", 1},
 	{"second document is broken", validRule + "---\n[\n", "t.yaml:10:1: invalid YAML: did not find expected node content", 1},
-	{"version has a custom tag", "version: !v 1\nrules: []\n", `t.yaml:1:10: "version" must be an integer, got a value tagged "!v"; write "version: 1"`, 1},
+	{"version has a custom tag", "version: !v 1\nrules: []\n", `t.yaml:1:10: "version" must be an integer, got a value tagged "!v"; write "version: 1"`, 2}, // and the empty rules list
 	{"title is a timestamp", strings.Replace(validRule, "title: T", "title: 2026-05-06", 1), `t.yaml:4:12: "title" must be a string, got a timestamp; quote the value to make it a string`, 1},
 	{"title is binary", strings.Replace(validRule, "title: T", "title: !!binary aGVsbG8=", 1), `t.yaml:4:12: "title" must be a string, got binary data; quote the value to make it a string`, 1},
 	{"root is a list", "- a\n- b\n", "t.yaml:1:1: the rule file must be a mapping, got a list", 1},
@@ -42,10 +42,10 @@ var loadErrorCases = []struct {
 	{"non-string key", "version: 1\n1: x\nrules: []\n", "t.yaml:2:1: a key of the rule file must be a string, got an integer; expected one of \"review\", \"rules\", \"ship\", \"version\"", 2},
 	{"unknown top key", validRule + "colour: red\n", "t.yaml:9:1: unknown key \"colour\" in the rule file; expected one of \"review\", \"rules\", \"ship\", \"version\"", 1},
 	{"duplicate top key", "version: 1\nversion: 1\nrules: []\n", "t.yaml:2:1: duplicate key \"version\" in the rule file; the first is at line 1, column 1", 2},
-	{"missing version", "rules: []\n", "t.yaml:1:1: missing key \"version\"; a rule file starts with \"version: 1\"", 1},
-	{"version is a string", "version: \"1\"\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a string; write \"version: 1\"", 1},
-	{"version is a list", "version: [1]\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a list; write \"version: 1\"", 1},
-	{"unsupported version", "version: 2\nrules: []\n", "t.yaml:1:10: unsupported rule file version 2; this pmcheck reads version 1", 1},
+	{"missing version", "rules: []\n", "t.yaml:1:1: missing key \"version\"; a rule file starts with \"version: 1\"", 2}, // and the empty rules list
+	{"version is a string", "version: \"1\"\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a string; write \"version: 1\"", 2}, // and the empty rules list
+	{"version is a list", "version: [1]\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a list; write \"version: 1\"", 2}, // and the empty rules list
+	{"unsupported version", "version: 2\nrules: []\n", "t.yaml:1:10: unsupported rule file version 2; this pmcheck reads version 1", 2}, // and the empty rules list
 	{"missing rules", "version: 1\n", "t.yaml:1:1: missing key \"rules\"; add a list of rules", 1},
 	{"rules is a mapping", "version: 1\nrules:\n  id: x\n", "t.yaml:3:3: \"rules\" must be a list of rules, got a mapping", 1},
 	{"rules is empty", "version: 1\nrules: []\n", "t.yaml:2:8: \"rules\" is empty; a rule file defines at least one rule", 1},
@@ -128,6 +128,32 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("got %d errors, want %d: %v", len(le.Errs), tc.n, le.Errs)
 			}
 		})
+	}
+}
+
+// TestValidateListsEveryProblemInOnePass: a version problem does not stop
+// the rules from being checked, and a duplicate id is reported even when the
+// duplicate rule has problems of its own.
+func TestValidateListsEveryProblemInOnePass(t *testing.T) {
+	src := "rules:\n" +
+		"  - id: a\n    title: x\n    severity: error\n    select: run\n    where: \"true\"\n    message: m\n" +
+		"  - id: a\n    title: y\n    severity: fatal\n    select: run\n    where: \"true\"\n    message: m\n"
+	_, err := Parse("t.yaml", []byte(src))
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("error %v", err)
+	}
+	var got []string
+	for _, e := range le.Errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`t.yaml:1:1: missing key "version"; a rule file starts with "version: 1"`,
+		`t.yaml:8:5: duplicate rule id "a"; the first is at line 2, column 5`,
+		`t.yaml:10:15: unknown severity "fatal"; expected one of "error", "note", "warning"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
