@@ -42,10 +42,10 @@ var loadErrorCases = []struct {
 	{"non-string key", "version: 1\n1: x\nrules: []\n", "t.yaml:2:1: a key of the rule file must be a string, got an integer; expected one of \"review\", \"rules\", \"ship\", \"version\"", 2},
 	{"unknown top key", validRule + "colour: red\n", "t.yaml:9:1: unknown key \"colour\" in the rule file; expected one of \"review\", \"rules\", \"ship\", \"version\"", 1},
 	{"duplicate top key", "version: 1\nversion: 1\nrules: []\n", "t.yaml:2:1: duplicate key \"version\" in the rule file; the first is at line 1, column 1", 2},
-	{"missing version", "rules: []\n", "t.yaml:1:1: missing key \"version\"; a rule file starts with \"version: 1\"", 2}, // and the empty rules list
+	{"missing version", "rules: []\n", "t.yaml:1:1: missing key \"version\"; a rule file starts with \"version: 1\"", 2},                         // and the empty rules list
 	{"version is a string", "version: \"1\"\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a string; write \"version: 1\"", 2}, // and the empty rules list
-	{"version is a list", "version: [1]\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a list; write \"version: 1\"", 2}, // and the empty rules list
-	{"unsupported version", "version: 2\nrules: []\n", "t.yaml:1:10: unsupported rule file version 2; this pmcheck reads version 1", 2}, // and the empty rules list
+	{"version is a list", "version: [1]\nrules: []\n", "t.yaml:1:10: \"version\" must be an integer, got a list; write \"version: 1\"", 2},       // and the empty rules list
+	{"unsupported version", "version: 2\nrules: []\n", "t.yaml:1:10: unsupported rule file version 2; this pmcheck reads version 1", 2},          // and the empty rules list
 	{"missing rules", "version: 1\n", "t.yaml:1:1: missing key \"rules\"; add a list of rules", 1},
 	{"rules is a mapping", "version: 1\nrules:\n  id: x\n", "t.yaml:3:3: \"rules\" must be a list of rules, got a mapping", 1},
 	{"rules is empty", "version: 1\nrules: []\n", "t.yaml:2:8: \"rules\" is empty; a rule file defines at least one rule", 1},

@@ -15,6 +15,11 @@ type Options struct {
 	QuietAfter time.Duration
 	DoneGrace  time.Duration
 	MaxHours   float64
+	// NextCommand, when set, is the follow-up command KILL and DONE lines
+	// name instead of watch's own ("agent-postmortem rescue plan RUN",
+	// "agent-postmortem run RUN"). Empty keeps watch's wording, which is
+	// what comparisons with watch need.
+	NextCommand string
 }
 
 // DefaultOptions are watch's defaults: --interval 5 --quiet-after 300
@@ -149,6 +154,15 @@ func (s *watcher) reset() {
 }
 
 func (s *watcher) emit(e Event) { s.out = append(s.out, e) }
+
+// next is the follow-up command a line names: watch's own, or the one the
+// options set.
+func (s *watcher) next(watchs string) string {
+	if s.opt.NextCommand != "" {
+		return s.opt.NextCommand
+	}
+	return watchs
+}
 
 // poll is one iteration of watch_run's loop at simulated instant now. It
 // returns done and the exit code when the watch ends at this poll.
@@ -376,7 +390,7 @@ func (s *watcher) tryKill(p *pending, now time.Time) string {
 		Where: model.Evidence{File: a.Path, Line: a.LastUserLine, Time: a.LastUserAt},
 		Text: []string{
 			label("KILL", fmt.Sprintf("%s attempt %d after %ss of silence; restarted as attempt %d.", agent, prev.ordinal, silenceText, p.current.ordinal)),
-			label("", fmt.Sprintf("attempt %d wrote %s, %s.  -> agent-postmortem rescue plan %s", prev.ordinal, pathsWords(l.Paths, l.PathsPartial), commitWords(l.Commits, l.CommitsWithoutID), s.w.RunID)),
+			label("", fmt.Sprintf("attempt %d wrote %s, %s.  -> %s", prev.ordinal, pathsWords(l.Paths, l.PathsPartial), commitWords(l.Commits, l.CommitsWithoutID), s.next("agent-postmortem rescue plan "+s.w.RunID))),
 		},
 		JSON: pyObj(kv{"event", "KILL"}, kv{"agent", agent}, kv{"attempt", prev.ordinal}, kv{"silence_seconds", silenceJSON},
 			kv{"restarted_as", p.current.ordinal}, kv{"paths_written", l.Paths}, kv{"commits", l.Commits}, kv{"run_id", s.w.RunID})})
@@ -521,9 +535,9 @@ func (s *watcher) maybeQuiet(o *occ, now time.Time) {
 func (s *watcher) done(now time.Time, parentUnknown bool) int {
 	agents, attempts, verdict := verdictOf(s.occs)
 	s.emit(Event{At: now, Kind: KindDone, Silence: -1, Detail: verdict,
-		Text: []string{label("DONE", fmt.Sprintf("%d agents, %d attempts, %s.  -> agent-postmortem run %s", agents, attempts, verdict, s.w.RunID))},
+		Text: []string{label("DONE", fmt.Sprintf("%d agents, %d attempts, %s.  -> %s", agents, attempts, verdict, s.next("agent-postmortem run "+s.w.RunID)))},
 		JSON: pyObj(kv{"event", "DONE"}, kv{"agents", agents}, kv{"attempts", attempts}, kv{"verdict", verdict},
-			kv{"run_id", s.w.RunID}, kv{"next_command", "agent-postmortem run " + s.w.RunID})})
+			kv{"run_id", s.w.RunID}, kv{"next_command", s.next("agent-postmortem run " + s.w.RunID)})})
 	switch {
 	case len(verdict) >= 6 && verdict[:6] == "FAILED":
 		return ExitFailed

@@ -33,6 +33,7 @@ type ReplayCmd struct {
 	Explain    bool   `help:"Before the events, show the clock: the watch start and how each journal line's time was inferred."`
 	Watchdogs  bool   `help:"After the events, replay ProgressWatch, the executor-harness watchdogs and the Workflow runtime on the same clock."`
 	Root       string `help:"Where a run-id prefix is looked up (default ~/.claude/projects)."`
+	AsWatch    bool   `name:"as-watch" help:"Keep watch's own follow-up commands (agent-postmortem rescue plan, run, scan) instead of pmcheck's, for byte-for-byte comparison with watch."`
 
 	PWTick             Seconds `default:"30" name:"pw-tick" group:"watchdogs" help:"ProgressWatch dispatch-loop tick, seconds."`
 	PWInactivity       Seconds `default:"120" name:"pw-inactivity" group:"watchdogs" help:"ProgressWatch stall threshold (sigterm), seconds."`
@@ -106,6 +107,11 @@ func (c *ReplayCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if !c.AsWatch {
+		// The follow-up is pmcheck's check of this run: it reports the
+		// killed attempts' work and the run's verdict as findings.
+		cfg.Watch.NextCommand = "pmcheck check " + shellWord(run.Path)
+	}
 	rep := replay.Workflow(run, cfg)
 	if c.Explain {
 		writeExplain(env.Stdout, rep, c.JSON)
@@ -127,6 +133,16 @@ func (c *ReplayCmd) Run(env *Env) error {
 	return nil
 }
 
+// shellWord quotes a path for a command line only when it needs it.
+func shellWord(p string) string {
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r)) {
+			return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+		}
+	}
+	return p
+}
+
 func journalOf(run *model.Run) string {
 	if run.Journal != nil {
 		return run.Journal.File
@@ -136,8 +152,12 @@ func journalOf(run *model.Run) string {
 
 // noJournal is watch's exit 2: its own message on stderr, then pmcheck's line
 // saying what is missing and where.
-func noJournal(env *Env, format string, args ...any) error {
-	fmt.Fprintln(env.Stderr, replay.NoJournalMessage)
+func noJournal(env *Env, asWatch bool, format string, args ...any) error {
+	msg := replay.NoJournalMessage
+	if !asWatch {
+		msg = strings.Replace(msg, "agent-postmortem scan lists past runs", "pmcheck scan lists past runs", 1)
+	}
+	fmt.Fprintln(env.Stderr, msg)
 	fmt.Fprintf(env.Stderr, "pmcheck: "+format+"\n", args...)
 	return &ExitError{Code: replay.ExitNoJournal}
 }
@@ -150,7 +170,7 @@ func (c *ReplayCmd) resolve(env *Env) (*model.Run, error) {
 	case err == nil:
 		return run, nil
 	case errors.As(err, &nr) && nr.NoJournal:
-		return nil, noJournal(env, "%s", nr.Message)
+		return nil, noJournal(env, c.AsWatch, "%s", nr.Message)
 	}
 	return nil, usageError("replay: %v", err)
 }

@@ -98,3 +98,26 @@ func TestReplayJSONExtras(t *testing.T) {
 		t.Errorf("lines by kind: %v", kinds)
 	}
 }
+
+// TestReplayHintsNamePmcheck: by default KILL and DONE point at pmcheck's
+// check of the run (a command that works), --as-watch keeps watch's words.
+func TestReplayHintsNamePmcheck(t *testing.T) {
+	out, _, code := runReplay(t, killRetryRun)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(out, "agent-postmortem") || strings.Count(out, "-> pmcheck check "+killRetryRun) != 2 {
+		t.Fatalf("default hints:\n%s", out)
+	}
+	if code, _, errs := runCLI("check", "--fail-level", "none", killRetryRun); code != 0 {
+		t.Fatalf("the hinted command fails: exit %d: %s", code, errs)
+	}
+	js, _, _ := runReplay(t, "--json", killRetryRun)
+	if !strings.Contains(js, `"next_command": "pmcheck check `+killRetryRun+`"`) {
+		t.Fatalf("--json next_command:\n%s", js)
+	}
+	watch, _, _ := runReplay(t, "--as-watch", killRetryRun)
+	if !strings.Contains(watch, "-> agent-postmortem rescue plan wf_kill0001") || !strings.Contains(watch, "-> agent-postmortem run wf_kill0001") {
+		t.Fatalf("--as-watch:\n%s", watch)
+	}
+}

@@ -63,7 +63,7 @@ func TestReplayCorpus(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(corpus, filepath.FromSlash(c.path))
-			out, errs, code := runReplay(t, "--timestamps", p)
+			out, errs, code := runReplay(t, "--as-watch", "--timestamps", p)
 			var got []string
 			if out != "" {
 				got = strings.Split(strings.TrimSuffix(out, "\n"), "\n")

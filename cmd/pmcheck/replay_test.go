@@ -74,10 +74,11 @@ func TestReplayGolden(t *testing.T) {
 			t.Chdir(abs)
 			target := replayTarget(t, ".")
 			g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(abs, "../../../golden/replay")), goldie.WithNameSuffix(".golden"))
-			out, errs, code := runReplay(t, "--timestamps", "--explain", "--watchdogs", target)
-			g.Assert(t, name+".text", []byte(fmt.Sprintf("$ pmcheck replay --timestamps --explain --watchdogs %s\n%s--- stderr\n%s--- exit %d\n", target, out, errs, code)))
-			out, errs, code = runReplay(t, "--json", target)
-			g.Assert(t, name+".json", []byte(fmt.Sprintf("$ pmcheck replay --json %s\n%s--- stderr\n%s--- exit %d\n", target, out, errs, code)))
+			// --as-watch: these goldens are compared with watch's own output.
+			out, errs, code := runReplay(t, "--as-watch", "--timestamps", "--explain", "--watchdogs", target)
+			g.Assert(t, name+".text", []byte(fmt.Sprintf("$ pmcheck replay --as-watch --timestamps --explain --watchdogs %s\n%s--- stderr\n%s--- exit %d\n", target, out, errs, code)))
+			out, errs, code = runReplay(t, "--as-watch", "--json", target)
+			g.Assert(t, name+".json", []byte(fmt.Sprintf("$ pmcheck replay --as-watch --json %s\n%s--- stderr\n%s--- exit %d\n", target, out, errs, code)))
 		})
 	}
 }
@@ -240,7 +241,7 @@ func TestReplayWatchLines(t *testing.T) {
 		abs, _ := filepath.Abs(dir)
 		t.Run(name, func(t *testing.T) {
 			t.Chdir(abs)
-			out, errs, code := runReplay(t, "--timestamps", replayTarget(t, "."))
+			out, errs, code := runReplay(t, "--as-watch", "--timestamps", replayTarget(t, "."))
 			got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 			if out == "" {
 				got = nil

@@ -285,7 +285,7 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 				if mode[len(mode)-1] == "torn" {
 					r, flags = torn, mode[:len(mode)-1] // journal lines written in two halves, a poll apart
 				}
-				want, wantErr, wantCode := runReplay(t, append(flags[:len(flags):len(flags)], dir)...)
+				want, wantErr, wantCode := runReplay(t, append(append([]string{"--as-watch"}, flags...), dir)...)
 				// Evidence in the watchdog section names files from where
 				// each command read them: the source tree, or its live copy.
 				want = strings.ReplaceAll(want, filepath.ToSlash(rec.src)+"/", "")
