@@ -443,7 +443,7 @@ func TestWatchRealTimeSmoke(t *testing.T) {
 func TestWatchFollowsASessionTranscript(t *testing.T) {
 	rec := record(t, killRetryDir, false)
 	session := layout.ParentOfRunOnDisk(killRetryDir)
-	want, _, wantCode := runReplay(t, "--timestamps", session)
+	want, _, wantCode := runReplay(t, "--as-watch", "--timestamps", session)
 	rel, _ := filepath.Rel(rec.src, session)
 	got, errs, code := runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rel) }, "--timestamps")
 	if got != want || code != wantCode || want == "" {
