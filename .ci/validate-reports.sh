@@ -195,7 +195,7 @@ case "$check_exit" in
   0|1) [ "$action_exit" = "$check_exit" ] || fail "action exited $action_exit but its check step reported exit-code=$check_exit" ;;
   *) fail "the action's check step exited '${check_exit:-none}' (want 0 or 1)" ;;
 esac
-for f in pmcheck.sarif pmcheck-junit.xml pmcheck.json; do
+for f in pmcheck.sarif pmcheck-junit.xml pmcheck.json pmcheck.html; do
   [ -s "$wd/$f" ] || fail "the action did not write $f"
 done
 grep -q '"stale"' "$wd/pmcheck.sarif" && fail "the stale pmcheck.sarif was kept"

@@ -21,7 +21,12 @@ const (
 )
 
 // Markdown renders a GitHub job summary.
-func Markdown(doc *Document) []byte {
+func Markdown(doc *Document) []byte { return markdown(doc, "") }
+
+// markdown renders the summary; htmlLink, when set, is where the HTML report
+// can be opened (the action's artifact), and every finding links to it with
+// its anchor in that page.
+func markdown(doc *Document, htmlLink string) []byte {
 	o := doc.Outcome
 	var head strings.Builder
 	status := "passed"
@@ -34,6 +39,9 @@ func Markdown(doc *Document) []byte {
 		fmt.Fprintf(&head, " (%d suppressed by the baseline)", o.Suppressed)
 	}
 	fmt.Fprintf(&head, " in %s; %s evaluated.\n\n", plural(len(doc.Runs), "run"), plural(len(doc.Rules), "rule"))
+	if htmlLink != "" {
+		fmt.Fprintf(&head, "The [HTML report](%s) shows each finding's evidence and every run's timeline; the finding numbers below are its anchors (`#f0`, `#f1`, …).\n\n", htmlLink)
+	}
 
 	// Counts per rule, for every rule that fired.
 	type count struct{ open, suppressed int }
@@ -115,11 +123,15 @@ func Markdown(doc *Document) []byte {
 	var rows strings.Builder
 	shown := 0
 	if len(doc.Findings) > 0 {
-		rows.WriteString("### Findings\n\n| severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|\n")
+		if htmlLink != "" {
+			rows.WriteString("### Findings\n\n| # | severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|---|\n")
+		} else {
+			rows.WriteString("### Findings\n\n| severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|\n")
+		}
 		// The rows get what the head and a bounded share of the tail leave;
 		// a tail larger than its share is cut below.
 		budget := markdownBudget - head.Len() - min(tail.Len(), markdownTailShare) - len(verdict) - 200
-		for _, f := range doc.Findings {
+		for i, f := range doc.Findings {
 			p := primaryEvidence(f)
 			sev := f.Severity
 			if f.Suppressed {
@@ -133,6 +145,10 @@ func Markdown(doc *Document) []byte {
 			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
 				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdCell(truncateBytes(strings.Join(ev, "; "), markdownMaxCellText)))
+			if htmlLink != "" {
+				// The anchor of the finding in the HTML report (its id there).
+				row = fmt.Sprintf("| [f%d](%s#f%d) ", i, htmlLink, i) + row
+			}
 			if rows.Len()+len(row) > budget {
 				break
 			}
@@ -186,4 +202,19 @@ func mdCell(s string) string {
 		}
 	}
 	return noAutolink(b.String())
+}
+
+// CheckHTMLLink accepts the address of the HTML report for the job summary:
+// an https URL without spaces, quotes, angle brackets, parentheses or
+// control characters, so it cannot break out of a markdown link.
+func CheckHTMLLink(u string) error {
+	if !strings.HasPrefix(u, "https://") || len(u) > 2048 {
+		return fmt.Errorf("--html-link %q: give the https:// address of the HTML report (the upload-artifact step's artifact-url)", u)
+	}
+	for _, r := range u {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("\"'<>()[]`\\|", r) {
+			return fmt.Errorf("--html-link %q: the address has a character that is not allowed in a link (%q)", u, r)
+		}
+	}
+	return nil
 }

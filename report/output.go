@@ -47,6 +47,10 @@ type Options struct {
 	StopToken string
 	// Verbose adds the list of analyzed runs to the text format.
 	Verbose bool
+	// HTMLLink is the address of the HTML report (the GitHub Actions artifact
+	// the action uploads); the markdown summary then links each finding to
+	// it, by the finding's anchor in the page.
+	HTMLLink string
 }
 
 // NewStopToken returns a random token for ::stop-commands::.
@@ -82,7 +86,12 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	case FormatGitHub:
 		b = inertLines(GitHub(doc), true)
 	case FormatMarkdown:
-		b = inertLines(Markdown(doc), false)
+		if opts.HTMLLink != "" {
+			if err := CheckHTMLLink(opts.HTMLLink); err != nil {
+				return err
+			}
+		}
+		b = inertLines(markdown(doc, opts.HTMLLink), false)
 	case FormatHTML:
 		b = inertLines(HTML(doc), false)
 	default:

@@ -549,3 +549,34 @@ func TestFactsOfRunsSharingAPath(t *testing.T) {
 		t.Error("an unknown id matched")
 	}
 }
+
+// TestMarkdownLinksFindingsToTheHTMLReport: with the HTML report's address,
+// the job summary links every finding to its anchor, and each anchor is a
+// finding's id in the HTML page; addresses that could break the link are
+// refused.
+func TestMarkdownLinksFindingsToTheHTMLReport(t *testing.T) {
+	doc := fixtureMixed(t)
+	const url = "https://github.com/o/r/actions/runs/1/artifacts/2"
+	var md bytes.Buffer
+	if err := Render(&md, doc, FormatMarkdown, Options{HTMLLink: url}); err != nil {
+		t.Fatal(err)
+	}
+	page := string(render(t, doc, FormatHTML, Options{}))
+	links := regexp.MustCompile(`\]\(`+regexp.QuoteMeta(url)+`#(f[0-9]+)\)`).FindAllStringSubmatch(md.String(), -1)
+	if len(links) != len(doc.Findings) {
+		t.Fatalf("%d finding links in the summary, %d findings", len(links), len(doc.Findings))
+	}
+	for _, l := range links {
+		if !strings.Contains(page, `<article class="finding`) || !strings.Contains(page, `id="`+l[1]+`"`) {
+			t.Errorf("summary links to #%s, which the HTML report does not have", l[1])
+		}
+	}
+	if plain := string(render(t, doc, FormatMarkdown, Options{})); strings.Contains(plain, "HTML report") {
+		t.Error("without a link the summary mentions the HTML report")
+	}
+	for _, bad := range []string{"http://x", "javascript:alert(1)", "https://x/a b", "https://x/a)(", "https://x/<b>", "https://x/\x1b"} {
+		if err := Render(&bytes.Buffer{}, doc, FormatMarkdown, Options{HTMLLink: bad}); err == nil {
+			t.Errorf("link %q accepted", bad)
+		}
+	}
+}

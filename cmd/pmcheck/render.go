@@ -16,6 +16,7 @@ type RenderCmd struct {
 	Verbose         bool     `name:"verbose" short:"v" help:"List every analyzed run in the text report."`
 	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave out the file and line attributes of JUnit testcases (for Jenkins' junit-10.xsd)."`
 	SARIFCategory   string   `name:"sarif-category" placeholder:"CATEGORY" help:"Write CATEGORY as the SARIF run's automationDetails.id (otherwise upload-sarif's category input applies)."`
+	HTMLLink        string   `name:"html-link" placeholder:"URL" help:"https address of the HTML report (the action's uploaded artifact): the markdown summary links each finding to it."`
 	Fail            bool     `help:"Exit 1 when the (merged) report has findings at or above its fail level, as check does."`
 }
 
@@ -24,6 +25,11 @@ func (c *RenderCmd) Run(env *Env) error {
 	outs, err := report.ParseOutputs(c.Format)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if c.HTMLLink != "" {
+		if err := report.CheckHTMLLink(c.HTMLLink); err != nil {
+			return usageError("%v", err)
+		}
 	}
 	if i := slices.Index(c.Inputs, "-"); i >= 0 && slices.Contains(c.Inputs[i+1:], "-") {
 		return usageError("standard input ('-') given twice: give it once")
@@ -54,7 +60,7 @@ func (c *RenderCmd) Run(env *Env) error {
 		}
 	}
 	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose, SARIFCategory: c.SARIFCategory,
-		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}
+		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken, HTMLLink: c.HTMLLink}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, opts); err != nil {
 		// An output that cannot be written (missing folder, permissions) is
 		// the user's to fix, as in check.

@@ -268,3 +268,17 @@ func reportFixtures(t *testing.T, root string) []string {
 	}
 	return dirs
 }
+
+// TestRenderHTMLLink: render --html-link links the summary's findings to the
+// HTML report; an address that is not plain https is a usage error.
+func TestRenderHTMLLink(t *testing.T) {
+	saved := saveDoc(t, renderTestDoc(t, "s1", 7))
+	code, out, errOut := runCLI("render", "--format", "markdown", "--html-link", "https://github.com/o/r/actions/runs/1/artifacts/2", saved)
+	if code != ExitOK || !strings.Contains(out, "[HTML report](https://github.com/o/r/actions/runs/1/artifacts/2)") {
+		t.Fatalf("exit %d (%s), summary:\n%s", code, errOut, out)
+	}
+	code, _, errOut = runCLI("render", "--format", "markdown", "--html-link", "javascript:alert(1)", saved)
+	if code != ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "https://") {
+		t.Errorf("a javascript: link: exit %d, %q", code, errOut)
+	}
+}
