@@ -580,3 +580,43 @@ func TestMarkdownLinksFindingsToTheHTMLReport(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLLargeRunStaysLegible: a six-hour run with 600 subagents draws the
+// ones that matter (killed, failed, with a finding) in its main timeline and
+// collapses the rest; the axis keeps about ten ticks and the page stays small.
+func TestHTMLLargeRunStaysLegible(t *testing.T) {
+	var f model.Facts
+	f.Run = model.RunFact{Kind: "session", ID: "big", Path: "big.jsonl", Agents: 600, Segments: 1, Start: tm(0), End: tm(360)}
+	for i := range 600 {
+		s := model.SubagentFact{RunID: "big", ToolUseID: fmt.Sprintf("toolu_%03d", i), Description: fmt.Sprintf("task %03d", i), Mode: "async",
+			Outcome: "completed", Time: tm(i * 360 / 600), End: tm(i*360/600 + 5), At: ev("big.jsonl", 10+i, i*360/600)}
+		if i%50 == 7 {
+			s.Outcome, s.Killed = "killed", true
+		}
+		f.Subagents = append(f.Subagents, s)
+	}
+	doc := mustNew(t, Input{Tool: testTool, Rules: testRules(), Facts: []RunFacts{NewRunFacts(f)}, Runs: []RunSummary{RunSummaryFromFact(f.Run)},
+		Findings: []rules.Finding{{RuleID: "PM001", Severity: "error", RunID: "big", RunKind: "session", Message: "killed", Fingerprint: "fp",
+			Evidence: []model.Evidence{ev("big.jsonl", 17, 0)}, Fact: &rules.FactRef{Run: "big.jsonl", RunID: "big", Kind: "subagent", Index: 7}}}})
+	page := string(render(t, doc, FormatHTML, Options{}))
+	svgs := strings.Split(page, "<svg class=\"timeline\"")[1:]
+	if len(svgs) != 2 {
+		t.Fatalf("%d timelines, want the main one and the collapsed one", len(svgs))
+	}
+	main, rest := strings.Count(svgs[0], `<g class="lane`), strings.Count(svgs[1], `<g class="lane`)
+	if main != 1+12 || rest != htmlCollapsedLanes {
+		t.Errorf("main timeline has %d lanes (want the run and its 12 killed subagents), collapsed block %d (want %d)", main, rest, htmlCollapsedLanes)
+	}
+	if !strings.Contains(page, `<details class="more-lanes"><summary>588 more lanes`) || !strings.Contains(page, "288 more lanes not drawn") {
+		t.Error("the collapsed lanes are not counted")
+	}
+	if ticks := strings.Count(strings.SplitN(svgs[0], "</g>", 2)[0], "<line"); ticks < 4 || ticks > 11 {
+		t.Errorf("%d axis ticks over six hours", ticks)
+	}
+	if !strings.Contains(svgs[0], `id="r0-subagent7"`) {
+		t.Error("the lane a finding links to is not in the main timeline")
+	}
+	if len(page) > 1<<20 {
+		t.Errorf("page is %d bytes", len(page))
+	}
+}

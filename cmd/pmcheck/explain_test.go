@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin/gittest"
 	"github.com/pmcheck/pmcheck/explain"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 const explainFixture = "fixtures/runs/rule-unreviewed-killed-subagent-bad"
@@ -164,4 +165,64 @@ func TestExplainErrors(t *testing.T) {
 			t.Errorf("explain %v: exit %d, %q; want exit 2 and one line with %q", c.args, code, errOut, c.want)
 		}
 	}
+}
+
+// TestExplainCorpus: on the real transcripts, every finding and every run
+// of each corpus project explains from the saved report, and the rows it
+// cites carry excerpts re-read from the files.
+func TestExplainCorpus(t *testing.T) {
+	corpus := testcorpus.Require(t)
+	t.Chdir(corpus)
+	projects, _ := filepath.Glob("*")
+	explained, excerpts := 0, 0
+	for _, p := range projects {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		saved := filepath.Join(t.TempDir(), "r.json")
+		if code, _, _ := runCLI("check", "--fail-level", "none", "--format", "json="+saved, p); code != ExitOK {
+			continue // a project check refuses (an input error) has nothing to explain
+		}
+		b, _ := os.ReadFile(saved)
+		var doc struct {
+			Findings []struct{ Fingerprint string } `json:"findings"`
+			Facts    []struct {
+				Run struct{ ID, Path string } `json:"run"`
+			} `json:"facts"`
+		}
+		json.Unmarshal(b, &doc)
+		targets := []string{}
+		for _, f := range doc.Findings {
+			targets = append(targets, f.Fingerprint)
+		}
+		for _, rf := range doc.Facts {
+			targets = append(targets, rf.Run.ID)
+		}
+		for _, target := range targets {
+			code, out, errOut := runCLI("explain", "--json", target, "--report", saved)
+			if code != ExitOK {
+				if strings.Contains(errOut, "is not a fingerprint, rule id, run") {
+					continue // a run id several runs share: explained by path instead
+				}
+				t.Errorf("%s: explain %s: exit %d: %s", p, target, code, errOut)
+				continue
+			}
+			var o explain.Output
+			if err := json.Unmarshal([]byte(out), &o); err != nil || len(o.Explanations) == 0 {
+				t.Errorf("%s: explain %s: %v", p, target, err)
+			}
+			for _, x := range o.Explanations {
+				for _, s := range append(x.Decision, x.Kills...) {
+					if s.Excerpt != "" {
+						excerpts++
+					}
+				}
+			}
+			explained++
+		}
+	}
+	if explained == 0 || excerpts == 0 {
+		t.Fatalf("explained %d targets with %d excerpts over the corpus", explained, excerpts)
+	}
+	t.Logf("explained %d findings and runs, %d rows with excerpts", explained, excerpts)
 }
