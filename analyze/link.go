@@ -381,7 +381,18 @@ func (l *loader) workflowRun(dir string) {
 	}
 	run.Journal = j
 	run.Attempts, run.Orphans = journal.Attempts(j)
-	if len(j.Lines) == 0 && len(j.Malformed) == 0 {
+	// A journal that is mostly not JSON lines (a torn final line aside) was
+	// damaged or padded: what the junk hid cannot be known, so the check
+	// fails closed instead of judging the few lines it could read.
+	bad := j.MalformedCount
+	if n := len(j.Malformed); n > 0 && strings.HasPrefix(j.Malformed[n-1].Reason, "torn") {
+		bad--
+	}
+	if bad > 0 && bad > len(j.Lines) {
+		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
+			l.show(jrel), bad, bad+len(j.Lines), j.Malformed[0].Line))
+	}
+	if len(j.Lines) == 0 && j.MalformedCount == 0 {
 		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: j.File}, Message: "journal.jsonl is empty: the run started no agent (or its journal was lost)"})
 	}
 	byID := map[string]*model.Transcript{}

@@ -44,9 +44,19 @@ type Result struct {
 	// Errors are inputs that could not be read at all (the check fails closed
 	// on them); each is one line with where and how to fix.
 	Errors []string
+	// Untrusted are inputs that were read but cannot be judged: a transcript
+	// or journal that is mostly not JSON lines. A check fails closed on them
+	// as on Errors (see CheckErrors); a replay shows what watch would have.
+	Untrusted []string
 	// Skipped are entries that were deliberately not used (symbolic links
 	// leaving the root, files that hold no transcript rows), with the reason.
 	Skipped []model.Problem
+}
+
+// CheckErrors are the problems a check or a scan must fail on: Errors, then
+// Untrusted.
+func (r *Result) CheckErrors() []string {
+	return append(append([]string(nil), r.Errors...), r.Untrusted...)
 }
 
 // Input is one path from the command line.
@@ -190,7 +200,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		// A transcript whose lines are mostly not JSON rows was damaged or
 		// padded; what the junk hid cannot be known, so the check fails
 		// closed on it instead of judging the few rows it could read.
-		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
+		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
 	}
 	if id := layout.AgentIDFromName(path.Base(rel)); id != "" {

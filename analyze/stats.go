@@ -38,7 +38,7 @@ func RunStats(r *model.Run) Stats {
 		if r.Journal != nil {
 			s.Files++
 			s.Rows += len(r.Journal.Lines)
-			s.Malformed += len(r.Journal.Malformed)
+			s.Malformed += r.Journal.MalformedCount
 		}
 	default:
 		add(r.Main)

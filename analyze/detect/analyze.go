@@ -163,7 +163,7 @@ func runFact(a *pass) any {
 		}
 	}
 	if run.Journal != nil {
-		f.Malformed += len(run.Journal.Malformed)
+		f.Malformed += run.Journal.MalformedCount
 	}
 	if a.opts.Git != nil {
 		f.Branch = a.opts.Git.Name

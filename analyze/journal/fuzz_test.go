@@ -71,8 +71,8 @@ func checkJournal(t *testing.T, data []byte, j *model.Journal) {
 		if l.Line <= prevLine || l.Line > physical || lines[l.Line] {
 			t.Fatalf("journal line %d out of order, out of range or also malformed", l.Line)
 		}
-		if l.Index <= prevIndex || l.Index > l.Line || l.Index > len(j.Lines)+len(j.Malformed) {
-			t.Fatalf("line %d has index %d after %d (%d lines, %d malformed)", l.Line, l.Index, prevIndex, len(j.Lines), len(j.Malformed))
+		if l.Index <= prevIndex || l.Index > l.Line || l.Index > len(j.Lines)+j.MalformedCount {
+			t.Fatalf("line %d has index %d after %d (%d lines, %d malformed)", l.Line, l.Index, prevIndex, len(j.Lines), j.MalformedCount)
 		}
 		if l.HasKey && l.Key == "" {
 			t.Fatalf("line %d: HasKey with an empty key", l.Line)
@@ -82,8 +82,12 @@ func checkJournal(t *testing.T, data []byte, j *model.Journal) {
 		}
 		prevLine, prevIndex = l.Line, l.Index
 	}
-	if len(j.Lines)+len(j.Malformed) > physical {
-		t.Fatalf("%d lines + %d malformed in an input of %d lines", len(j.Lines), len(j.Malformed), physical)
+	if len(j.Lines)+j.MalformedCount > physical {
+		t.Fatalf("%d lines + %d malformed in an input of %d lines", len(j.Lines), j.MalformedCount, physical)
+	}
+	if j.MalformedCount < len(j.Malformed) || len(j.Malformed) > model.MalformedExamples+2 ||
+		(j.MalformedCount <= model.MalformedExamples && len(j.Malformed) != j.MalformedCount) {
+		t.Fatalf("%d malformed lines listed of %d counted", len(j.Malformed), j.MalformedCount)
 	}
 }
 

@@ -37,6 +37,16 @@ type line struct {
 // Read parses a journal stream. Malformed lines are recorded, never fatal.
 func Read(r io.Reader, file string) (*model.Journal, error) {
 	j := &model.Journal{File: file}
+	// Every malformed line is counted; the first MalformedExamples are kept,
+	// and so are the two whose kind changes what watch prints: the first
+	// over-long line (watch stops there) and a torn final line (held back).
+	// Twenty million junk lines keep a dozen records, not twenty million.
+	malformed := func(m model.Malformed, keep bool) {
+		j.MalformedCount++
+		if keep || len(j.Malformed) < model.MalformedExamples {
+			j.Malformed = append(j.Malformed, m)
+		}
+	}
 	lr := jsonl.NewReader(r, LineCap)
 	index := 0
 	for {
@@ -50,7 +60,7 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 		if l.OverCap {
 			index++
 			j.OverCap++
-			j.Malformed = append(j.Malformed, model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len})
+			malformed(model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len}, j.OverCap == 1)
 			continue
 		}
 		data := bytes.TrimSpace(l.Data)
@@ -59,7 +69,13 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 		}
 		index++
 		var v line
-		err = json.Unmarshal(data, &v)
+		// A line that does not open an object is malformed whatever follows;
+		// it is not decoded (twenty million junk lines cost seconds, not a
+		// decode each).
+		err = nil
+		if data[0] == '{' {
+			err = json.Unmarshal(data, &v)
+		}
 		var typeErr *json.UnmarshalTypeError
 		if data[0] != '{' || (err != nil && !errors.As(err, &typeErr)) {
 			reason := "not JSON"
@@ -68,7 +84,7 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 			} else if l.Torn {
 				reason = "torn final line (not JSON, no newline at end of file)"
 			}
-			j.Malformed = append(j.Malformed, model.Malformed{Line: l.N, Reason: reason, Skipped: true})
+			malformed(model.Malformed{Line: l.N, Reason: reason, Skipped: true}, l.Torn)
 			continue
 		}
 		jl := model.JournalLine{Line: l.N, Index: index, Type: "other", Torn: l.Torn}

@@ -537,10 +537,13 @@ type WorkflowLaunch struct {
 
 // Journal is a Workflow run's journal.jsonl.
 type Journal struct {
-	File      string        `json:"file"`
-	Lines     []JournalLine `json:"lines"`
-	Malformed []Malformed   `json:"malformed,omitempty"`
-	OverCap   int           `json:"over_cap,omitempty"`
+	File  string        `json:"file"`
+	Lines []JournalLine `json:"lines"`
+	// Malformed lists the first MalformedExamples malformed lines, plus the
+	// first over-long one and a torn final one; MalformedCount counts all.
+	Malformed      []Malformed `json:"malformed,omitempty"`
+	MalformedCount int         `json:"malformed_count,omitempty"`
+	OverCap        int         `json:"over_cap,omitempty"`
 }
 
 // JournalLine is one parsed journal line.

@@ -196,7 +196,7 @@ func inputsSummary(res *analyze.Result) report.Inputs {
 			}
 		}
 		if r.Journal != nil {
-			in.Problems = append(in.Problems, malformedProblems(r.Journal.File, r.Journal.Malformed, len(r.Journal.Malformed))...)
+			in.Problems = append(in.Problems, malformedProblems(r.Journal.File, r.Journal.Malformed, r.Journal.MalformedCount)...)
 		}
 		for _, p := range r.Problems {
 			in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: p.Message})

@@ -39,11 +39,11 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
-	if len(res.Errors) > 0 {
-		for _, e := range res.Errors[1:] {
+	if errs := res.CheckErrors(); len(errs) > 0 {
+		for _, e := range errs[1:] {
 			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", oneLine(e))
 		}
-		return nil, usageError("%s", res.Errors[0])
+		return nil, usageError("%s", errs[0])
 	}
 	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: p.detectOptions()})
 	findings, err := rules.Evaluate(p.Pack, facts)

@@ -61,7 +61,8 @@ func (c *ScanCmd) Run(env *Env) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	out := scanOutput{Inputs: res.Inputs, Skipped: res.Skipped, Errors: res.Errors, Runs: []scanRun{}}
+	errs := res.CheckErrors()
+	out := scanOutput{Inputs: res.Inputs, Skipped: res.Skipped, Errors: errs, Runs: []scanRun{}}
 	for _, r := range res.Runs {
 		s := analyze.RunStats(r)
 		out.Runs = append(out.Runs, scanRun{Kind: r.Kind, ID: r.ID, Path: r.Path, Stats: s, Problems: r.Problems})
@@ -81,10 +82,10 @@ func (c *ScanCmd) Run(env *Env) error {
 	} else {
 		printScan(env, out)
 	}
-	for _, e := range res.Errors {
+	for _, e := range errs {
 		fmt.Fprintf(env.Stderr, "pmcheck: %s\n", oneLine(e))
 	}
-	if len(res.Errors) > 0 {
+	if len(errs) > 0 {
 		return &ExitError{Code: ExitUsage}
 	}
 	if len(res.Runs) == 0 && !c.AllowEmpty && c.Shard != "" {

@@ -384,3 +384,36 @@ func TestTrustManyKilledSubagentsBeforeManyPushes(t *testing.T) {
 		t.Errorf("the JSON report is %d MB", len(r.stdout)>>20)
 	}
 }
+
+// TestTrustJunkJournal (issue 12, item 13): a Workflow journal padded with
+// junk keeps a dozen malformed records and counts the rest (20 M junk lines
+// took 75 s and 11 GB before), and a check fails closed on a journal that is
+// mostly not JSON; replay still shows what watch would have printed.
+func TestTrustJunkJournal(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "runs")
+	copyTree(t, fixture("replay-kill-retry"), root)
+	var journal string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			journal = p
+		}
+		return nil
+	})
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, journal, append(data, bytes.Repeat([]byte("x\n"), 100000)...))
+	res := load(t, root)
+	for _, r := range res.Runs {
+		if r.Journal != nil && (r.Journal.MalformedCount != 100000 || len(r.Journal.Malformed) > model.MalformedExamples+2) {
+			t.Errorf("journal malformed: %d listed, %d counted", len(r.Journal.Malformed), r.Journal.MalformedCount)
+		}
+	}
+	r := runPM(t, "check", root)
+	oneLineError(t, r, ExitUsage, "journal.jsonl", "100000 of", "mostly not JSON")
+	r = runPM(t, "replay", filepath.Dir(journal))
+	if r.code == ExitUsage || !strings.Contains(r.stdout, "MALFORMED journal line") {
+		t.Errorf("replay should print watch's MALFORMED notice, got exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
