@@ -558,10 +558,26 @@ type keyBytes struct {
 	esc  bool // holds escapes or non-ASCII bytes: decode before matching
 }
 
-// match returns the index in names of the field the key selects, or -1:
+// keySet is a list of field names indexed by length, so that a key is
+// compared only with the names of its length (one or two), not all of them.
+type keySet struct {
+	names []string
+	byLen [32][]uint8 // indices into names
+}
+
+func newKeySet(names ...string) *keySet {
+	ks := &keySet{names: names}
+	for i, n := range names {
+		ks.byLen[len(n)] = append(ks.byLen[len(n)], uint8(i))
+	}
+	return ks
+}
+
+// match returns the index in ks of the field the key selects, or -1:
 // encoding/json picks the exact name, else the name equal under Unicode
-// simple case folding (its foldName). names are ASCII and distinct when folded.
-func (k keyBytes) match(names []string) int {
+// simple case folding (its foldName). names are ASCII and distinct when
+// folded.
+func (k keyBytes) match(ks *keySet) int {
 	key := k.body
 	if k.esc {
 		key = unquote(key)
@@ -569,15 +585,18 @@ func (k keyBytes) match(names []string) int {
 	// An exact match is also a match under folding, and names are distinct
 	// when folded, so one pass over the names of the key's length decides.
 	if isASCII(key) {
-		for i, n := range names {
-			if len(n) == len(key) && asciiEqualFold(key, n) {
-				return i
+		if len(key) >= len(ks.byLen) {
+			return -1
+		}
+		for _, i := range ks.byLen[len(key)] {
+			if asciiEqualFold(key, ks.names[i]) {
+				return int(i)
 			}
 		}
 		return -1
 	}
 	folded := foldName(key)
-	for i, n := range names {
+	for i, n := range ks.names {
 		if string(folded) == string(foldName([]byte(n))) {
 			return i
 		}
@@ -708,9 +727,9 @@ func (s *fastScanner) object(field func(k keyBytes) bool) bool {
 	}
 }
 
-var rowNames = []string{"type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
+var rowNames = newKeySet("type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
 	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid",
-	"leafUuid", "messageId"}
+	"leafUuid", "messageId")
 
 func (s *fastScanner) rowObject(r *row) bool {
 	return s.object(func(k keyBytes) bool {
@@ -776,13 +795,13 @@ func (s *fastScanner) rowObject(r *row) bool {
 }
 
 var (
-	originNames  = []string{"kind"}
-	dataNames    = []string{"type", "agentId"}
-	messageNames = []string{"role", "model", "stop_reason", "content"}
-	blockNames   = []string{"type", "text", "id", "name", "input", "tool_use_id", "content", "is_error"}
-	inputNames   = []string{"description", "prompt", "subagent_type", "run_in_background", "name", "command",
-		"file_path", "notebook_path", "task_id", "shell_id", "resumeFromRunId", "script", "scriptPath"}
-	resultNames = []string{"status", "agentId", "isAsync", "runId", "taskId", "backgroundTaskId", "interrupted"}
+	originNames  = newKeySet("kind")
+	dataNames    = newKeySet("type", "agentId")
+	messageNames = newKeySet("role", "model", "stop_reason", "content")
+	blockNames   = newKeySet("type", "text", "id", "name", "input", "tool_use_id", "content", "is_error")
+	inputNames   = newKeySet("description", "prompt", "subagent_type", "run_in_background", "name", "command",
+		"file_path", "notebook_path", "task_id", "shell_id", "resumeFromRunId", "script", "scriptPath")
+	resultNames = newKeySet("status", "agentId", "isAsync", "runId", "taskId", "backgroundTaskId", "interrupted")
 )
 
 // messagePtr mirrors encoding/json on a *message: null sets nil; any other
