@@ -252,7 +252,8 @@ func (l *loader) sidecarMeta(rel string) *model.Meta {
 // displayRoot is the prefix evidence paths carry: the root as given when it is
 // relative; an absolute root inside the working directory becomes relative to
 // it (so SARIF and annotations land on repository paths in CI); any other
-// absolute root is left out, so reports never carry host paths.
+// absolute root is kept whole, so a report says where the files are (a root
+// given as a relative path keeps reports free of host paths).
 func displayRoot(root string) string {
 	if filepath.IsAbs(root) {
 		wd, err := os.Getwd()
@@ -261,7 +262,7 @@ func displayRoot(root string) string {
 		}
 		rel, err := filepath.Rel(wd, root)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return ""
+			return filepath.ToSlash(filepath.Clean(root))
 		}
 		root = rel
 	}

@@ -389,7 +389,7 @@ func (d *Document) Validate() error {
 			if e.File == "" {
 				continue
 			}
-			if err := checkRelativePath(where+" evidence", e.File); err != nil {
+			if err := checkEvidencePath(where+" evidence", e.File); err != nil {
 				return err
 			}
 			if e.Line < 0 {
@@ -399,7 +399,7 @@ func (d *Document) Validate() error {
 	}
 	for _, r := range d.Runs {
 		if r.Path != "" {
-			if err := checkRelativePath("run "+r.ID+" path", r.Path); err != nil {
+			if err := checkEvidencePath("run "+r.ID+" path", r.Path); err != nil {
 				return err
 			}
 		}
@@ -433,11 +433,32 @@ func checkRelativePath(what, p string) error {
 	return nil
 }
 
+// checkEvidencePath accepts what checkRelativePath accepts and, in
+// addition, an absolute slash-separated path: the input root was given as an
+// absolute path outside the working directory, and the report keeps where
+// the file is.
+func checkEvidencePath(what, p string) error {
+	if IsAbsPath(p) && !strings.Contains(p, `\`) {
+		return nil
+	}
+	return checkRelativePath(what, p)
+}
+
+// IsAbsPath reports whether a slash-separated report path is absolute
+// ("/x" or "C:/x").
+func IsAbsPath(p string) bool {
+	return strings.HasPrefix(p, "/") || (len(p) >= 3 && p[1] == ':' && p[2] == '/')
+}
+
 // displayPath joins the Document root and a root-relative path into the
-// repository-relative path that reports show.
+// repository-relative path that reports show; an absolute path is shown as
+// it is.
 func (d *Document) displayPath(p string) string {
 	if p == "" {
 		return ""
+	}
+	if IsAbsPath(p) {
+		return path.Clean(p)
 	}
 	if d.Root == "" || d.Root == "." {
 		return path.Clean(p)

@@ -201,9 +201,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"unknown rule", func(in *Input) { in.Findings[0].RuleID = "PM999" }, "not among the evaluated rules"},
 		{"bad finding severity", func(in *Input) { in.Findings[0].Severity = "critical" }, `severity "critical"`},
 		{"bad rule severity", func(in *Input) { in.Rules[0].Severity = "high" }, `severity "high"`},
-		{"absolute evidence", func(in *Input) { in.Findings[0].Evidence[0].File = "/home/me/s1.jsonl" }, "is absolute"},
 		{"windows evidence", func(in *Input) { in.Findings[0].Evidence[0].File = `C:\runs\s1.jsonl` }, "backslash"},
-		{"drive evidence", func(in *Input) { in.Findings[0].Evidence[0].File = `C:/runs/s1.jsonl` }, "is absolute"},
 		{"no evidence", func(in *Input) { in.Findings[0].Evidence = nil }, "no evidence with a file"},
 		{"negative line", func(in *Input) { in.Findings[0].Evidence[0].Line = -1 }, "1-based"},
 		{"too many tags", func(in *Input) { in.Rules[0].Tags = make([]string, 21) }, "21 tags"},
@@ -213,7 +211,6 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"bad fail level", func(in *Input) { in.FailLevel = "fatal" }, `fail level "fatal"`},
 		{"absolute root", func(in *Input) { in.Root = "/work/runs" }, "is absolute"},
 		{"no tool name", func(in *Input) { in.Tool.Name = "" }, "no tool name"},
-		{"absolute run path", func(in *Input) { in.Runs[0].Path = "/tmp/x" }, "is absolute"},
 	}
 	for _, c := range cases {
 		in := good()
@@ -222,6 +219,28 @@ func TestNewRejectsBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.wants) {
 			t.Errorf("%s: got error %v, want one containing %q", c.name, err, c.wants)
 		}
+	}
+}
+
+// TestAbsoluteEvidenceIsKept: evidence under an absolute root outside the
+// working directory keeps its full path (the root stays relative); SARIF
+// locates it with a file: URI and no %SRCROOT% base, the text names it.
+func TestAbsoluteEvidenceIsKept(t *testing.T) {
+	in := Input{Tool: testTool, Rules: testRules(), Runs: testRuns(), Findings: []rules.Finding{{
+		RuleID: "PM001", Severity: "error", RunID: "s1", Message: "m", Evidence: []model.Evidence{{File: "s1.jsonl", Line: 1}},
+	}}}
+	in.Findings[0].Evidence[0].File = "/home/me/runs/s1.jsonl"
+	in.Runs[0].Path = "/home/me/runs/s1.jsonl"
+	doc, err := New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sarif := string(render(t, doc, FormatSARIF, Options{}))
+	if !strings.Contains(sarif, `"uri": "file:///home/me/runs/s1.jsonl"`) {
+		t.Errorf("SARIF lacks the file: URI:\n%s", sarif)
+	}
+	if text := string(render(t, doc, FormatText, Options{})); !strings.Contains(text, "/home/me/runs/s1.jsonl:") {
+		t.Errorf("text lacks the full path:\n%s", text)
 	}
 }
 

@@ -124,7 +124,7 @@ type sarifPhysicalLocation struct {
 
 type sarifArtifactLocation struct {
 	URI       string `json:"uri"`
-	URIBaseID string `json:"uriBaseId"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
 // sarifRegion covers whole lines: evidence has no columns, and a region with
@@ -259,11 +259,23 @@ func sarifLocationOf(doc *Document, file string, line int, msg *sarifText) sarif
 	}
 	return sarifLocation{
 		PhysicalLocation: sarifPhysicalLocation{
-			ArtifactLocation: sarifArtifactLocation{URI: uriPath(doc.displayPath(file)), URIBaseID: "%SRCROOT%"},
+			ArtifactLocation: sarifArtifact(doc.displayPath(file)),
 			Region:           sarifRegion{StartLine: line, StartColumn: 1, EndLine: line},
 		},
 		Message: msg,
 	}
+}
+
+// sarifArtifact locates a file: relative to %SRCROOT% (the repository), or,
+// for an absolute path outside it, as a file: URI of its own.
+func sarifArtifact(p string) sarifArtifactLocation {
+	if IsAbsPath(p) {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/x -> file:///C:/x
+		}
+		return sarifArtifactLocation{URI: "file://" + uriPath(p)}
+	}
+	return sarifArtifactLocation{URI: uriPath(p), URIBaseID: "%SRCROOT%"}
 }
 
 func sarifLevel(severity string) string {

@@ -94,3 +94,34 @@ func TestPolicyFromIgnoresTheWorkingTreesConfig(t *testing.T) {
 		t.Fatalf("--baseline under --policy-from: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestAbsoluteRootOutsideTheWorkingDirectoryKeepsFullPaths: a root given as
+// an absolute path outside the working directory is named in full in every
+// report (text file:line, JSON evidence, a file: URI in SARIF), so the
+// reader knows where the file is; render reads such a report back.
+func TestAbsoluteRootOutsideTheWorkingDirectoryKeepsFullPaths(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(root, "runs"))
+	abs := filepath.ToSlash(filepath.Join(root, "runs"))
+	out := t.TempDir()
+	wd := t.TempDir() // neither holds the other
+	code, stdout, stderr := inDir(t, wd, "check", "--format", "text", "--format", "json="+filepath.Join(out, "r.json"), "--format", "sarif="+filepath.Join(out, "r.sarif"), abs)
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	session := abs + "/50000000-0000-4000-8000-000000000001.jsonl"
+	if !strings.Contains(stdout, "  "+session+":5: ") {
+		t.Errorf("text does not name %s:5:\n%s", session, stdout)
+	}
+	js, _ := os.ReadFile(filepath.Join(out, "r.json"))
+	if !strings.Contains(string(js), `"file": "`+session+`"`) {
+		t.Errorf("JSON evidence lost the full path")
+	}
+	sarif, _ := os.ReadFile(filepath.Join(out, "r.sarif"))
+	if !strings.Contains(string(sarif), `"uri": "file://`+session+`"`) || strings.Contains(string(sarif), "%SRCROOT%") {
+		t.Errorf("SARIF does not locate the file by a file: URI:\n%s", sarif)
+	}
+	if code, rendered, errs := inDir(t, wd, "render", filepath.Join(out, "r.json")); code != 0 || !strings.Contains(rendered, session+":5") {
+		t.Errorf("render of the report: exit %d %s\n%s", code, errs, rendered)
+	}
+}
