@@ -150,7 +150,9 @@ func TestCorpusIrrlichtFullLifecycleLinks(t *testing.T) {
 			t.Errorf("spawn %s (%q) is not linked to a transcript", sc.ToolUseID, sc.Description)
 			continue
 		}
-		if sc.Child.File != "subagents/agent-"+sc.AgentID+".jsonl" {
+		// The corpus lies outside the working directory: paths are named in
+		// full, under the folder given.
+		if sc.Child.File != filepath.ToSlash(dir)+"/subagents/agent-"+sc.AgentID+".jsonl" {
 			t.Errorf("spawn %s linked to %s, want agent-%s.jsonl", sc.ToolUseID, sc.Child.File, sc.AgentID)
 		}
 		children[sc.Child.File] = true

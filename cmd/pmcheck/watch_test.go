@@ -250,7 +250,9 @@ func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mo
 	} else if err != nil {
 		t.Fatalf("watch: %v", err)
 	}
-	return out.String(), errs.String(), code
+	// The live copy lies outside the working directory, so its evidence
+	// paths are absolute; name them from the copy's root, as replay's are.
+	return strings.ReplaceAll(out.String(), filepath.ToSlash(dst)+"/", ""), errs.String(), code
 }
 
 // TestWatchEqualsReplayOnEveryRecordedRun is the equivalence proof: each
