@@ -101,3 +101,27 @@ func TestCorpusParentKilledMidCall(t *testing.T) {
 		t.Fatalf("%d open-at-end subagents in the 3-4 recording, want 1", n)
 	}
 }
+
+// TestResumeCopiesAreOneFact: rows a CLI 2.0 resume copied into a new file
+// are marked copies by uuid, so the killed subagent is one fact (in the file
+// that launched it), while the second file's push still has it outstanding.
+func TestResumeCopiesAreOneFact(t *testing.T) {
+	res := loadOne(t, filepath.Join(fixtures, "interpret-resume-copied-rows"))
+	facts := Facts(res.Runs, FactsOptions{})
+	if len(facts) != 2 {
+		t.Fatalf("%d runs, want 2", len(facts))
+	}
+	first, second := facts[0], facts[1]
+	if len(first.Subagents) != 1 || !first.Subagents[0].Killed || first.Run.Agents != 1 {
+		t.Errorf("first file: %d subagent facts (%+v)", len(first.Subagents), first.Run)
+	}
+	if len(second.Subagents) != 0 || second.Run.Agents != 0 {
+		t.Errorf("second file repeats the copied call: %d subagent facts, %d agents", len(second.Subagents), second.Run.Agents)
+	}
+	if len(second.Ships) != 1 || !second.Ships[0].Outstanding || second.Ships[0].OutstandingKilled[0] != "Fix the parser module" {
+		t.Errorf("second file's push: %+v", second.Ships)
+	}
+	if m := res.Runs[1].Main; m.Copied != 4 || res.Runs[0].Main.Copied != 0 {
+		t.Errorf("copied rows: %d in the second file, %d in the first; want 4 and 0", m.Copied, res.Runs[0].Main.Copied)
+	}
+}

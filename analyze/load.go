@@ -204,6 +204,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
 	}
 	if id := layout.AgentIDFromName(path.Base(rel)); id != "" {
+		t.UUIDs = nil // only session files are compared (markResumeCopies)
 		t.AgentID = id
 		t.Helper = discover.IsHelperAgent(id)
 		if _, ok := l.inv.Metas[rel]; ok {
@@ -234,6 +235,7 @@ func (l *loader) load(tgt target) {
 		l.sessionRun(tgt.session)
 		return
 	}
+	l.markResumeCopies()
 	for _, s := range l.inv.Sessions {
 		l.sessionRun(s)
 	}

@@ -149,7 +149,11 @@ func runFact(a *pass) any {
 		}
 		f.Agents = len(keys)
 	} else {
-		f.Agents = len(run.Subagents)
+		for _, sc := range run.Subagents {
+			if sc.Call == nil || !sc.Call.Copied {
+				f.Agents++
+			}
+		}
 	}
 	for _, t := range a.transcripts() {
 		// Count the lines that were skipped, as scan and the report's
@@ -511,6 +515,9 @@ func shipFacts(a *pass) any {
 	killed := a.killedOf()
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
+			if c.Copied {
+				continue // a resume's copy of an earlier file's action
+			}
 			var acts []ship.Action
 			switch {
 			case c.Name == "Bash":
@@ -593,6 +600,9 @@ func assembleFacts(a *pass) any {
 		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: make([]model.AttemptFact, 0, len(atts.entries))}
 	out.Run.Shipped = ships.shipped
 	for _, e := range subs.entries {
+		if e.call.Call != nil && e.call.Call.Copied {
+			continue // a resume's copy: the earlier file reports this call
+		}
 		f, k := e.fact, e.item
 		if k != nil {
 			f.Reviewed, f.ReviewEvidence = k.reviewed(), nonNil(k.evidence)

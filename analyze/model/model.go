@@ -156,6 +156,10 @@ type ToolCall struct {
 	// TaskStop / KillShell / TaskOutput target.
 	TaskID string `json:"task_id,omitempty"`
 
+	// Copied is true for a call on a row that a resume copied from an earlier
+	// file of the session: that file holds the call; this one repeats it.
+	Copied bool `json:"copied,omitempty"`
+
 	// Result is the tool_result that answered this call, when one was found.
 	Result *ToolResult `json:"-"`
 }
@@ -376,6 +380,16 @@ type Transcript struct {
 	// had (a resume or a recorder replaying rows): they are counted in Rows
 	// and otherwise ignored, so a replayed Agent call is not a second call.
 	Duplicates int `json:"duplicates,omitempty"`
+	// Copied counts rows an older CLI's resume copied from an earlier file of
+	// the session (their uuids are that file's): read, but their Agent/Task
+	// calls are the earlier file's (ToolCall.Copied).
+	Copied int `json:"copied,omitempty"`
+	// UUIDs are the hashes of the rows' uuids, sorted (transcript.HashUUID):
+	// how the loader finds rows a resume copied into another file. The
+	// loader drops them once it has compared the files.
+	UUIDs []uint64 `json:"-"`
+	// FirstUUID is the hash of the first row's uuid (0 when none).
+	FirstUUID uint64 `json:"-"`
 
 	FirstTime time.Time `json:"first_time,omitzero"` // first timestamp in file order
 	LastTime  time.Time `json:"last_time,omitzero"`  // largest timestamp (the last write time)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,6 +25,11 @@ import (
 type Options struct {
 	// LineCap is the longest line read (jsonl.DefaultLineCap when 0).
 	LineCap int64
+	// Copied are the uuid hashes (HashUUID) of rows that an earlier file of
+	// the same session holds: rows with these uuids were copied into this
+	// file by a resume; they are counted (Transcript.Copied) and their
+	// Agent/Task calls marked Copied.
+	Copied map[uint64]struct{}
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -45,6 +51,7 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 // lines are counted in the result, never fatal.
 func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
 	b := newBuilder(file)
+	b.copied = opts.Copied
 	lr := jsonl.NewReader(r, opts.LineCap)
 	for {
 		l, err := lr.Next()
@@ -221,7 +228,11 @@ type builder struct {
 	// their result arrives (so the map stays as small as the calls in flight).
 	other map[string]struct{}
 	// uuids holds a hash of every row uuid seen, to skip replayed rows.
-	uuids          map[uint64]struct{}
+	uuids map[uint64]struct{}
+	// copied holds the uuid hashes of rows an earlier file of the session
+	// holds (Options.Copied); copiedRow is set while such a row is applied.
+	copied         map[uint64]struct{}
+	copiedRow      bool
 	lastMeaningful *model.Event
 	// arena receives the decoded strings of the line being read; the row's
 	// strings are views into it and into the line, so everything the
@@ -340,6 +351,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		t.FirstRowLine = l.N
 	}
 	t.LastRowLine = l.N
+	b.copiedRow = false
 	if r.UUID != "" {
 		h := hashUUID(r.UUID)
 		if _, dup := b.uuids[h]; dup {
@@ -347,6 +359,13 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 			return
 		}
 		b.uuids[h] = struct{}{}
+		if t.FirstUUID == 0 {
+			t.FirstUUID = h
+		}
+		if _, ok := b.copied[h]; ok {
+			b.copiedRow = true
+			t.Copied++
+		}
 	}
 
 	ts := parseTime(r.Timestamp)
@@ -477,7 +496,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		return
 	}
 	in := &blk.Input
-	c := &model.ToolCall{ID: keep(blk.ID), Name: keep(blk.Name), At: at, Timestamp: ts}
+	c := &model.ToolCall{ID: keep(blk.ID), Name: keep(blk.Name), At: at, Timestamp: ts, Copied: b.copiedRow}
 	switch blk.Name {
 	case "Agent", "Task":
 		c.Description = capString(in.Description, model.DescriptionLimit)
@@ -619,6 +638,11 @@ func pollHead(text string) (taskID, status string) {
 func (b *builder) finish() *model.Transcript {
 	t := b.t
 	t.LastTime = b.curMax
+	t.UUIDs = make([]uint64, 0, len(b.uuids))
+	for h := range b.uuids {
+		t.UUIDs = append(t.UUIDs, h)
+	}
+	slices.Sort(t.UUIDs)
 	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
 	// Results whose call never appeared stay visible (Signature A must see,
 	// and reject, a result that resolves to no Agent call).
@@ -749,6 +773,9 @@ func mentionsVCS(cmd string) bool {
 func mayCommit(cmd string) bool {
 	return mentionsVCS(cmd) || strings.ContainsAny(cmd, "'\"\\")
 }
+
+// HashUUID is the hash Transcript.UUIDs holds.
+func HashUUID(s string) uint64 { return hashUUID(s) }
 
 // hashUUID is FNV-1a 64: a set of hashes costs a fraction of a set of uuid
 // strings, and a collision between two uuids of one file is negligible.
