@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -123,5 +125,39 @@ func TestResumeCopiesAreOneFact(t *testing.T) {
 	}
 	if m := res.Runs[1].Main; m.Copied != 4 || res.Runs[0].Main.Copied != 0 {
 		t.Errorf("copied rows: %d in the second file, %d in the first; want 4 and 0", m.Copied, res.Runs[0].Main.Copied)
+	}
+}
+
+// TestBorrowedUUIDsAreNotCopies: a file that borrows another file's uuids
+// with other content (a forged decoy placed beside it) marks nothing as
+// copied, so an added file cannot make another file's calls disappear.
+func TestBorrowedUUIDsAreNotCopies(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(fixtures, "interpret-resume-copied-rows")
+	first, err := os.ReadFile(filepath.Join(src, "70000000-0000-4000-8000-000000000007.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := os.ReadFile(filepath.Join(src, "70000000-0000-4000-8000-000000000008.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The decoy: the same uuids, but the Agent call answered as completed.
+	decoy := bytes.ReplaceAll(first, []byte("Agent terminated early"), []byte("All done, nothing"))
+	if bytes.Equal(decoy, first) {
+		t.Fatal("the decoy did not change")
+	}
+	for name, data := range map[string][]byte{"70000000-0000-4000-8000-000000000007.jsonl": decoy, "70000000-0000-4000-8000-000000000008.jsonl": second} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := loadOne(t, dir)
+	facts := Facts(res.Runs, FactsOptions{})
+	if n := len(facts[1].Subagents); n != 1 || !facts[1].Subagents[0].Killed {
+		t.Fatalf("the second file's killed call was hidden by a decoy: %d subagent facts", n)
+	}
+	if c := res.Runs[1].Main.Copied; c != 3 {
+		t.Errorf("%d rows marked copied, want 3 (the rows the decoy left unchanged)", c)
 	}
 }

@@ -21,10 +21,11 @@ const maxOriginals = 8
 // marked Copied, so a subagent is one fact, in the file that launched it,
 // while the later file's ship actions still see it as outstanding.
 //
-// A file is a copy of another when its first row's uuid is one of the other
-// file's (the resumed file starts with the replay). The comparison costs one
-// map lookup per row of the root's session files; the uuid hashes are
-// dropped afterwards.
+// A file may be a copy of another when its first row's uuid is one of the
+// other file's (the resumed file starts with the replay); a row is a copy
+// when an earlier file holds a row with its uuid and the same content but
+// for the sessionId. The search costs one map lookup per row of the root's
+// session files; the uuid hashes are dropped afterwards.
 func (l *loader) markResumeCopies() {
 	type file struct {
 		rel string
@@ -63,24 +64,40 @@ func (l *loader) markResumeCopies() {
 		copies = append(copies, j)
 	}
 	sort.Ints(copies)
+	// The rows' contents are compared too: a file that merely borrows
+	// another's uuids (a forged decoy) marks nothing, so an added file can
+	// never make another file's calls disappear. Only the files involved are
+	// read again, once each.
+	hashes := map[int]map[uint64]uint64{}
+	rowHashes := func(i int) map[uint64]uint64 {
+		if h, ok := hashes[i]; ok {
+			return h
+		}
+		rel := files[i].rel
+		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true})
+		if err != nil {
+			hashes[i] = nil
+			return nil
+		}
+		hashes[i] = t.RowHashes
+		return t.RowHashes
+	}
 	for _, j := range copies {
-		skip := map[uint64]struct{}{}
+		skip := map[uint64]uint64{}
 		for _, i := range originals[j] {
-			for _, h := range files[i].t.UUIDs {
-				skip[h] = struct{}{}
+			for h, c := range rowHashes(i) {
+				skip[h] = c
 			}
 		}
 		rel := files[j].rel
 		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, Copied: skip})
-		if err != nil {
-			continue // it was read a moment ago; keep that reading
+		if err != nil || t.Copied == 0 {
+			continue // keep the first reading
 		}
+		t.UUIDs = nil
 		l.transcripts[rel] = t
 	}
 	for _, f := range files {
 		f.t.UUIDs = nil
-	}
-	for _, j := range copies {
-		l.transcripts[files[j].rel].UUIDs = nil
 	}
 }

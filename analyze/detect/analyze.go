@@ -150,7 +150,7 @@ func runFact(a *pass) any {
 		f.Agents = len(keys)
 	} else {
 		for _, sc := range run.Subagents {
-			if sc.Call == nil || !sc.Call.Copied {
+			if !model.CopiedCall(sc) {
 				f.Agents++
 			}
 		}
@@ -515,9 +515,6 @@ func shipFacts(a *pass) any {
 	killed := a.killedOf()
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
-			if c.Copied {
-				continue // a resume's copy of an earlier file's action
-			}
 			var acts []ship.Action
 			switch {
 			case c.Name == "Bash":
@@ -548,7 +545,11 @@ func shipFacts(a *pass) any {
 					}
 				}
 				f.Outstanding = f.OutstandingCount > 0
-				res.ships = append(res.ships, f)
+				// A resume's copy of an earlier file's action is that file's
+				// ship fact; here it still ships the work killed above it.
+				if !c.Copied {
+					res.ships = append(res.ships, f)
+				}
 			}
 		}
 	}
@@ -600,7 +601,7 @@ func assembleFacts(a *pass) any {
 		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: make([]model.AttemptFact, 0, len(atts.entries))}
 	out.Run.Shipped = ships.shipped
 	for _, e := range subs.entries {
-		if e.call.Call != nil && e.call.Call.Copied {
+		if model.CopiedCall(e.call) {
 			continue // a resume's copy: the earlier file reports this call
 		}
 		f, k := e.fact, e.item

@@ -204,6 +204,21 @@ func Retained(tool string) bool {
 	return strings.HasPrefix(tool, "mcp__")
 }
 
+// CopiedCall reports whether a call and everything that answered it (its
+// result, its notifications) are a resume's copies of an earlier file's
+// rows: only then is the earlier file's reading of the call the whole story.
+func CopiedCall(sc *SubagentCall) bool {
+	if sc.Call == nil || !sc.Call.Copied || sc.Result != nil && !sc.Result.Copied {
+		return false
+	}
+	for _, n := range sc.Notifications {
+		if !n.Copied {
+			return false
+		}
+	}
+	return true
+}
+
 // IsSubagentSpawn reports whether the call is an Agent or Task call.
 func (c *ToolCall) IsSubagentSpawn() bool { return c.Name == "Agent" || c.Name == "Task" }
 
@@ -222,6 +237,8 @@ type ToolResult struct {
 	// From toolUseResult (trunk results only).
 	IsAsync     bool `json:"is_async,omitempty"`
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Copied: the row is a resume's copy of an earlier file's (ToolCall.Copied).
+	Copied bool `json:"copied,omitempty"`
 	// Text is the start of the joined text (capped by tool kind).
 	Text string `json:"text,omitempty"`
 	// TextLen is the length in bytes of the whole joined text.
@@ -298,12 +315,14 @@ type Notification struct {
 	TaskID    string   `json:"task_id,omitempty"`
 	ToolUseID string   `json:"tool_use_id,omitempty"`
 	// Status is the raw <status> text; StatusOK is false when it is missing.
-	Status     string   `json:"status,omitempty"`
-	HasStatus  bool     `json:"has_status"`
-	Summary    string   `json:"summary,omitempty"`
-	Result     string   `json:"result,omitempty"` // capped at AgentResultLimit
-	OutputFile string   `json:"output_file,omitempty"`
-	Failures   []string `json:"failures,omitempty"`
+	Status     string `json:"status,omitempty"`
+	HasStatus  bool   `json:"has_status"`
+	Summary    string `json:"summary,omitempty"`
+	Result     string `json:"result,omitempty"` // capped at AgentResultLimit
+	OutputFile string `json:"output_file,omitempty"`
+	// Copied: the row is a resume's copy of an earlier file's (ToolCall.Copied).
+	Copied   bool     `json:"copied,omitempty"`
+	Failures []string `json:"failures,omitempty"`
 }
 
 // QueueOp is one queue-operation row.
@@ -390,6 +409,9 @@ type Transcript struct {
 	UUIDs []uint64 `json:"-"`
 	// FirstUUID is the hash of the first row's uuid (0 when none).
 	FirstUUID uint64 `json:"-"`
+	// RowHashes maps each row's uuid hash to its content hash, when the
+	// reader was asked for them (a file a resume may have copied from).
+	RowHashes map[uint64]uint64 `json:"-"`
 
 	FirstTime time.Time `json:"first_time,omitzero"` // first timestamp in file order
 	LastTime  time.Time `json:"last_time,omitzero"`  // largest timestamp (the last write time)

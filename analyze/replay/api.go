@@ -81,7 +81,7 @@ func Session(run *model.Run, cfg Config) []model.WatchdogFact {
 	var events []WatchdogEvent
 	seen := map[*model.Transcript]bool{}
 	for _, sc := range run.Subagents {
-		if sc.Child == nil || seen[sc.Child] || sc.Call != nil && sc.Call.Copied {
+		if sc.Child == nil || seen[sc.Child] || model.CopiedCall(sc) {
 			continue
 		}
 		seen[sc.Child] = true

@@ -91,7 +91,7 @@ func (c *chunk) recycle(size int) {
 // chunks of about size bytes.
 func readParallel(r io.Reader, file string, opts Options, workers, size int) (*model.Transcript, error) {
 	b := newBuilder(file)
-	b.copied = opts.Copied
+	b.setOptions(opts)
 	lr := jsonl.NewReader(r, opts.LineCap)
 	// At most 2*workers chunks are in flight, so memory does not grow with
 	// the file: the reader waits for the builder.

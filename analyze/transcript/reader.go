@@ -25,11 +25,14 @@ import (
 type Options struct {
 	// LineCap is the longest line read (jsonl.DefaultLineCap when 0).
 	LineCap int64
-	// Copied are the uuid hashes (HashUUID) of rows that an earlier file of
-	// the same session holds: rows with these uuids were copied into this
-	// file by a resume; they are counted (Transcript.Copied) and their
-	// Agent/Task calls marked Copied.
-	Copied map[uint64]struct{}
+	// Copied maps the uuid hashes (HashUUID) of rows an earlier file of the
+	// same session holds to those rows' content hashes: a row with such a
+	// uuid and the same content (all but its sessionId) was copied into this
+	// file by a resume; it is counted (Transcript.Copied) and its calls are
+	// marked Copied. A row with the uuid but other content is not a copy.
+	Copied map[uint64]uint64
+	// RowHashes asks for Transcript.RowHashes.
+	RowHashes bool
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -51,7 +54,7 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 // lines are counted in the result, never fatal.
 func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
 	b := newBuilder(file)
-	b.copied = opts.Copied
+	b.setOptions(opts)
 	lr := jsonl.NewReader(r, opts.LineCap)
 	for {
 		l, err := lr.Next()
@@ -229,10 +232,12 @@ type builder struct {
 	other map[string]struct{}
 	// uuids holds a hash of every row uuid seen, to skip replayed rows.
 	uuids map[uint64]struct{}
-	// copied holds the uuid hashes of rows an earlier file of the session
-	// holds (Options.Copied); copiedRow is set while such a row is applied.
-	copied         map[uint64]struct{}
-	copiedRow      bool
+	// copied holds the rows an earlier file of the session holds
+	// (Options.Copied); copiedRow is set while such a row is applied.
+	copied    map[uint64]uint64
+	copiedRow bool
+	// rowHashes collects each row's content hash (Options.RowHashes).
+	rowHashes      map[uint64]uint64
 	lastMeaningful *model.Event
 	// arena receives the decoded strings of the line being read; the row's
 	// strings are views into it and into the line, so everything the
@@ -362,7 +367,10 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		if t.FirstUUID == 0 {
 			t.FirstUUID = h
 		}
-		if _, ok := b.copied[h]; ok {
+		if b.rowHashes != nil {
+			b.rowHashes[h] = contentHash(data, r.SessionID)
+		}
+		if want, ok := b.copied[h]; ok && contentHash(data, r.SessionID) == want {
 			b.copiedRow = true
 			t.Copied++
 		}
@@ -407,6 +415,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		// reference fixtures); Signature B's balance needs their tool-use id.
 		if text := r.Content.text(); IsNotification(text) {
 			op.Notification = ParseNotification(keep(text), at, "queue-"+r.Operation)
+			op.Notification.Copied = b.copiedRow
 		}
 		t.QueueOps = append(t.QueueOps, op)
 	case "progress":
@@ -466,7 +475,9 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 	if role == "user" {
 		if IsNotification(text) || r.Origin.Kind == "task-notification" {
 			if IsNotification(text) {
-				t.Notifications = append(t.Notifications, ParseNotification(keep(text), at, "user-row"))
+				n := ParseNotification(keep(text), at, "user-row")
+				n.Copied = b.copiedRow
+				t.Notifications = append(t.Notifications, n)
 			}
 		}
 		if strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.KillSentinelPrefix) {
@@ -550,7 +561,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		return
 	}
 	text := blk.Content.text()
-	res := &model.ToolResult{ToolUseID: keep(blk.ToolUseID), At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text)}
+	res := &model.ToolResult{ToolUseID: keep(blk.ToolUseID), At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text), Copied: b.copiedRow}
 	// Keep what the detectors read: agent results in full up to a cap (the
 	// notice, the tail), the head of shell output that may name a commit, a
 	// sliver of the rest. A result above its call (rows are not sorted)
@@ -635,8 +646,17 @@ func pollHead(text string) (taskID, status string) {
 // finish gives rows above the file's first timestamp that timestamp as their
 // write time (a file cannot have been written before its first stamped row
 // as far as the clock can tell), and returns the transcript.
+// setOptions applies the options that change what the builder keeps.
+func (b *builder) setOptions(opts Options) {
+	b.copied = opts.Copied
+	if opts.RowHashes {
+		b.rowHashes = map[uint64]uint64{}
+	}
+}
+
 func (b *builder) finish() *model.Transcript {
 	t := b.t
+	t.RowHashes = b.rowHashes
 	t.LastTime = b.curMax
 	t.UUIDs = make([]uint64, 0, len(b.uuids))
 	for h := range b.uuids {
@@ -772,6 +792,31 @@ func mentionsVCS(cmd string) bool {
 // its output.
 func mayCommit(cmd string) bool {
 	return mentionsVCS(cmd) || strings.ContainsAny(cmd, "'\"\\")
+}
+
+// contentHash hashes a row's line without the bytes of its sessionId value
+// (a resume copies a row under a new sessionId and changes nothing else), so
+// a copy and its original hash alike and a forged row with a borrowed uuid
+// does not.
+func contentHash(data []byte, sessionID string) uint64 {
+	h := uint64(14695981039346656037)
+	for len(data) > 0 {
+		n := len(data)
+		if sessionID != "" {
+			if i := bytes.Index(data, []byte(sessionID)); i >= 0 {
+				n = i
+			}
+		}
+		for _, c := range data[:n] {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+		if n == len(data) {
+			break
+		}
+		data = data[n+len(sessionID):]
+	}
+	return h
 }
 
 // HashUUID is the hash Transcript.UUIDs holds.
