@@ -483,6 +483,10 @@ func TestDecodeVersion1(t *testing.T) {
 	if a, b := render(t, got, FormatText, Options{}), render(t, doc, FormatText, Options{}); !bytes.Equal(a, b) {
 		t.Errorf("version 1 report renders differently:\n%s\nwant\n%s", a, b)
 	}
+	// The HTML page renders too, saying why it has no timelines.
+	if page := string(render(t, got, FormatHTML, Options{})); !strings.Contains(page, "holds no facts (schema version 1)") || strings.Contains(page, `class="to-timeline"`) {
+		t.Error("the HTML of a version 1 report does not say it has no timelines")
+	}
 }
 
 // TestFactCaps: a run with more facts, list items or longer strings than
