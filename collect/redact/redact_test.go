@@ -194,3 +194,17 @@ func BenchmarkLine(b *testing.B) {
 		r.Line(line)
 	}
 }
+
+// BenchmarkLongSparseOutput: a 1 MB tool output with few keywords.
+func BenchmarkLongSparseOutput(b *testing.B) {
+	r, err := New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	chunk := strings.Repeat("plain build log line with nothing secret in it at all /usr/lib/x.so\n", 960)
+	text := strings.Repeat(chunk+"set the token here\n", 16)
+	b.SetBytes(int64(len(text)))
+	for i := 0; i < b.N; i++ {
+		r.String(text, "")
+	}
+}
