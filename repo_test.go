@@ -226,3 +226,29 @@ func TestCommentsStandOnTheirOwn(t *testing.T) {
 		}
 	})
 }
+
+// TestCommandImportsAnalyzeOnly: the command line wires packages; it reaches
+// the analysis through package analyze alone (and rules and report), never
+// analyze's sub-packages, so they can change behind analyze's API.
+func TestCommandImportsAnalyzeOnly(t *testing.T) {
+	const mod = "github.com/pmcheck/pmcheck/"
+	err := filepath.WalkDir(filepath.Join("cmd", "pmcheck"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(path, mod+"analyze/") {
+				t.Errorf("%s imports %s: use package analyze's API instead", p, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,9 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/detect"
-	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
-	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
@@ -103,7 +100,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	}
 	pipe := pipeline{Pack: pack, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}
 	if c.Git != "" {
-		if pipe.Git, err = gitjoin.Join(c.Git, c.Base, c.Head); err != nil {
+		if pipe.Git, err = analyze.JoinGit(c.Git, c.Base, c.Head); err != nil {
 			return nil, usageError("%v", err)
 		}
 	}
@@ -152,7 +149,7 @@ func reportRules(p *rules.Pack) []report.Rule {
 	return out
 }
 
-func runSummaries(facts []model.Facts) []report.RunSummary {
+func runSummaries(facts []analyze.RunFacts) []report.RunSummary {
 	out := make([]report.RunSummary, 0, len(facts))
 	for _, f := range facts {
 		out = append(out, report.RunSummaryFromFact(f.Run))
@@ -160,7 +157,7 @@ func runSummaries(facts []model.Facts) []report.RunSummary {
 	return out
 }
 
-func runFacts(facts []model.Facts) []report.RunFacts {
+func runFacts(facts []analyze.RunFacts) []report.RunFacts {
 	out := make([]report.RunFacts, 0, len(facts))
 	for _, f := range facts {
 		out = append(out, report.NewRunFacts(f))
@@ -168,7 +165,7 @@ func runFacts(facts []model.Facts) []report.RunFacts {
 	return out
 }
 
-func gitBranch(b *gitjoin.Branch) *report.GitBranch {
+func gitBranch(b *analyze.GitBranch) *report.GitBranch {
 	if b == nil {
 		return nil
 	}
@@ -177,19 +174,19 @@ func gitBranch(b *gitjoin.Branch) *report.GitBranch {
 
 // reviewSearch is the review evidence the detectors looked for, defaults
 // filled in as the detectors fill them.
-func reviewSearch(o detect.Options) report.ReviewSearch {
+func reviewSearch(o analyze.DetectOptions) report.ReviewSearch {
 	r := o.WithDefaults().Review
 	return report.ReviewSearch{Trailers: r.Trailers, Files: r.FilePatterns, ReviewerKeywords: r.ReviewerKeywords}
 }
 
 func inputsSummary(res *analyze.Result) report.Inputs {
 	in := report.Inputs{Problems: []report.Problem{}}
-	seen := map[*model.Transcript]bool{}
+	seen := map[*analyze.Transcript]bool{}
 	for _, r := range res.Runs {
 		s := analyze.RunStats(r)
 		in.Files += s.Files
 		in.Malformed += s.Malformed
-		for _, t := range append([]*model.Transcript{r.Main}, r.Agents...) {
+		for _, t := range append([]*analyze.Transcript{r.Main}, r.Agents...) {
 			if t != nil && !seen[t] {
 				seen[t] = true
 				in.Problems = append(in.Problems, malformedProblems(t.File, t.Malformed, t.MalformedCount)...)
@@ -215,7 +212,7 @@ const maxMalformedListed = 10
 // malformedProblems lists a file's malformed lines with file:line, so a
 // report says where the input is broken, not only how often.
 // total counts every malformed line of the file; ms may list only the first.
-func malformedProblems(file string, ms []model.Malformed, total int) []report.Problem {
+func malformedProblems(file string, ms []analyze.Malformed, total int) []report.Problem {
 	var out []report.Problem
 	for i, m := range ms {
 		if i == maxMalformedListed {

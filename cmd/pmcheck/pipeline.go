@@ -4,9 +4,6 @@ import (
 	"fmt"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/detect"
-	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
-	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/rules"
 )
 
@@ -21,13 +18,13 @@ type pipeline struct {
 	// set; Git is the branch under check (nil: no git join).
 	PublishTools []string
 	DeployLabels []string
-	Git          *gitjoin.Branch
+	Git          *analyze.GitBranch
 }
 
 // evaluated is what the pipeline produced.
 type evaluated struct {
 	Res      *analyze.Result
-	Facts    []model.Facts
+	Facts    []analyze.RunFacts
 	Findings []rules.Finding
 }
 
@@ -55,12 +52,12 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 
 // detectOptions: the rule file's settings configure the detectors; flags
 // override them.
-func (p pipeline) detectOptions() detect.Options {
+func (p pipeline) detectOptions() analyze.DetectOptions {
 	set := p.Pack.Settings
-	dopts := detect.Options{
+	dopts := analyze.DetectOptions{
 		PublishTools: set.PublishTools,
 		DeployLabels: set.DeployLabels,
-		Review: detect.ReviewOptions{
+		Review: analyze.ReviewOptions{
 			Trailers:         set.ReviewTrailers,
 			FilePatterns:     set.ReviewFiles,
 			ReviewerKeywords: set.ReviewerKeywords,

@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/clock"
-	"github.com/pmcheck/pmcheck/analyze/model"
-	"github.com/pmcheck/pmcheck/analyze/replay"
 )
 
 // ReplayCmd replays a Workflow run through the simulated clock and prints
@@ -67,10 +64,10 @@ func (s *Seconds) UnmarshalText(b []byte) error {
 
 func (s Seconds) d() time.Duration { return time.Duration(s) }
 
-func (c *ReplayCmd) config() (replay.Config, error) {
-	cfg := replay.Config{
-		Watch: replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
-		Watchdogs: replay.WatchdogOptions{
+func (c *ReplayCmd) config() (analyze.ReplayConfig, error) {
+	cfg := analyze.ReplayConfig{
+		Watch: analyze.ReplayOptions{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
+		Watchdogs: analyze.WatchdogOptions{
 			PWTick: c.PWTick.d(), PWInactivity: c.PWInactivity.d(), PWKillAfter: c.PWKillAfter.d(),
 			HarnessInactivity: c.HarnessInactivity.d(), HarnessMaxDuration: c.HarnessMaxDuration.d(),
 			HarnessColdStart: c.HarnessColdStart.d(), HarnessToolSilence: c.HarnessToolSilence.d(),
@@ -112,17 +109,17 @@ func (c *ReplayCmd) Run(env *Env) error {
 		// killed attempts' work and the run's verdict as findings.
 		cfg.Watch.NextCommand = "pmcheck check " + shellWord(run.Path)
 	}
-	rep := replay.Workflow(run, cfg)
+	rep := analyze.ReplayWorkflow(run, cfg)
 	if c.Explain {
 		writeExplain(env.Stdout, rep, c.JSON)
 	}
-	for _, l := range replay.Lines(rep.Outcome.Events, c.JSON, c.Timestamps) {
+	for _, l := range analyze.ReplayLines(rep.Outcome.Events, c.JSON, c.Timestamps) {
 		fmt.Fprintln(env.Stdout, l)
 	}
 	if rep.Outcome.Stderr != "" {
 		fmt.Fprintln(env.Stderr, rep.Outcome.Stderr)
 		fmt.Fprintf(env.Stderr, "pmcheck: %s: the journal's first line is only written at %s, %s after the watch start (%s); watch gives up after 60 s\n",
-			journalOf(run), clock.Format(rep.World.JournalAt), rep.World.JournalAt.Sub(rep.World.Start), clock.Format(rep.World.Start))
+			journalOf(run), analyze.FormatTime(rep.World.JournalAt), rep.World.JournalAt.Sub(rep.World.Start), analyze.FormatTime(rep.World.Start))
 	}
 	if c.Watchdogs {
 		writeWatchdogs(env.Stdout, rep.Watchdogs, c.JSON)
@@ -143,7 +140,7 @@ func shellWord(p string) string {
 	return p
 }
 
-func journalOf(run *model.Run) string {
+func journalOf(run *analyze.Run) string {
 	if run.Journal != nil {
 		return run.Journal.File
 	}
@@ -153,17 +150,17 @@ func journalOf(run *model.Run) string {
 // noJournal is watch's exit 2: its own message on stderr, then pmcheck's line
 // saying what is missing and where.
 func noJournal(env *Env, asWatch bool, format string, args ...any) error {
-	msg := replay.NoJournalMessage
+	msg := analyze.NoJournalMessage
 	if !asWatch {
 		msg = strings.Replace(msg, "agent-postmortem scan lists past runs", "pmcheck scan lists past runs", 1)
 	}
 	fmt.Fprintln(env.Stderr, msg)
 	fmt.Fprintf(env.Stderr, "pmcheck: "+format+"\n", args...)
-	return &ExitError{Code: replay.ExitNoJournal}
+	return &ExitError{Code: analyze.ReplayExitNoJournal}
 }
 
 // resolve finds the one Workflow run RUN names (analyze.FindWorkflowRun).
-func (c *ReplayCmd) resolve(env *Env) (*model.Run, error) {
+func (c *ReplayCmd) resolve(env *Env) (*analyze.Run, error) {
 	run, err := analyze.FindWorkflowRun(c.Run_, c.Root)
 	var nr *analyze.NotReplayable
 	switch {
@@ -176,7 +173,7 @@ func (c *ReplayCmd) resolve(env *Env) (*model.Run, error) {
 }
 
 // loadWorkflow loads the Workflow run in a run directory.
-func loadWorkflow(dir string) (*model.Run, error) {
+func loadWorkflow(dir string) (*analyze.Run, error) {
 	run, err := analyze.LoadWorkflowRun(dir)
 	if err != nil {
 		return nil, usageError("replay: %v", err)
@@ -184,7 +181,7 @@ func loadWorkflow(dir string) (*model.Run, error) {
 	return run, nil
 }
 
-func writeExplain(w io.Writer, rep *replay.Report, jsonMode bool) {
+func writeExplain(w io.Writer, rep *analyze.ReplayReport, jsonMode bool) {
 	if jsonMode {
 		b, _ := json.Marshal(map[string]any{"explain": "start", "start": rep.Start})
 		fmt.Fprintln(w, string(b))
@@ -204,24 +201,24 @@ func writeExplain(w io.Writer, rep *replay.Report, jsonMode bool) {
 	if rep.Start.Where.File != "" {
 		where = fmt.Sprintf(" (%s:%d)", rep.Start.Where.File, rep.Start.Where.Line)
 	}
-	fmt.Fprintf(w, "# watch start %s: %s%s\n", clock.Format(rep.Start.At), why, where)
+	fmt.Fprintf(w, "# watch start %s: %s%s\n", analyze.FormatTime(rep.Start.At), why, where)
 	for _, lt := range rep.Times {
 		fmt.Fprintf(w, "# %s\n", lt.Explain())
 	}
 	for _, l := range rep.World.Lines {
 		switch l.Kind {
-		case replay.LineMalformed, replay.LineTooLong, replay.LineTorn:
-			fmt.Fprintf(w, "# journal line at %s:%d (%s) at %s: inherits the time of the line above\n", l.Where.File, l.Where.Line, l.Kind, clock.Format(l.At))
+		case analyze.JournalLineMalformed, analyze.JournalLineTooLong, analyze.JournalLineTorn:
+			fmt.Fprintf(w, "# journal line at %s:%d (%s) at %s: inherits the time of the line above\n", l.Where.File, l.Where.Line, l.Kind, analyze.FormatTime(l.At))
 		}
 	}
 }
 
-func writeWatchdogs(w io.Writer, events []replay.WatchdogEvent, jsonMode bool) {
+func writeWatchdogs(w io.Writer, events []analyze.WatchdogEvent, jsonMode bool) {
 	if jsonMode {
 		for _, e := range events {
 			b, _ := json.Marshal(struct {
 				Event string `json:"event"`
-				replay.WatchdogEvent
+				analyze.WatchdogEvent
 			}{"WATCHDOG", e})
 			fmt.Fprintln(w, string(b))
 		}
@@ -237,7 +234,7 @@ func writeWatchdogs(w io.Writer, events []replay.WatchdogEvent, jsonMode bool) {
 		if e.Attempt > 0 {
 			attempt = fmt.Sprintf(" attempt %d", e.Attempt)
 		}
-		fmt.Fprintf(w, "%s %-16s %-18s %s%s: %s%s\n", clock.Format(e.At), e.Source, e.Kind, e.Agent, attempt, e.Message, extra)
+		fmt.Fprintf(w, "%s %-16s %-18s %s%s: %s%s\n", analyze.FormatTime(e.At), e.Source, e.Kind, e.Agent, attempt, e.Message, extra)
 	}
 }
 

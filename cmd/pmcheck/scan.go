@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 // ScanCmd lists every run under a root.
@@ -28,15 +27,15 @@ type scanRun struct {
 	ID   string `json:"id"`
 	Path string `json:"path"`
 	analyze.Stats
-	Problems []model.Problem `json:"problems,omitempty"`
+	Problems []analyze.Problem `json:"problems,omitempty"`
 }
 
 type scanOutput struct {
-	Inputs  []analyze.Input `json:"inputs"`
-	Runs    []scanRun       `json:"runs"`
-	Totals  analyze.Stats   `json:"totals"`
-	Skipped []model.Problem `json:"skipped,omitempty"`
-	Errors  []string        `json:"errors,omitempty"`
+	Inputs  []analyze.Input   `json:"inputs"`
+	Runs    []scanRun         `json:"runs"`
+	Totals  analyze.Stats     `json:"totals"`
+	Skipped []analyze.Problem `json:"skipped,omitempty"`
+	Errors  []string          `json:"errors,omitempty"`
 }
 
 // Run lists the runs.
@@ -102,7 +101,7 @@ func printScan(env *Env, out scanOutput) {
 	fmt.Fprintln(tw, "KIND\tID\tAGENTS\tATTEMPTS\tROWS\tMALFORMED\tPATH")
 	for _, r := range out.Runs {
 		attempts := "-"
-		if r.Kind == model.KindWorkflow {
+		if r.Kind == analyze.KindWorkflow {
 			attempts = fmt.Sprint(r.Attempts)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%s\n", r.Kind, r.ID, r.Agents, attempts, r.Rows, r.Malformed, r.Path)
@@ -110,7 +109,7 @@ func printScan(env *Env, out scanOutput) {
 	tw.Flush()
 	sessions, workflows := 0, 0
 	for _, r := range out.Runs {
-		if r.Kind == model.KindWorkflow {
+		if r.Kind == analyze.KindWorkflow {
 			workflows++
 		} else {
 			sessions++
@@ -130,7 +129,7 @@ func printScan(env *Env, out scanOutput) {
 }
 
 // where formats evidence as file:line (or file alone).
-func where(e model.Evidence) string {
+func where(e analyze.Evidence) string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d", e.File, e.Line)
 	}

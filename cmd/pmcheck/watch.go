@@ -10,10 +10,6 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/discover"
-	"github.com/pmcheck/pmcheck/analyze/layout"
-	"github.com/pmcheck/pmcheck/analyze/model"
-	"github.com/pmcheck/pmcheck/analyze/replay"
 )
 
 // WatchCmd follows a Workflow run while it is written and prints what
@@ -56,7 +52,7 @@ const journalWait = 60 * time.Second
 
 // Run follows the run and returns watch's exit code.
 func (c *WatchCmd) Run(env *Env) error {
-	opt := replay.Options{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours}
+	opt := analyze.ReplayOptions{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours}
 	if err := opt.Validate(); err != nil {
 		return usageError("watch: %v", err)
 	}
@@ -81,26 +77,26 @@ func (c *WatchCmd) Run(env *Env) error {
 		}
 		remaining := journalWait - clk.Now().Sub(start)
 		if remaining <= 0 {
-			fmt.Fprintln(env.Stderr, replay.NoJournalMessage)
+			fmt.Fprintln(env.Stderr, analyze.NoJournalMessage)
 			fmt.Fprintf(env.Stderr, "pmcheck: watch: %s\n", c.notFound(root, dir))
 			if c.Watchdogs {
 				// As replay does: the watchdogs of whatever the run holds.
-				var events []replay.WatchdogEvent
+				var events []analyze.WatchdogEvent
 				if dir != "" {
 					if run, err := loadWorkflow(dir); err == nil {
-						events = replay.Workflow(run, replay.Config{Watch: opt, Start: start}).Watchdogs
+						events = analyze.ReplayWorkflow(run, analyze.ReplayConfig{Watch: opt, Start: start}).Watchdogs
 					}
 				}
 				writeWatchdogs(env.Stdout, events, c.JSON)
 			}
-			return &ExitError{Code: replay.ExitNoJournal}
+			return &ExitError{Code: analyze.ReplayExitNoJournal}
 		}
 		clk.Sleep(min(opt.Interval, remaining))
 	}
 
 	f := &follower{dir: dir}
-	live := replay.NewLive(start, opt, nil)
-	var last *model.Run
+	live := analyze.NewLiveReplay(start, opt)
+	var last *analyze.Run
 	for {
 		now := clk.Now()
 		run, truncated, changed, err := f.read()
@@ -112,11 +108,11 @@ func (c *WatchCmd) Run(env *Env) error {
 			last = run
 		}
 		events, done, code := live.Poll(now)
-		writeLines(env.Stdout, replay.Lines(events, c.JSON, c.Timestamps))
+		writeLines(env.Stdout, analyze.ReplayLines(events, c.JSON, c.Timestamps))
 		if done {
 			if c.Watchdogs {
-				cfg := replay.Config{Watch: opt, Start: start}
-				writeWatchdogs(env.Stdout, replay.Workflow(last, cfg).Watchdogs, c.JSON)
+				cfg := analyze.ReplayConfig{Watch: opt, Start: start}
+				writeWatchdogs(env.Stdout, analyze.ReplayWorkflow(last, cfg).Watchdogs, c.JSON)
 			}
 			if code != 0 {
 				return &ExitError{Code: code}
@@ -141,9 +137,9 @@ func writeLines(w io.Writer, lines []string) {
 func (c *WatchCmd) find(root string) string {
 	arg := c.Run_
 	switch {
-	case filepath.Base(arg) == layout.Journal:
+	case filepath.Base(arg) == analyze.JournalName:
 		return filepath.Dir(arg)
-	case layout.IsTranscriptName(arg):
+	case analyze.IsTranscriptName(arg):
 		return launchedRun(arg)
 	case strings.ContainsAny(arg, `/\`) || arg == "." || arg == "..":
 		return arg
@@ -154,13 +150,13 @@ func (c *WatchCmd) find(root string) string {
 	if root == "" {
 		return ""
 	}
-	inv, err := discover.Walk(root)
+	inv, err := analyze.Walk(root)
 	if err != nil {
 		return ""
 	}
 	var match string
 	for _, d := range inv.WorkflowDirs {
-		if strings.HasPrefix(layout.RunID(d), arg) {
+		if strings.HasPrefix(analyze.RunID(d), arg) {
 			if match != "" {
 				return ""
 			}
@@ -182,7 +178,7 @@ func launchedRun(file string) string {
 	}
 	id := ""
 	for _, r := range res.Runs {
-		if r.Kind != model.KindSession || r.Main == nil {
+		if r.Kind != analyze.KindSession || r.Main == nil {
 			continue
 		}
 		for _, l := range r.Launches {
@@ -198,7 +194,7 @@ func launchedRun(file string) string {
 	if id == "" {
 		return ""
 	}
-	return layout.RunDirOnDisk(file, id)
+	return analyze.RunDirOnDisk(file, id)
 }
 
 func (c *WatchCmd) notFound(root, dir string) string {
@@ -231,13 +227,13 @@ func (f *follower) signature() (string, int64) {
 		}
 	}
 	sort.Strings(parts)
-	if info, err := os.Stat(layout.ParentOfRunOnDisk(f.dir)); err == nil {
+	if info, err := os.Stat(analyze.ParentOfRunOnDisk(f.dir)); err == nil {
 		parts = append(parts, fmt.Sprintf("parent %d %d", info.Size(), info.ModTime().UnixNano()))
 	}
 	return strings.Join(parts, "\n"), journal
 }
 
-func (f *follower) read() (run *model.Run, truncated, changed bool, err error) {
+func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error) {
 	sig, journal := f.signature()
 	if sig == f.sig {
 		return nil, false, false, nil

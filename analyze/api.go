@@ -1,0 +1,97 @@
+package analyze
+
+import (
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/layout"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/replay"
+)
+
+// The names the command line uses, so that cmd/pmcheck depends on package
+// analyze alone and analyze's sub-packages can change behind it. Each is the
+// sub-package's own type or function; see there for the documentation.
+
+// Model types.
+type (
+	Run        = model.Run
+	Transcript = model.Transcript
+	RunFacts   = model.Facts
+	Evidence   = model.Evidence
+	Problem    = model.Problem
+	Malformed  = model.Malformed
+)
+
+// Run kinds.
+const (
+	KindSession  = model.KindSession
+	KindWorkflow = model.KindWorkflow
+)
+
+// Detector options.
+type (
+	DetectOptions = detect.Options
+	ReviewOptions = detect.ReviewOptions
+)
+
+// GitBranch is the branch under check (JoinGit).
+type GitBranch = gitjoin.Branch
+
+// JoinGit reads the branch under check from a git repository: the commits
+// in base..head with their trailers and the paths they change.
+func JoinGit(dir, base, head string) (*GitBranch, error) { return gitjoin.Join(dir, base, head) }
+
+// FormatTime writes a simulated instant as reports and the replay do.
+func FormatTime(t time.Time) string { return clock.Format(t) }
+
+// Inventory is what a walk of a root found.
+type Inventory = discover.Inventory
+
+// Walk lists the runs, transcripts and sidecars under root.
+func Walk(root string) (*Inventory, error) { return discover.Walk(root) }
+
+// Replay types and constants.
+type (
+	ReplayConfig    = replay.Config
+	ReplayOptions   = replay.Options
+	ReplayReport    = replay.Report
+	WatchdogEvent   = replay.WatchdogEvent
+	WatchdogOptions = replay.WatchdogOptions
+	LiveReplay      = replay.Live
+)
+
+// Replay constants.
+const (
+	ReplayExitNoJournal  = replay.ExitNoJournal
+	NoJournalMessage     = replay.NoJournalMessage
+	JournalLineMalformed = replay.LineMalformed
+	JournalLineTooLong   = replay.LineTooLong
+	JournalLineTorn      = replay.LineTorn
+)
+
+// ReplayWorkflow replays a loaded Workflow run (replay.Workflow).
+func ReplayWorkflow(run *Run, cfg ReplayConfig) *ReplayReport { return replay.Workflow(run, cfg) }
+
+// ReplayLines prints watch's events (replay.Lines).
+func ReplayLines(events []replay.Event, jsonMode, timestamps bool) []string {
+	return replay.Lines(events, jsonMode, timestamps)
+}
+
+// NewLiveReplay starts the replay engine fed live (replay.NewLive), with the
+// detectors' work ledger.
+func NewLiveReplay(start time.Time, opt ReplayOptions) *LiveReplay {
+	return replay.NewLive(start, opt, nil)
+}
+
+// Layout helpers for the command line (package layout owns the shapes).
+func IsTranscriptName(name string) bool { return layout.IsTranscriptName(name) }
+
+// RunDirOnDisk is the run directory (an OS path) a session transcript launched.
+func RunDirOnDisk(sessionFile, runID string) string { return layout.RunDirOnDisk(sessionFile, runID) }
+
+// RunID is a Workflow run directory's id.
+func RunID(dir string) string { return layout.RunID(dir) }
