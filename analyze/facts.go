@@ -1,6 +1,10 @@
 package analyze
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
@@ -11,26 +15,58 @@ type FactsOptions struct {
 	Detect detect.Options
 	// Replay configures watch and the watchdogs.
 	Replay replay.Config
+	// Jobs is how many runs are analysed at once (GOMAXPROCS when 0).
+	Jobs int
 }
 
-// Facts runs the detectors and the replays over every run, in run order: the
-// one step between the model and the rules, shared by `pmcheck check` and the
-// tests that check rules on fixtures.
+// Facts runs the detectors and the replays over every run: the one step
+// between the model and the rules, shared by `pmcheck check` and the tests
+// that check rules on fixtures. Runs are independent (the detectors and
+// replays only read the model), so Jobs of them are analysed at once; the
+// facts are in run order whatever Jobs is.
 func Facts(runs []*model.Run, opts FactsOptions) []model.Facts {
-	out := make([]model.Facts, 0, len(runs))
-	for _, run := range runs {
-		f := detect.Analyze(run, opts.Detect)
-		switch run.Kind {
-		case model.KindWorkflow:
-			rep := replay.Workflow(run, opts.Replay)
-			f.Watchdogs = append(f.Watchdogs, rep.Facts...)
-			if f.Run.Verdict == "" {
-				f.Run.Verdict = rep.Outcome.Verdict
-			}
-		default:
-			f.Watchdogs = append(f.Watchdogs, replay.Session(run, opts.Replay)...)
-		}
-		out = append(out, f)
+	out := make([]model.Facts, len(runs))
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
 	}
+	if jobs == 1 || len(runs) < 2 {
+		for i, run := range runs {
+			out[i] = runFacts(run, opts)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(jobs, len(runs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(runs) {
+					return
+				}
+				out[i] = runFacts(runs[i], opts)
+			}
+		}()
+	}
+	wg.Wait()
 	return out
+}
+
+// runFacts is the facts of one run.
+func runFacts(run *model.Run, opts FactsOptions) model.Facts {
+	f := detect.Analyze(run, opts.Detect)
+	switch run.Kind {
+	case model.KindWorkflow:
+		rep := replay.Workflow(run, opts.Replay)
+		f.Watchdogs = append(f.Watchdogs, rep.Facts...)
+		if f.Run.Verdict == "" {
+			f.Run.Verdict = rep.Outcome.Verdict
+		}
+	default:
+		f.Watchdogs = append(f.Watchdogs, replay.Session(run, opts.Replay)...)
+	}
+	return f
 }

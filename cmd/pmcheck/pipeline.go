@@ -42,7 +42,7 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 		}
 		return nil, usageError("%s", errs[0])
 	}
-	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: p.detectOptions()})
+	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: p.detectOptions(), Jobs: p.Load.Jobs})
 	findings, err := rules.Evaluate(p.Pack, facts)
 	if err != nil {
 		return nil, usageError("%v", err)
