@@ -216,6 +216,32 @@ func TestCollectPicksExactlyTheBranchSessions(t *testing.T) {
 	}
 }
 
+// TestCollectTakesLegacyAgentsOfItsSession: legacy agent-*.jsonl files
+// beside a session come with it when their rows carry its sessionId, and
+// stay when they belong to another session of the folder.
+func TestCollectTakesLegacyAgentsOfItsSession(t *testing.T) {
+	root := fakeProjects(t)
+	marco := filepath.Join(root, "-home-marco-projects-spotter")
+	row := func(id string) []byte {
+		b, _ := json.Marshal(map[string]any{"type": "user", "uuid": "u-" + id, "sessionId": id, "isSidechain": true,
+			"timestamp": "2026-02-10T21:12:00.000Z", "message": map[string]any{"role": "user", "content": "sub task"}})
+		return append(b, '\n')
+	}
+	writeFile(t, filepath.Join(marco, "agent-legacy01.jsonl"), row(shortID))
+	writeFile(t, filepath.Join(marco, "agent-legacy02.jsonl"), row(featureID))
+	out := filepath.Join(t.TempDir(), "out")
+	m, _ := runCollect(t, "--root", root, "--cwd", marcoCwd, "--branch", "master", "--out", out)
+	var legacy []string
+	for _, f := range m.Files {
+		if strings.HasPrefix(f.Path, "agent-") {
+			legacy = append(legacy, f.Path+" "+f.Session)
+		}
+	}
+	if want := []string{"agent-legacy01.jsonl " + shortID}; !reflect.DeepEqual(legacy, want) {
+		t.Errorf("legacy agents collected: %v, want %v", legacy, want)
+	}
+}
+
 func sameSet(a, b []string) bool {
 	a, b = append([]string(nil), a...), append([]string(nil), b...)
 	sort.Strings(a)
