@@ -324,56 +324,66 @@ func (k *killedItem) namedBy(text string) bool {
 }
 
 // reviewEvidence is the review step: it collects the configured evidence
-// for every item (timeless, reviewedAt, evidence, reviews).
+// for every item (timeless, reviewedAt, evidence, reviews). Each trailer and
+// each review subagent's prompt is read once, through a name index of all
+// items, so the cost follows the texts' size, not items × texts.
 func reviewEvidence(a *pass) any {
 	ro := a.opts.Review
 	subs := a.resultOf(subagentsStep).(*subagentResult)
-	for _, k := range a.killedOf() {
-		// Commit trailers on the branch under check.
-		if a.opts.Git != nil {
-			for _, c := range a.opts.Git.Commits {
-				for _, tr := range c.Trailers {
-					if !containsFold(ro.Trailers, tr.Key) {
-						continue
-					}
-					if equalsAnyFold(tr.Value, k.names()) || k.namedBy(tr.Value) {
-						k.timeless = true
-						k.evidence = append(k.evidence, "trailer "+tr.Key+": "+tr.Value+" in commit "+short(c.ID))
-					}
+	killed := a.killedOf()
+	if len(killed) == 0 {
+		return nil
+	}
+	idx := newNameIndex(killed)
+	// Commit trailers on the branch under check, in commit order.
+	if a.opts.Git != nil {
+		for _, c := range a.opts.Git.Commits {
+			for _, tr := range c.Trailers {
+				if !containsFold(ro.Trailers, tr.Key) {
+					continue
+				}
+				for _, i := range idx.named(tr.Value, true) {
+					k := killed[i]
+					k.timeless = true
+					k.evidence = append(k.evidence, "trailer "+tr.Key+": "+tr.Value+" in commit "+short(c.ID))
 				}
 			}
 		}
-		// Review files on the branch or written by work that was not killed.
+	}
+	// Review files on the branch or written by work that was not killed.
+	if len(ro.FilePatterns) > 0 {
 		var candidates []string
 		if a.opts.Git != nil {
 			candidates = append(candidates, a.opts.Git.Paths...)
 		}
-		candidates = append(candidates, subs.written...)
-		for _, pat := range ro.FilePatterns {
-			for _, p := range uniqueSorted(candidates) {
-				if reviewFileMatches(pat, p, k) {
-					k.timeless = true
-					k.evidence = append(k.evidence, "review file "+p)
+		candidates = uniqueSorted(append(candidates, subs.written...))
+		for _, k := range killed {
+			for _, pat := range ro.FilePatterns {
+				for _, p := range candidates {
+					if reviewFileMatches(pat, p, k) {
+						k.timeless = true
+						k.evidence = append(k.evidence, "review file "+p)
+					}
 				}
 			}
 		}
-		// A later completed review subagent whose prompt names the item.
-		for _, e := range subs.entries {
-			sc, f := e.call, e.fact
-			if f.Killed || f.FalseDone || f.Outcome != OutcomeCompleted || sc.ToolUseID == k.toolUseID {
+	}
+	// A later completed review subagent whose prompt names the item.
+	for _, e := range subs.entries {
+		sc, f := e.call, e.fact
+		if f.Killed || f.FalseDone || f.Outcome != OutcomeCompleted || sc.Call == nil || !a.isReviewer(sc) {
+			continue
+		}
+		done := sc.At
+		if sc.LastNotification != nil {
+			done = sc.LastNotification.At
+		} else if sc.ResultAt != nil {
+			done = *sc.ResultAt
+		}
+		for _, i := range idx.named(sc.Call.Prompt+"\n"+sc.Description, false) {
+			k := killed[i]
+			if sc.ToolUseID == k.toolUseID || !before(k.known, sc.At, false) {
 				continue
-			}
-			if !a.isReviewer(sc) || sc.Call == nil || !k.namedBy(sc.Call.Prompt+"\n"+sc.Description) {
-				continue
-			}
-			if !before(k.known, sc.At, false) {
-				continue
-			}
-			done := sc.At
-			if sc.LastNotification != nil {
-				done = sc.LastNotification.At
-			} else if sc.ResultAt != nil {
-				done = *sc.ResultAt
 			}
 			if k.reviewedAt == nil || before(done, *k.reviewedAt, false) {
 				d := done

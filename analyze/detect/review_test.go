@@ -1,0 +1,132 @@
+package detect
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// TestNameIndexAgreesWithNamedBy: the index finds exactly the items the
+// one-item-at-a-time definition (namedBy, and equalsAnyFold for exact
+// trailer values) finds, on random items and texts.
+func TestNameIndexAgreesWithNamedBy(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"Fix", "the", "parser", "toolu_01ab", "a1234567", "A1234567", "Review", "login flow", "(no description)", "x"}
+	pick := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(words[r.IntN(len(words))])
+			if r.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		return b.String()
+	}
+	for round := 0; round < 300; round++ {
+		var items []*killedItem
+		for i := range 1 + r.IntN(6) {
+			kind := "subagent"
+			if i%3 == 2 {
+				kind = "attempt"
+			}
+			items = append(items, &killedItem{kind: kind, id: pick(1 + r.IntN(2)), toolUseID: pick(r.IntN(2)), name: pick(1 + r.IntN(3))})
+		}
+		idx := newNameIndex(items)
+		for range 10 {
+			text := pick(r.IntN(12))
+			for _, exact := range []bool{false, true} {
+				want := []int{}
+				for i, k := range items {
+					if k.namedBy(text) || exact && equalsAnyFold(text, k.names()) {
+						want = append(want, i)
+					}
+				}
+				if got := idx.named(text, exact); !reflect.DeepEqual(got, want) {
+					t.Fatalf("text %q exact %v: index %v, namedBy %v (items %+v)", text, exact, got, want, items)
+				}
+			}
+		}
+	}
+}
+
+// reviewRun is a session with n killed foreground agents, then n review
+// agents, each with a long prompt naming one of them.
+func reviewRun(n int) *model.Run {
+	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	main := &model.Transcript{File: "s.jsonl"}
+	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: main}
+	filler := strings.Repeat("Check every change, line by line, against the tests. ", 80)
+	at := func(line int) model.Evidence { return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)} }
+	for i := range n {
+		c := &model.ToolCall{ID: fmt.Sprintf("toolu_kill%06d", i), Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(2 * i)}
+		res := &model.ToolResult{ToolUseID: c.ID, IsError: true, Text: "boom", At: at(2*i + 1)}
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID, Description: c.Description, Mode: model.ModeSync, At: c.At, Result: res, ResultAt: &res.At})
+	}
+	for i := range n {
+		c := &model.ToolCall{ID: fmt.Sprintf("toolu_rev%06d", i), Name: "Agent", Description: fmt.Sprintf("Review module %06d", i),
+			Prompt: filler + fmt.Sprintf("The subagent toolu_kill%06d was killed; review it.", i), At: at(2*n + 2*i)}
+		res := &model.ToolResult{ToolUseID: c.ID, Text: "Reviewed.", At: at(2*n + 2*i + 1)}
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID, Description: c.Description, SubagentType: "code-reviewer", Mode: model.ModeSync, At: c.At, Result: res, ResultAt: &res.At})
+	}
+	return run
+}
+
+// BenchmarkReviewEvidence: n killed agents and n review agents. The time per
+// op grows linearly with n (each prompt is read once); naming every item in
+// every prompt grew with n².
+func BenchmarkReviewEvidence(b *testing.B) {
+	for _, n := range []int{250, 1000, 4000} {
+		run := reviewRun(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				f := Analyze(run, Options{})
+				if !f.Subagents[0].Reviewed {
+					b.Fatal("not reviewed")
+				}
+			}
+		})
+	}
+}
+
+// killedManyRun is a session whose main transcript has n foreground agents
+// killed under Signature A and a segment mark between every two calls.
+func killedManyRun(n int) *model.Run {
+	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	main := &model.Transcript{File: "s.jsonl"}
+	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: main}
+	mark := FindMarks(EncodeMark(nil))[0]
+	at := func(line int) model.Evidence { return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)} }
+	for i := range n {
+		c := &model.ToolCall{ID: fmt.Sprintf("toolu_kill%06d", i), Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(3 * i)}
+		res := &model.ToolResult{ToolUseID: c.ID, IsError: true, HasPartialNotice: true, StartsWithAPIErrorPrefix: true, At: at(3*i + 1)}
+		c.Result = res
+		main.ToolCalls = append(main.ToolCalls, c)
+		main.ToolResults = append(main.ToolResults, res)
+		main.Marks = append(main.Marks, model.Mark{At: at(3*i + 2), Outstanding: mark[0], Payload: mark[1]})
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID, Description: c.Description, Mode: model.ModeSync, At: c.At, Result: res, ResultAt: &res.At})
+	}
+	return run
+}
+
+// BenchmarkKilledSubagentsAndMarks: n killed agents and n segment marks.
+// Each call's hit and segment are a map lookup and a binary search, so time
+// per op grows as n·log n; scanning every hit and every mark per call grew
+// with n².
+func BenchmarkKilledSubagentsAndMarks(b *testing.B) {
+	for _, n := range []int{2000, 8000, 32000} {
+		run := killedManyRun(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				f := Analyze(run, Options{})
+				if !f.Subagents[n-1].Killed || f.Subagents[n-1].Segment != n {
+					b.Fatalf("last subagent: %+v", f.Subagents[n-1])
+				}
+			}
+		})
+	}
+}
