@@ -61,7 +61,9 @@ func reviewRun(n int) *model.Run {
 	main := &model.Transcript{File: "s.jsonl"}
 	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: main}
 	filler := strings.Repeat("Check every change, line by line, against the tests. ", 80)
-	at := func(line int) model.Evidence { return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)} }
+	at := func(line int) model.Evidence {
+		return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)}
+	}
 	for i := range n {
 		c := &model.ToolCall{ID: fmt.Sprintf("toolu_kill%06d", i), Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(2 * i)}
 		res := &model.ToolResult{ToolUseID: c.ID, IsError: true, Text: "boom", At: at(2*i + 1)}
@@ -100,7 +102,9 @@ func killedManyRun(n int) *model.Run {
 	main := &model.Transcript{File: "s.jsonl"}
 	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: main}
 	mark := FindMarks(EncodeMark(nil))[0]
-	at := func(line int) model.Evidence { return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)} }
+	at := func(line int) model.Evidence {
+		return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)}
+	}
 	for i := range n {
 		c := &model.ToolCall{ID: fmt.Sprintf("toolu_kill%06d", i), Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(3 * i)}
 		res := &model.ToolResult{ToolUseID: c.ID, IsError: true, HasPartialNotice: true, StartsWithAPIErrorPrefix: true, At: at(3*i + 1)}
