@@ -59,6 +59,19 @@ func TestConfigIsFoundAndFlagsOverride(t *testing.T) {
 	}
 }
 
+// TestExplainReadsTheConfig: explain applies the same .pmcheck.yaml as check:
+// a rule the config disables has no finding to explain.
+func TestExplainReadsTheConfig(t *testing.T) {
+	repo := configRepo(t, "paths: [.agent-runs]\n")
+	if code, stdout, stderr := inDir(t, repo, "explain", "unreviewed-killed-subagent"); code != 0 || !strings.Contains(stdout, "unreviewed-killed-subagent") {
+		t.Fatalf("explain: exit %d (%s)\n%s", code, stderr, stdout)
+	}
+	writeFile(t, filepath.Join(repo, ".pmcheck.yaml"), []byte("paths: [.agent-runs]\ndisable: [unreviewed-killed-subagent]\n"))
+	if code, stdout, _ := inDir(t, repo, "explain", "unreviewed-killed-subagent"); code != ExitUsage {
+		t.Fatalf("explain ignored the config that disables the rule: exit %d\n%s", code, stdout)
+	}
+}
+
 // TestConfigErrorsAreUsageErrors: a bad config is exit 2 with file:line:col.
 func TestConfigErrorsAreUsageErrors(t *testing.T) {
 	repo := configRepo(t, "paths: [.agent-runs]\nfail-levle: none\n")

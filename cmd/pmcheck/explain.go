@@ -47,6 +47,11 @@ func (c *ExplainCmd) Run(env *Env) error {
 	} else {
 		check := &CheckCmd{Paths: c.Paths, Rules: c.Rules, Disable: c.Disable, Severity: c.Severity, Baseline: c.Baseline,
 			FailLevel: report.FailLevelError, Git: c.Git, Base: c.Base, Head: c.Head, LineCap: c.LineCap}
+		// The same .pmcheck.yaml as check (paths, rules, baseline, git), so
+		// explain sees the findings check reports.
+		if err := check.applyConfig(); err != nil {
+			return err
+		}
 		var err error
 		if doc, err = check.document(env); err != nil {
 			return err
