@@ -21,6 +21,10 @@ type Settings struct {
 	ReviewFiles []string
 	// ReviewerKeywords identify a review subagent by description or type.
 	ReviewerKeywords []string
+	// AgentAuthors, when set, is the strict review for a required check:
+	// only trailers on commits whose author and committer e-mail match none
+	// of these patterns count (detect.ReviewOptions.AgentAuthors).
+	AgentAuthors []string
 	// PublishTools are tool names (path.Match patterns) whose calls publish.
 	PublishTools []string
 	// DeployLabels are the labels whose `gh pr edit --add-label` deploys.
@@ -28,7 +32,7 @@ type Settings struct {
 }
 
 var (
-	reviewKeys = []string{"files", "reviewer_keywords", "trailers"}
+	reviewKeys = []string{"agent_authors", "files", "reviewer_keywords", "trailers"}
 	shipKeys   = []string{"deploy_labels", "publish_tools"}
 )
 
@@ -82,6 +86,8 @@ func (l *loader) settings(top map[string]*yaml.Node, p *Pack) {
 					set("review", key, v, &p.Settings.ReviewFiles, pattern)
 				case "reviewer_keywords":
 					set("review", key, v, &p.Settings.ReviewerKeywords, nonEmpty)
+				case "agent_authors":
+					set("review", key, v, &p.Settings.AgentAuthors, pattern)
 				}
 			}
 		}
@@ -110,10 +116,11 @@ func (p *Pack) mergeSettings(other *Pack) error {
 		"review.trailers":          {&p.Settings.ReviewTrailers, &other.Settings.ReviewTrailers},
 		"review.files":             {&p.Settings.ReviewFiles, &other.Settings.ReviewFiles},
 		"review.reviewer_keywords": {&p.Settings.ReviewerKeywords, &other.Settings.ReviewerKeywords},
+		"review.agent_authors":     {&p.Settings.AgentAuthors, &other.Settings.AgentAuthors},
 		"ship.publish_tools":       {&p.Settings.PublishTools, &other.Settings.PublishTools},
 		"ship.deploy_labels":       {&p.Settings.DeployLabels, &other.Settings.DeployLabels},
 	}
-	for _, key := range []string{"review.files", "review.reviewer_keywords", "review.trailers", "ship.deploy_labels", "ship.publish_tools"} {
+	for _, key := range []string{"review.agent_authors", "review.files", "review.reviewer_keywords", "review.trailers", "ship.deploy_labels", "ship.publish_tools"} {
 		f := fields[key]
 		if *f[1] == nil {
 			continue

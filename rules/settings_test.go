@@ -41,7 +41,7 @@ func TestSettingsErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"version: 1\nreview: {}\n", `s.yaml:1:1: missing key "rules"; add a list of rules`},
 		{"version: 1\nreview: [a]\n", `s.yaml:2:9: "review" must be a mapping, got a list`},
-		{"version: 1\nreview:\n  trailer: [a]\n", `s.yaml:3:3: unknown key "trailer" in "review"; did you mean "trailers"? expected one of "files", "reviewer_keywords", "trailers"`},
+		{"version: 1\nreview:\n  trailer: [a]\n", `s.yaml:3:3: unknown key "trailer" in "review"; did you mean "trailers"? expected one of "agent_authors", "files", "reviewer_keywords", "trailers"`},
 		{"version: 1\nship:\n  labels: [a]\n", `s.yaml:3:3: unknown key "labels" in "ship"; expected one of "deploy_labels", "publish_tools"`},
 		{"version: 1\nreview:\n  trailers: Reviewed-Killed-Agent\n", `s.yaml:3:13: "review.trailers" must be a list of strings, got a string`},
 		{"version: 1\nreview:\n  trailers: [\"\"]\n", `s.yaml:3:14: review.trailers: empty value; remove it`},

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
@@ -66,8 +67,17 @@ type ReviewOptions struct {
 	// for the agent id or tool-use id. A pattern without it must match a path
 	// that contains one of them.
 	FilePatterns []string
-	// ReviewerKeywords identify a review subagent (description or type).
+	// ReviewerKeywords identify a review subagent: a word of its description
+	// or subagent type starts with one (so "review" names "Review the
+	// parser" and "code-reviewer", not "Preview docs").
 	ReviewerKeywords []string
+	// AgentAuthors, when set (non-nil), is the strict mode for a required
+	// check: only evidence the agent cannot write itself counts. Review
+	// subagents and review files (which the agent's own transcripts or
+	// branch could hold) do not; a trailer counts only on a commit whose
+	// author and committer e-mail match none of these path.Match patterns
+	// (the agent's git identities). An empty list counts every author.
+	AgentAuthors []string
 }
 
 // WithDefaults fills every nil list with its default: the options the
@@ -335,9 +345,13 @@ func reviewEvidence(a *pass) any {
 		return nil
 	}
 	idx := newNameIndex(killed)
+	strict := ro.AgentAuthors != nil
 	// Commit trailers on the branch under check, in commit order.
 	if a.opts.Git != nil {
 		for _, c := range a.opts.Git.Commits {
+			if strict && agentAuthored(c, ro.AgentAuthors) {
+				continue // the agent could have written this trailer itself
+			}
 			for _, tr := range c.Trailers {
 				if !containsFold(ro.Trailers, tr.Key) {
 					continue
@@ -349,6 +363,9 @@ func reviewEvidence(a *pass) any {
 				}
 			}
 		}
+	}
+	if strict {
+		return nil // review files and review subagents are the agent's own writing
 	}
 	// Review files on the branch or written by work that was not killed.
 	if len(ro.FilePatterns) > 0 {
@@ -396,11 +413,37 @@ func reviewEvidence(a *pass) any {
 	return nil
 }
 
+// isReviewer reports whether a word of the call's description or subagent
+// type starts with a reviewer keyword. Words are runs of letters and digits,
+// so "code-reviewer" and "Review the parser" match "review" and "Preview
+// docs" does not: a substring test let any call whose description merely
+// contains the letters pass as a review.
 func (a *analysis) isReviewer(sc *model.SubagentCall) bool {
-	text := strings.ToLower(sc.Description + " " + sc.SubagentType)
+	words := strings.FieldsFunc(strings.ToLower(sc.Description+" "+sc.SubagentType), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 	for _, kw := range a.opts.Review.ReviewerKeywords {
-		if kw != "" && strings.Contains(text, strings.ToLower(kw)) {
-			return true
+		kw = strings.ToLower(strings.TrimSpace(kw))
+		if kw == "" {
+			continue
+		}
+		for _, w := range words {
+			if strings.HasPrefix(w, kw) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// agentAuthored reports whether a commit's author or committer is one of the
+// agent's identities (strict review).
+func agentAuthored(c gitjoin.Commit, patterns []string) bool {
+	for _, p := range patterns {
+		for _, e := range []string{c.AuthorEmail, c.CommitterEmail} {
+			if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(e)); ok {
+				return true
+			}
 		}
 	}
 	return false

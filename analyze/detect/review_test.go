@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -132,5 +133,93 @@ func BenchmarkKilledSubagentsAndMarks(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestReviewerMatchedByWord: a reviewer keyword must start a word of the
+// description or subagent type; "Preview docs" contains the letters of
+// "review" and is not a review.
+func TestReviewerMatchedByWord(t *testing.T) {
+	a := &analysis{opts: Options{}.WithDefaults()}
+	for desc, want := range map[string]bool{
+		"Review the parser":          true,
+		"Code review of login.go":    true,
+		"Re-review the killed agent": true,
+		"Preview docs":               false,
+		"Build the overview page":    false,
+		"Fix the parser":             false,
+	} {
+		if got := a.isReviewer(&model.SubagentCall{Description: desc}); got != want {
+			t.Errorf("%q: reviewer %v, want %v", desc, got, want)
+		}
+	}
+	if !a.isReviewer(&model.SubagentCall{Description: "Check it", SubagentType: "code-reviewer"}) {
+		t.Error("subagent type code-reviewer is a reviewer")
+	}
+}
+
+// reviewCase is a killed foreground agent at line 3, then one more
+// completed Agent call at the given line with the given description.
+func reviewCase(reviewLine int, desc string) *model.Run {
+	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	at := func(line int) model.Evidence {
+		return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)}
+	}
+	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: &model.Transcript{File: "s.jsonl"}}
+	kill := &model.ToolCall{ID: "toolu_killed01", Name: "Agent", Description: "Refactor the billing module", At: at(2)}
+	kres := &model.ToolResult{ToolUseID: kill.ID, IsError: true, Text: "boom", At: at(3)}
+	rev := &model.ToolCall{ID: "toolu_review01", Name: "Agent", Description: desc, Prompt: "Look at what toolu_killed01 left behind.", At: at(reviewLine)}
+	rres := &model.ToolResult{ToolUseID: rev.ID, Text: "Done.", At: at(reviewLine + 1)}
+	run.Subagents = []*model.SubagentCall{
+		{Call: kill, Owner: "s.jsonl", ToolUseID: kill.ID, Description: kill.Description, Mode: model.ModeSync, At: kill.At, Result: kres, ResultAt: &kres.At},
+		{Call: rev, Owner: "s.jsonl", ToolUseID: rev.ID, Description: rev.Description, Mode: model.ModeSync, At: rev.At, Result: rres, ResultAt: &rres.At},
+	}
+	return run
+}
+
+// TestReviewMustBeAReviewAfterTheKill: the one extra call that clears the
+// kill must be a reviewer by word, and start after the kill was visible.
+func TestReviewMustBeAReviewAfterTheKill(t *testing.T) {
+	for _, c := range []struct {
+		line int
+		desc string
+		want bool
+	}{
+		{10, "Review the billing refactor", true},
+		{10, "Preview docs", false},
+		{1, "Review the billing refactor", false}, // launched before the kill
+	} {
+		f := Analyze(reviewCase(c.line, c.desc), Options{})
+		if got := f.Subagents[0].Reviewed; got != c.want {
+			t.Errorf("%q at line %d: reviewed %v, want %v (%v)", c.desc, c.line, got, c.want, f.Subagents[0].ReviewEvidence)
+		}
+	}
+}
+
+// TestStrictReviewCountsOnlyOthersTrailers: with AgentAuthors set, a review
+// subagent does not count, nor a trailer on a commit the agent authored or
+// committed; a trailer on someone else's commit does.
+func TestStrictReviewCountsOnlyOthersTrailers(t *testing.T) {
+	trailer := []gitjoin.Trailer{{Key: "Reviewed-Killed-Agent", Value: "toolu_killed01"}}
+	byAgent := gitjoin.Commit{ID: "aaaaaaaa1", AuthorEmail: "agent@bots.example", CommitterEmail: "agent@bots.example", Trailers: trailer}
+	committedByAgent := gitjoin.Commit{ID: "bbbbbbbb2", AuthorEmail: "dev@example.com", CommitterEmail: "agent@bots.example", Trailers: trailer}
+	byHuman := gitjoin.Commit{ID: "cccccccc3", AuthorEmail: "dev@example.com", CommitterEmail: "dev@example.com", Trailers: trailer}
+	strict := ReviewOptions{AgentAuthors: []string{"*@bots.example"}}
+	for _, c := range []struct {
+		name    string
+		commits []gitjoin.Commit
+		review  ReviewOptions
+		want    bool
+	}{
+		{"lenient: a review subagent counts", nil, ReviewOptions{}, true},
+		{"strict: a review subagent does not", nil, strict, false},
+		{"strict: the agent's own trailer does not", []gitjoin.Commit{byAgent, committedByAgent}, strict, false},
+		{"strict: a human's trailer does", []gitjoin.Commit{byAgent, byHuman}, strict, true},
+	} {
+		opts := Options{Review: c.review, Git: &gitjoin.Branch{Name: "feat", Commits: c.commits}}
+		f := Analyze(reviewCase(10, "Review the billing refactor"), opts)
+		if got := f.Subagents[0].Reviewed; got != c.want {
+			t.Errorf("%s: reviewed %v, want %v (%v)", c.name, got, c.want, f.Subagents[0].ReviewEvidence)
+		}
 	}
 }

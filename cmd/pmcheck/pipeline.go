@@ -61,6 +61,7 @@ func (p pipeline) detectOptions() analyze.DetectOptions {
 			Trailers:         set.ReviewTrailers,
 			FilePatterns:     set.ReviewFiles,
 			ReviewerKeywords: set.ReviewerKeywords,
+			AgentAuthors:     set.AgentAuthors,
 		},
 		Git: p.Git,
 	}

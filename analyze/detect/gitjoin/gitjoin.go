@@ -23,9 +23,13 @@ type Trailer struct {
 
 // Commit is one commit of the branch.
 type Commit struct {
-	ID       string    `json:"id"`
-	Subject  string    `json:"subject"`
-	Trailers []Trailer `json:"trailers,omitempty"`
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+	// AuthorEmail and CommitterEmail identify who wrote and who committed it
+	// (a strict review counts trailers only on commits the agent did not make).
+	AuthorEmail    string    `json:"author_email,omitempty"`
+	CommitterEmail string    `json:"committer_email,omitempty"`
+	Trailers       []Trailer `json:"trailers,omitempty"`
 	// Paths the commit changes (empty for merge commits).
 	Paths []string `json:"paths,omitempty"`
 }
@@ -64,7 +68,7 @@ func Join(dir, base, head string) (*Branch, error) {
 	// Records are separated by RS, fields by NUL; --name-only appends the
 	// commit's paths after the format, one per line.
 	out, err := git(dir, "-c", "core.quotePath=false", "log", "--reverse", "--no-renames", "--name-only",
-		"--format=%x1e%H%x00%s%x00%(trailers:unfold,only)%x00", base+".."+head)
+		"--format=%x1e%H%x00%s%x00%ae%x00%ce%x00%(trailers:unfold,only)%x00", base+".."+head)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +76,12 @@ func Join(dir, base, head string) (*Branch, error) {
 		if strings.TrimSpace(rec) == "" {
 			continue
 		}
-		f := strings.SplitN(rec, "\x00", 4)
-		if len(f) < 4 {
+		f := strings.SplitN(rec, "\x00", 6)
+		if len(f) < 6 {
 			return nil, fmt.Errorf("git join: unexpected git log output in %s", dir)
 		}
-		c := Commit{ID: f[0], Subject: f[1], Trailers: parseTrailers(f[2])}
-		for _, p := range strings.Split(f[3], "\n") {
+		c := Commit{ID: f[0], Subject: f[1], AuthorEmail: f[2], CommitterEmail: f[3], Trailers: parseTrailers(f[4])}
+		for _, p := range strings.Split(f[5], "\n") {
 			if p = strings.TrimSpace(p); p != "" {
 				c.Paths = append(c.Paths, p)
 			}
