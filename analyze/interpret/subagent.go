@@ -63,8 +63,16 @@ func SubagentOutcome(sc *model.SubagentCall, polls []*model.ToolResult) Subagent
 	if r == nil {
 		return SubagentEnd{OutcomeOpenAtEnd, sc.At, "none"}
 	}
-	if rejected(r) {
+	switch {
+	case refusedBeforeLaunch(r):
 		return SubagentEnd{OutcomeRejected, r.At, "result"}
+	case declinedByUser(r) && !ran(sc):
+		// The permission prompt's answer; with the same words a user who
+		// pressed Esc on a running agent is answered, so it is a rejection
+		// only when nothing shows the agent ran.
+		return SubagentEnd{OutcomeRejected, r.At, "result"}
+	case declinedByUser(r):
+		return SubagentEnd{OutcomeStopped, r.At, "result"}
 	}
 	if sc.Mode == model.ModeAsync || r.IsAsync || r.Status() == "async_launched" {
 		for i := len(polls) - 1; i >= 0; i-- {
@@ -133,18 +141,36 @@ func stoppedByUser(r *model.ToolResult) bool {
 		hasAnyPrefix(r.Text, userStoppedPrefixes)
 }
 
-// rejected: an error result written before any agent ran: the harness's
-// <tool_use_error> wrapper (input validation, a missing prompt, an unknown
-// agent type) or a declined permission prompt. A result that names an agent
-// id is never a rejection: that agent ran.
-func rejected(r *model.ToolResult) bool {
+// refusedBeforeLaunch: an error result the harness writes instead of
+// starting the agent: its <tool_use_error> wrapper (input validation, a
+// missing prompt, a sibling call that failed), an unknown agent type, or the
+// auto-mode safety check that could not run. A result that names an agent id
+// is never one: that agent ran.
+func refusedBeforeLaunch(r *model.ToolResult) bool {
 	if !r.IsError || r.AgentID() != "" || r.TailAgentID() != "" || r.StartsWithAPIErrorPrefix {
 		return false
 	}
 	text := strings.TrimSpace(r.Text)
 	return strings.HasPrefix(text, "<tool_use_error>") || strings.HasPrefix(text, "InputValidationError") ||
-		hasAnyPrefix(text, userRejectedPrefixes) || hasAnyPrefix(r.ResultString(), userRejectedPrefixes)
+		hasAnyPrefix(text, refusedPrefixes) || hasAnyPrefix(r.ResultString(), refusedPrefixes) ||
+		strings.Contains(text, "auto mode cannot determine the safety of")
 }
+
+// refusedPrefixes begin the text (or the string toolUseResult) of a call
+// refused before launch without the <tool_use_error> wrapper.
+var refusedPrefixes = []string{"Agent type '", "Error: Agent type '", "InputValidationError"}
+
+// declinedByUser: the permission-prompt answer "the user doesn't want to
+// proceed" / "User rejected tool use".
+func declinedByUser(r *model.ToolResult) bool {
+	return r.IsError && r.AgentID() == "" && r.TailAgentID() == "" &&
+		(hasAnyPrefix(r.Text, userRejectedPrefixes) || hasAnyPrefix(r.ResultString(), userRejectedPrefixes))
+}
+
+// ran reports whether anything shows the call's agent started: an agent id
+// named by any source (agent_progress rows, a sidecar, a notification) or
+// its transcript.
+func ran(sc *model.SubagentCall) bool { return sc.AgentID != "" || sc.Child != nil }
 
 func hasAnyPrefix(s string, prefixes []string) bool {
 	s = strings.TrimLeft(s, " \t\r\n")
