@@ -114,6 +114,10 @@ func inertLines(b []byte, keepCommands bool) []byte {
 	return out.Bytes()
 }
 
+// Inert is inertLines for renderings outside this package that quote
+// transcript text (pmcheck explain's text).
+func Inert(b []byte) []byte { return inertLines(b, false) }
+
 // needsInert reports whether inertLines would change anything.
 func needsInert(b []byte) bool {
 	if bytes.Contains(b, []byte("##[")) || bytes.Contains(b, []byte("::")) {

@@ -61,7 +61,9 @@ func (c *ExplainCmd) Run(env *Env) error {
 	if err != nil {
 		return usageError("explain: %v", err)
 	}
-	b := explain.Text(out)
+	// The text quotes transcripts: "::" at a line start and "##[" are
+	// neutralised and bidi controls dropped, as in check's text report.
+	b := report.Inert(explain.Text(out))
 	if c.JSON {
 		if b, err = explain.JSON(out); err != nil {
 			return err

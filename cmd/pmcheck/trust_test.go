@@ -196,6 +196,7 @@ func TestTrustCILogUnderGitHubActions(t *testing.T) {
 		{"check", "--format", "text", dir},
 		{"check", "--format", "markdown", dir},
 		{"scan", dir},
+		{"explain", "unreviewed-killed-subagent", dir},
 	} {
 		r, _ := runBin(t, ".", env, nil, args...)
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -218,7 +219,7 @@ func TestTrustCILogUnderGitHubActions(t *testing.T) {
 			}
 		}
 	}
-	if len(tokens) != 4 {
+	if len(tokens) != 5 {
 		t.Errorf("the token is not drawn afresh per process: %v", tokens)
 	}
 	// The github format's annotations stay live; nothing else on stdout is.

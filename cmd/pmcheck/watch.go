@@ -52,6 +52,7 @@ const journalWait = 60 * time.Second
 
 // Run follows the run and returns watch's exit code.
 func (c *WatchCmd) Run(env *Env) error {
+	defer guardStdout(env)()
 	opt := analyze.ReplayOptions{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours}
 	if err := opt.Validate(); err != nil {
 		return usageError("watch: %v", err)
