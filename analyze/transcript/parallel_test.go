@@ -60,6 +60,14 @@ func TestParallelReadIsSerialRead(t *testing.T) {
 			}
 			n++
 			sameAsSerial(t, p, data, Options{})
+			// With the options resume-copy detection uses: row hashes
+			// asked for, and every row given as copied from an earlier
+			// file (its own hashes).
+			own, err := Read(bytes.NewReader(data), p, Options{RowHashes: true})
+			if err != nil {
+				return err
+			}
+			sameAsSerial(t, p, data, Options{RowHashes: true, Copied: own.RowHashes})
 			return nil
 		})
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/harness"
@@ -242,13 +243,18 @@ type builder struct {
 	// arena receives the decoded strings of the line being read; the row's
 	// strings are views into it and into the line, so everything the
 	// builder keeps is cloned (keep, count, capString) before the next line.
-	arena arena
+	arena *arena // from arenas, returned by finish
 	// types and tools count row types and tool names (counts).
 	types, tools map[string]*int
 }
 
+// arenas keeps decoding arenas between files: a fleet scan reads thousands
+// of small transcripts, and each arena would otherwise grow from nothing.
+var arenas = sync.Pool{New: func() any { return new(arena) }}
+
 func newBuilder(file string) *builder {
 	return &builder{
+		arena:    arenas.Get().(*arena),
 		t:        &model.Transcript{File: file, Types: map[string]int{}, ToolCounts: map[string]int{}},
 		names:    map[string]string{},
 		callByID: map[string]*model.ToolCall{},
@@ -298,7 +304,7 @@ func (b *builder) line(l jsonl.Line) {
 	var d decoded
 	data := bytes.TrimSpace(l.Data)
 	if !l.OverCap && len(data) > 0 {
-		decodeLine(data, &d, &b.arena)
+		decodeLine(data, &d, b.arena)
 	}
 	b.apply(l, data, &d)
 	if poisonViews {
@@ -656,6 +662,11 @@ func (b *builder) setOptions(opts Options) {
 
 func (b *builder) finish() *model.Transcript {
 	t := b.t
+	if b.arena != nil { // nothing points into it any more
+		b.arena.reset(1 << 20)
+		arenas.Put(b.arena)
+		b.arena = nil
+	}
 	t.RowHashes = b.rowHashes
 	t.LastTime = b.curMax
 	t.UUIDs = make([]uint64, 0, len(b.uuids))
