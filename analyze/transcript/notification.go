@@ -6,13 +6,19 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
-// notificationOpen starts every task-notification body.
-const notificationOpen = "<task-notification>"
+// notificationOpen starts every task-notification body; agentNotificationOpen
+// the older form CLI 2.0.64 to 2.0.7x wrote for background agents (with
+// <agent-id> in place of <task-id>).
+const (
+	notificationOpen      = "<task-notification>"
+	agentNotificationOpen = "<agent-notification>"
+)
 
-// IsNotification reports whether text is a task-notification body (leading
-// whitespace allowed).
+// IsNotification reports whether text is a task-notification body (or the
+// older agent-notification; leading whitespace allowed).
 func IsNotification(text string) bool {
-	return strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), notificationOpen)
+	t := strings.TrimLeft(text, " \t\r\n")
+	return strings.HasPrefix(t, notificationOpen) || strings.HasPrefix(t, agentNotificationOpen)
 }
 
 // ParseNotification extracts the elements of a <task-notification>. The body is
@@ -30,6 +36,9 @@ func ParseNotification(text string, at model.Evidence, source string) *model.Not
 	n := &model.Notification{At: at, Source: source}
 	kids := children(text)
 	n.TaskID = strings.TrimSpace(kids["task-id"])
+	if n.TaskID == "" {
+		n.TaskID = strings.TrimSpace(kids["agent-id"]) // <agent-notification>
+	}
 	n.ToolUseID = strings.TrimSpace(kids["tool-use-id"])
 	if s, ok := kids["status"]; ok {
 		n.Status = strings.TrimSpace(s)
@@ -54,12 +63,16 @@ func ParseNotification(text string, at model.Evidence, source string) *model.Not
 // in text, by name (first occurrence wins). Values are raw (untrimmed) and
 // share text's memory; callers cap what they keep.
 func children(text string) map[string]string {
-	kids := map[string]string{}
-	i := strings.Index(text, notificationOpen)
-	if i < 0 {
-		return kids
+	t := strings.TrimLeft(text, " \t\r\n")
+	for _, open := range []string{notificationOpen, agentNotificationOpen} {
+		if strings.HasPrefix(t, open) {
+			return lineElements(t[len(open):], "result")
+		}
 	}
-	return lineElements(text[i+len(notificationOpen):], "result")
+	if i := strings.Index(text, notificationOpen); i >= 0 {
+		return lineElements(text[i+len(notificationOpen):], "result")
+	}
+	return map[string]string{}
 }
 
 // lineElements reads the elements that open a line of body, by name (first

@@ -44,6 +44,11 @@ func TestNotificationOwnElements(t *testing.T) {
 			status: "completed", taskID: "a1", hasStatus: true, result: "see </result> in the docs",
 		},
 		{
+			name:   "the older agent-notification (CLI 2.0.64-2.0.7x)",
+			text:   "<agent-notification>\n<agent-id>a9614d3</agent-id>\n<output-file>/tmp/claude/x/tasks/a9614d3.output</output-file>\n<status>completed</status>\n<summary>Agent \"Security review\" completed.</summary>\nRead the output file to retrieve the result: /tmp/claude/x/tasks/a9614d3.output\n</agent-notification>",
+			status: "completed", taskID: "a9614d3", hasStatus: true,
+		},
+		{
 			name:   "unterminated status takes its line",
 			text:   "<task-notification>\n<task-id>a1</task-id>\n<status>completed\n<summary>s</summary>",
 			status: "completed", taskID: "a1", hasStatus: true,

@@ -193,7 +193,7 @@ const (
 // A part that holds a task-notification is an agent's report, whatever tags
 // it contains, and has none.
 func sessionStartReminders(part string) []string {
-	if strings.Contains(part, notificationOpen) {
+	if strings.Contains(part, notificationOpen) || strings.Contains(part, agentNotificationOpen) {
 		return nil
 	}
 	var out []string
