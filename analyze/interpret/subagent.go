@@ -75,12 +75,13 @@ func SubagentOutcome(sc *model.SubagentCall, polls []*model.ToolResult) Subagent
 		return SubagentEnd{OutcomeStopped, r.At, "result"}
 	}
 	if sc.Mode == model.ModeAsync || r.IsAsync || r.Status() == "async_launched" {
+		// Only a final status ends the agent; running, pending,
+		// in_progress and words not known to be final say it was alive.
 		for i := len(polls) - 1; i >= 0; i-- {
 			switch st := polls[i].PollStatus(); st {
 			case "completed", "killed", "stopped", "failed":
 				return SubagentEnd{st, polls[i].At, "poll"}
-			case "", "running", "pending":
-			default:
+			case "error":
 				return SubagentEnd{OutcomeFailed, polls[i].At, "poll"}
 			}
 		}

@@ -43,6 +43,8 @@ func TestSubagentOutcome(t *testing.T) {
 			[]*model.ToolResult{result("", false, &model.ResultExtra{PollStatus: "running"})}, OutcomeNeverReturned, "result", false},
 		{"background, poll completed", model.SubagentCall{Mode: model.ModeAsync, Result: result("Async agent launched successfully.", false, nil)},
 			[]*model.ToolResult{result("", false, &model.ResultExtra{PollStatus: "running"}), result("", false, &model.ResultExtra{PollStatus: "completed"})}, OutcomeCompleted, "poll", false},
+		{"background, poll in_progress", model.SubagentCall{Mode: model.ModeAsync, Result: result("Async agent launched successfully.", false, nil)},
+			[]*model.ToolResult{result("", false, &model.ResultExtra{PollStatus: "in_progress"})}, OutcomeNeverReturned, "result", false},
 		{"background, poll failed", model.SubagentCall{Mode: model.ModeAsync, Result: result("Async agent launched successfully.", false, nil)},
 			[]*model.ToolResult{result("", false, &model.ResultExtra{PollStatus: "failed"})}, OutcomeFailed, "poll", true},
 		{"notification beats polls", model.SubagentCall{Mode: model.ModeAsync, Result: result("Async agent launched successfully.", false, nil),
