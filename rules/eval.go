@@ -57,7 +57,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 		for _, r := range pack.Rules {
 			index := map[string]int{} // fingerprint -> position in out
 			for _, c := range r.compiled {
-				err := eachFact(facts, c.kind, func(fact any, pos int, at model.Evidence, t time.Time, identity string) error {
+				err := eachFact(facts, c.kind, func(fact any, pos int, at model.Evidence, t time.Time) error {
 					ok, err := machine.Run(c.where, fact)
 					if err != nil {
 						return &EvalError{Rule: r, RunID: facts.Run.ID, Kind: c.kind, At: at, Err: err}
@@ -65,7 +65,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					if b, _ := ok.(bool); !b {
 						return nil
 					}
-					fp := Fingerprint(r.ID, facts.Run.Path, facts.Run.ID, c.kind, identity)
+					fp := Fingerprint(r.ID, facts.Run.Path, facts.Run.ID, c.kind, identity(fact))
 					if j, seen := index[fp]; seen {
 						if !at.IsZero() && !slices.Contains(out[j].Evidence, at) {
 							out[j].Evidence = append(out[j].Evidence, at)
@@ -126,44 +126,64 @@ func primary(f Finding) model.Evidence {
 	return f.Evidence[0]
 }
 
-// eachFact calls fn for every fact of a kind, with its evidence, simulated time
-// and identity: the part of the fingerprint that names this fact within its
-// run. Identities use ids and names the files carry, never lines or times, so
-// a fingerprint survives a transcript growing above the fact.
-func eachFact(f *model.Facts, kind string, fn func(fact any, index int, at model.Evidence, t time.Time, identity string) error) error {
+// eachFact calls fn for every fact of a kind, with its position, evidence and
+// simulated time.
+func eachFact(f *model.Facts, kind string, fn func(fact any, index int, at model.Evidence, t time.Time) error) error {
+	// Facts are handed over by pointer, and identities are built only for
+	// facts that match (identity): a value in an interface is a copy, and
+	// with 200,000 attempts times every rule the copies and identity strings
+	// were most of what evaluation allocated.
 	switch kind {
 	case model.FactRun:
-		return fn(f.Run, 0, f.Run.At, f.Run.Start, "run")
+		return fn(&f.Run, 0, f.Run.At, f.Run.Start)
 	case model.FactAttempt:
-		for i, a := range f.Attempts {
-			if err := fn(a, i, a.At, a.Time, join(a.Key, strconv.Itoa(a.Ordinal), a.AgentID)); err != nil {
+		for i := range f.Attempts {
+			if err := fn(&f.Attempts[i], i, f.Attempts[i].At, f.Attempts[i].Time); err != nil {
 				return err
 			}
 		}
 	case model.FactSubagent:
-		for i, s := range f.Subagents {
-			id := s.ToolUseID
-			if id == "" {
-				id = join("agent", s.AgentID, s.Description)
-			}
-			if err := fn(s, i, s.At, s.Time, id); err != nil {
+		for i := range f.Subagents {
+			if err := fn(&f.Subagents[i], i, f.Subagents[i].At, f.Subagents[i].Time); err != nil {
 				return err
 			}
 		}
 	case model.FactShip:
-		for i, s := range f.Ships {
-			if err := fn(s, i, s.At, s.Time, join(s.Tool, s.Kind, s.Branch, s.Command)); err != nil {
+		for i := range f.Ships {
+			if err := fn(&f.Ships[i], i, f.Ships[i].At, f.Ships[i].Time); err != nil {
 				return err
 			}
 		}
 	case model.FactWatchdog:
-		for i, w := range f.Watchdogs {
-			if err := fn(w, i, w.At, w.Time, join(w.Source, w.Kind, w.Agent, w.Predicted, w.Observed)); err != nil {
+		for i := range f.Watchdogs {
+			if err := fn(&f.Watchdogs[i], i, f.Watchdogs[i].At, f.Watchdogs[i].Time); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// identity is the part of the fingerprint that names a fact within its run.
+// Identities use ids and names the files carry, never lines or times, so a
+// fingerprint survives a transcript growing above the fact.
+func identity(fact any) string {
+	switch x := fact.(type) {
+	case *model.RunFact:
+		return "run"
+	case *model.AttemptFact:
+		return join(x.Key, strconv.Itoa(x.Ordinal), x.AgentID)
+	case *model.SubagentFact:
+		if x.ToolUseID != "" {
+			return x.ToolUseID
+		}
+		return join("agent", x.AgentID, x.Description)
+	case *model.ShipFact:
+		return join(x.Tool, x.Kind, x.Branch, x.Command)
+	case *model.WatchdogFact:
+		return join(x.Source, x.Kind, x.Agent, x.Predicted, x.Observed)
+	}
+	return ""
 }
 
 func join(parts ...string) string { return strings.Join(parts, "\x1f") }
