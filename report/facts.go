@@ -60,6 +60,9 @@ type ReviewSearch struct {
 	Trailers         []string `json:"trailers"`
 	Files            []string `json:"files"`
 	ReviewerKeywords []string `json:"reviewer_keywords"`
+	// AgentAuthors is set in the strict review: only trailers on commits by
+	// none of these e-mail patterns counted.
+	AgentAuthors []string `json:"agent_authors,omitempty"`
 }
 
 // NewRunFacts copies one run's facts into the Document's form, applying the

@@ -176,7 +176,7 @@ func gitBranch(b *analyze.GitBranch) *report.GitBranch {
 // filled in as the detectors fill them.
 func reviewSearch(o analyze.DetectOptions) report.ReviewSearch {
 	r := o.WithDefaults().Review
-	return report.ReviewSearch{Trailers: r.Trailers, Files: r.FilePatterns, ReviewerKeywords: r.ReviewerKeywords}
+	return report.ReviewSearch{Trailers: r.Trailers, Files: r.FilePatterns, ReviewerKeywords: r.ReviewerKeywords, AgentAuthors: r.AgentAuthors}
 }
 
 func inputsSummary(res *analyze.Result) report.Inputs {
