@@ -229,7 +229,7 @@ func subagentFacts(a *pass) any {
 		f := model.SubagentFact{
 			RunID: run.ID, ToolUseID: sc.ToolUseID, Description: sc.Description, Mode: sc.Mode,
 			AgentID: sc.AgentID, Time: sc.At.Time, At: sc.At,
-			Segment: scan.segmentOf(sc.At.Line),
+			Segment: scan.Segments.SegmentOf(sc.At.Line),
 		}
 		f.InLastSegment = f.Segment == scan.Segments.Count
 		end := interpret.SubagentOutcome(sc, interpret.Polls(owner, sc.AgentID))
@@ -275,14 +275,12 @@ func subagentFacts(a *pass) any {
 }
 
 // ownerScan is the resume-gate scan of one transcript that owns Agent calls,
-// indexed for the lookups every call makes: its hit by tool-use id (the
-// first, as the scan lists them) and the lines of its decodable marks, so
-// each call costs a map lookup and a binary search, not a pass over every
-// hit and mark.
+// indexed for the lookup every call makes: its hit by tool-use id (the
+// first, as the scan lists them), so each call costs a map lookup, not a
+// pass over every hit (Segments.SegmentOf is a binary search).
 type ownerScan struct {
 	Scan
-	hit     map[string]Hit
-	okMarks []int // lines of the decodable marks, in file order
+	hit map[string]Hit
 }
 
 func newOwnerScan(t *model.Transcript) *ownerScan {
@@ -292,18 +290,7 @@ func newOwnerScan(t *model.Transcript) *ownerScan {
 			s.hit[h.ToolUseID] = h
 		}
 	}
-	for _, m := range s.Segments.Marks {
-		if m.OK {
-			s.okMarks = append(s.okMarks, m.At.Line)
-		}
-	}
 	return s
-}
-
-// segmentOf is Segments.SegmentOf by binary search: one more than the number
-// of decodable marks on rows above line.
-func (s *ownerScan) segmentOf(line int) int {
-	return 1 + sort.SearchInts(s.okMarks, line)
 }
 
 // names are the strings that identify an item in a trailer or a prompt.

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"encoding/base64"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -100,6 +101,9 @@ type Segments struct {
 	WindowAfter int `json:"window_after"`
 	// Count is the number of resume segments: decodable marks + 1.
 	Count int `json:"count"`
+	// okLines are the lines of the decodable marks, in file order, for
+	// SegmentOf's binary search.
+	okLines []int
 }
 
 // ReadSegments decodes every mark of t (in file order; several marks on one
@@ -115,6 +119,7 @@ func ReadSegments(t *model.Transcript) Segments {
 		if ok {
 			s.WindowAfter = m.At.Line
 			s.Count++
+			s.okLines = append(s.okLines, m.At.Line)
 		}
 	}
 	if n := len(s.Marks); n > 0 {
@@ -133,14 +138,20 @@ func ReadSegments(t *model.Transcript) Segments {
 
 // SegmentOf returns the 1-based segment a row belongs to: one more than the
 // number of decodable marks on rows above it.
+// Marks are in file order, so this is a binary search over the decodable
+// marks' lines (a transcript with many marks and many calls stays n·log n).
 func (s Segments) SegmentOf(line int) int {
-	seg := 1
-	for _, m := range s.Marks {
-		if m.OK && m.At.Line < line {
-			seg++
+	if s.okLines == nil && s.Count > 1 {
+		// Built by hand rather than by ReadSegments.
+		seg := 1
+		for _, m := range s.Marks {
+			if m.OK && m.At.Line < line {
+				seg++
+			}
 		}
+		return seg
 	}
-	return seg
+	return 1 + sort.SearchInts(s.okLines, line)
 }
 
 // InWindow reports whether a row is in the current segment.
