@@ -1,8 +1,14 @@
 package detect_test
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
@@ -49,5 +55,73 @@ func TestTrustShipFactsOfTagsAndHiddenPushes(t *testing.T) {
 		if !push.Outstanding {
 			t.Errorf("%q: the killed subagent's work was outstanding at this push", tc.command)
 		}
+	}
+}
+
+// manyKilledBeforePushes writes a session of k killed foreground subagents
+// with long descriptions followed by m pushes to distinct branches, built
+// from the detect-ship-after-kill fixture's rows.
+func manyKilledBeforePushes(tb testing.TB, k, m int) *model.Run {
+	tb.Helper()
+	data, err := os.ReadFile(fixtures + "detect-ship-after-kill/40000000-0000-4000-8000-000000000014.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	src := bytes.Split(data, []byte("\n"))
+	long := strings.Repeat("d", 10<<10)
+	var out bytes.Buffer
+	out.Write(src[0])
+	out.WriteByte('\n')
+	n := 100
+	next := func(line []byte, old string) {
+		n++
+		out.Write(bytes.ReplaceAll(line, []byte(old), []byte(fmt.Sprintf("00000001-0000-4000-8000-%012d", n))))
+		out.WriteByte('\n')
+	}
+	for i := range k {
+		for _, j := range []int{3, 4} {
+			l := bytes.ReplaceAll(src[j], []byte("toolu_kill14"), []byte(fmt.Sprintf("toolu_kill%06d", i)))
+			l = bytes.ReplaceAll(l, []byte("Harden the login flow"), []byte(fmt.Sprintf("%06d %s", i, long)))
+			next(l, fmt.Sprintf("00000001-0000-4000-8000-%012d", j+1))
+		}
+	}
+	for i := range m {
+		for _, j := range []int{5, 6} {
+			l := bytes.ReplaceAll(src[j], []byte("toolu_push14b"), []byte(fmt.Sprintf("toolu_push%06d", i)))
+			l = bytes.ReplaceAll(l, []byte("feat/detect:main"), []byte(fmt.Sprintf("feat/detect:release-%d", i)))
+			next(l, fmt.Sprintf("00000001-0000-4000-8000-%012d", j+1))
+		}
+	}
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "40000000-0000-4000-8000-000000000014.jsonl"), out.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	res, err := analyze.Load([]string{dir}, analyze.Options{})
+	if err != nil || len(res.Runs) != 1 {
+		tb.Fatalf("load: %v, %d runs", err, len(res.Runs))
+	}
+	return res.Runs[0]
+}
+
+// BenchmarkShipFactsManyKilledManyPushes (issue 12, item 11): k killed
+// subagents with 10 KB descriptions before m pushes. Each ship fact keeps at
+// most 20 names and a count, so the facts' size grows with k + m (it grew
+// with k × m × description length: a 2.6 MB transcript once took 117 s and
+// 17.4 GB). The outstanding check itself still visits each (killed, push)
+// pair, a comparison each. Measured (2 vCPU): 500/50 -> 2000/200 is 159 ->
+// 639 MB/op (4x for 4x the input); most of it and of the time is the review
+// name index over the descriptions, not the ship facts.
+func BenchmarkShipFactsManyKilledManyPushes(b *testing.B) {
+	for _, size := range []struct{ k, m int }{{500, 50}, {2000, 200}} {
+		run := manyKilledBeforePushes(b, size.k, size.m)
+		b.Run(fmt.Sprintf("k=%d,m=%d", size.k, size.m), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f := detect.Analyze(run, detect.Options{})
+				if len(f.Ships) < size.m || f.Ships[len(f.Ships)-1].OutstandingCount != size.k {
+					b.Fatalf("%d ships, last outstanding %d", len(f.Ships), f.Ships[len(f.Ships)-1].OutstandingCount)
+				}
+			}
+		})
 	}
 }
