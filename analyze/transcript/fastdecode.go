@@ -88,6 +88,9 @@ func decodeRowArena(data []byte, r *row, a *arena) (ok, badUTF8 bool) {
 	return ok, s.bad
 }
 
+// noBlocks is the empty block list (never appended to: its capacity is 0).
+var noBlocks = []block{}
+
 // view is the string whose bytes are b, without copying them.
 func view(b []byte) string {
 	if len(b) == 0 {
@@ -874,8 +877,9 @@ func (s *fastScanner) content(c *content) bool {
 			}
 			ar.pend = append(ar.pend, b)
 		}
-		if ar.blocks == nil {
-			ar.blocks = make([]block, 0, 16) // an empty list is not nil, as encoding/json's
+		if len(ar.pend) == base {
+			c.blocks = noBlocks // empty, not nil, as encoding/json decodes []
+			return true
 		}
 		start := len(ar.blocks)
 		ar.blocks = append(ar.blocks, ar.pend[base:]...)
