@@ -838,16 +838,25 @@ func (s *fastScanner) messagePtr(dst **message) bool {
 
 // content mirrors content.UnmarshalJSON.
 func (s *fastScanner) content(c *content) bool {
+	v, ok := s.contentVal(*c)
+	*c = v
+	return ok
+}
+
+// contentVal is content on a value: content and blockAt call each other,
+// and a pointer to a local passed around that cycle would move the local
+// to the heap (one allocation per block).
+func (s *fastScanner) contentVal(c content) (content, bool) {
 	switch s.peek() {
 	case 'n':
-		return s.skipValue()
+		return c, s.skipValue()
 	case '"':
 		c.present, c.isString = true, true
-		return s.str(&c.str)
+		return c, s.str(&c.str)
 	case '[':
 		c.present = true
 		if !s.enter() {
-			return false
+			return c, false
 		}
 		// The blocks are read onto the arena's stack (a block's own
 		// content pushes and pops above them), then stored together in
@@ -857,62 +866,87 @@ func (s *fastScanner) content(c *content) bool {
 		for first := true; ; first = false {
 			done, ok := s.nextElem(first)
 			if !ok {
-				return false
+				return c, false
 			}
 			if done {
 				break
 			}
-			var b block
+			ar.pend = append(ar.pend, block{})
+			idx := len(ar.pend) - 1
 			switch s.peek() {
 			case '{':
-				ok = s.block(&b)
+				ok = s.blockAt(idx)
 			case '"':
-				b.Type = "text"
-				ok = s.str(&b.Text)
+				ar.pend[idx].Type = "text"
+				ok = s.str(&ar.pend[idx].Text)
 			default:
 				ok = s.skipValue()
 			}
 			if !ok {
-				return false
+				return c, false
 			}
-			ar.pend = append(ar.pend, b)
 		}
 		if len(ar.pend) == base {
 			c.blocks = noBlocks // empty, not nil, as encoding/json decodes []
-			return true
+			return c, true
 		}
 		start := len(ar.blocks)
 		ar.blocks = append(ar.blocks, ar.pend[base:]...)
 		ar.pend = ar.pend[:base]
 		c.blocks = ar.blocks[start:len(ar.blocks):len(ar.blocks)]
-		return true
+		return c, true
 	}
 	c.present = true
-	return s.skipValue()
+	return c, s.skipValue()
 }
 
-func (s *fastScanner) block(b *block) bool {
-	return s.object(func(k keyBytes) bool {
+// blockAt decodes a block into s.ar.pend[idx]. The stack may be
+// reallocated while the block's own content is read, so every write goes
+// through the index.
+func (s *fastScanner) blockAt(idx int) bool {
+	// A loop instead of object's callback: a closure would move every
+	// block to the heap (one allocation per content block).
+	if s.peek() != '{' {
+		return s.skipValue()
+	}
+	if !s.enter() {
+		return false
+	}
+	ar := s.ar
+	for first := true; ; first = false {
+		k, done, ok := s.nextKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
 		switch k.match(blockNames) {
 		case 0:
-			return s.str(&b.Type)
+			ok = s.str(&ar.pend[idx].Type)
 		case 1:
-			return s.str(&b.Text)
+			ok = s.str(&ar.pend[idx].Text)
 		case 2:
-			return s.str(&b.ID)
+			ok = s.str(&ar.pend[idx].ID)
 		case 3:
-			return s.str(&b.Name)
+			ok = s.str(&ar.pend[idx].Name)
 		case 4:
-			return s.input(&b.Input)
+			ok = s.input(&ar.pend[idx].Input)
 		case 5:
-			return s.str(&b.ToolUseID)
+			ok = s.str(&ar.pend[idx].ToolUseID)
 		case 6:
-			return s.content(&b.Content)
+			var v content
+			v, ok = s.contentVal(ar.pend[idx].Content)
+			ar.pend[idx].Content = v
 		case 7:
-			return s.boolean(&b.IsError)
+			ok = s.boolean(&ar.pend[idx].IsError)
+		default:
+			ok = s.skipValue()
 		}
-		return s.skipValue()
-	})
+		if !ok {
+			return false
+		}
+	}
 }
 
 // input mirrors input.UnmarshalJSON: an object replaces the input whole.
