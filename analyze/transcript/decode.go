@@ -38,6 +38,9 @@ type row struct {
 	// that carry neither sessionId nor uuid (summary, file-history-snapshot).
 	LeafUUID  string `json:"leafUuid"`
 	MessageID string `json:"messageId"`
+	// msgStore is where the fast decoder keeps *Message (encoding/json
+	// allocates it); a row is therefore never copied by value.
+	msgStore message
 }
 
 type message struct {

@@ -764,7 +764,7 @@ func (s *fastScanner) rowObject(r *row) bool {
 		case 12:
 			return s.content(&r.Content)
 		case 13:
-			return s.messagePtr(&r.Message)
+			return s.messagePtr(&r.Message, &r.msgStore)
 		case 14:
 			return s.toolUseResult(&r.ToolUseResult)
 		case 15:
@@ -809,7 +809,10 @@ var (
 
 // messagePtr mirrors encoding/json on a *message: null sets nil; any other
 // value allocates the message (an object then decodes into it).
-func (s *fastScanner) messagePtr(dst **message) bool {
+//
+// The message is stored in the row itself (store), not allocated: one
+// allocation less per user and assistant row.
+func (s *fastScanner) messagePtr(dst **message, store *message) bool {
 	if s.peek() == 'n' {
 		if !s.literal("null") {
 			return false
@@ -818,7 +821,8 @@ func (s *fastScanner) messagePtr(dst **message) bool {
 		return true
 	}
 	if *dst == nil {
-		*dst = &message{}
+		*store = message{}
+		*dst = store
 	}
 	m := *dst
 	return s.object(func(k keyBytes) bool {
