@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -112,6 +113,50 @@ func inertLines(b []byte, keepCommands bool) []byte {
 		out.Write(bytes.ReplaceAll(line, []byte("##["), []byte("#\\#[")))
 	}
 	return out.Bytes()
+}
+
+// inertWriter applies inertLines to what passes through it, a line at a
+// time (inertLines changes nothing across a line end, so the result is the
+// same bytes), holding at most one unfinished line. Close writes that last
+// line.
+type inertWriter struct {
+	w            io.Writer
+	keepCommands bool
+	partial      []byte
+}
+
+func (iw *inertWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	end := bytes.LastIndexAny(p, "\r\n")
+	if end < 0 {
+		iw.partial = append(iw.partial, p...)
+		return n, nil
+	}
+	var err error
+	if len(iw.partial) > 0 {
+		iw.partial = append(iw.partial, p[:end+1]...)
+		err = iw.flushLines(iw.partial)
+		iw.partial = iw.partial[:0]
+	} else {
+		err = iw.flushLines(p[:end+1])
+	}
+	iw.partial = append(iw.partial, p[end+1:]...)
+	return n, err
+}
+
+func (iw *inertWriter) flushLines(b []byte) error {
+	_, err := iw.w.Write(inertLines(b, iw.keepCommands))
+	return err
+}
+
+// Close writes the unfinished last line, if any.
+func (iw *inertWriter) Close() error {
+	if len(iw.partial) == 0 {
+		return nil
+	}
+	err := iw.flushLines(iw.partial)
+	iw.partial = nil
+	return err
 }
 
 // Inert is inertLines for renderings outside this package that quote

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -8,21 +9,104 @@ import (
 	"io"
 	"reflect"
 	"slices"
+
+	"github.com/pmcheck/pmcheck/rules"
 )
 
 // JSON renders the canonical Document: two-space indented, keys in struct
 // order, a final newline. Decode(JSON(doc)) renders to the same bytes.
 func JSON(doc *Document) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	if err := writeJSON(&buf, doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// streamedFields are the Document's lists that grow with the input (a
+// finding per attempt, a summary and the facts per run): writeJSON encodes
+// them one element at a time, so a report of hundreds of thousands of
+// findings is never held whole in memory (encoding/json would build it
+// compact, then again indented).
+var streamedFields = []string{"findings", "runs", "facts"}
+
+// writeJSON writes the bytes an encoding/json Encoder with two-space indent
+// and no HTML escaping writes for doc, streaming the long lists: the rest
+// of the Document is encoded with those lists empty, and each list's
+// elements are spliced in where its "[]" stands. At two spaces of indent,
+// "\n  \"findings\": []" can only be that top-level key (a string cannot
+// hold a raw newline).
+func writeJSON(w io.Writer, doc *Document) error {
+	skel := *doc
+	lists := [][]any{nil, nil, nil}
+	if doc.Findings != nil {
+		lists[0] = anySlice(doc.Findings)
+		skel.Findings = []rules.Finding{}
+	}
+	if doc.Runs != nil {
+		lists[1] = anySlice(doc.Runs)
+		skel.Runs = []RunSummary{}
+	}
+	if doc.Facts != nil {
+		lists[2] = anySlice(doc.Facts)
+		skel.Facts = []RunFacts{}
+	}
+	var head bytes.Buffer
+	if err := newIndentEncoder(&head, "").Encode(&skel); err != nil {
+		return fmt.Errorf("encoding report as JSON: %w", err)
+	}
+	rest := head.Bytes()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var elem bytes.Buffer
+	enc := newIndentEncoder(&elem, "    ")
+	for i, name := range streamedFields {
+		if lists[i] == nil {
+			continue
+		}
+		mark := []byte("\n  \"" + name + "\": []")
+		at := bytes.Index(rest, mark)
+		if at < 0 {
+			return fmt.Errorf("encoding report as JSON: no %q list in the document", name)
+		}
+		bw.Write(rest[:at+len(mark)-1]) // up to and including "["
+		rest = rest[at+len(mark)-1:]    // from "]"
+		for j, v := range lists[i] {
+			if j > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			elem.Reset()
+			if err := enc.Encode(v); err != nil {
+				return fmt.Errorf("encoding report as JSON: %w", err)
+			}
+			bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		}
+		if len(lists[i]) > 0 {
+			bw.WriteString("\n  ")
+		}
+	}
+	bw.Write(rest)
+	return bw.Flush()
+}
+
+// newIndentEncoder encodes as the canonical report does (two-space indent,
+// no HTML escaping), each line after the first prefixed by prefix.
+func newIndentEncoder(w io.Writer, prefix string) *json.Encoder {
+	enc := json.NewEncoder(w)
 	// Keep <, > and & as they are: the file is read by people and tools, not
 	// embedded in HTML.
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, fmt.Errorf("encoding report as JSON: %w", err)
+	enc.SetIndent(prefix, "  ")
+	return enc
+}
+
+// anySlice lists pointers to s's elements.
+func anySlice[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i := range s {
+		out[i] = &s[i]
 	}
-	return buf.Bytes(), nil
+	return out
 }
 
 // maxSavedReport bounds what Decode reads, so a wrong file (a transcript, a

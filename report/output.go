@@ -62,7 +62,9 @@ func NewStopToken() string {
 	return "pmcheck-" + hex.EncodeToString(b[:])
 }
 
-// Render writes doc in the given format.
+// Render writes doc in the given format. The text and JSON reports, the
+// ones that list every finding in full, are written to w as they are made;
+// the others are rendered whole first.
 func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	if err := doc.Validate(); err != nil {
 		return err
@@ -75,9 +77,13 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	// reading as a workflow command when printed into a CI log (inertLines).
 	switch format {
 	case FormatText:
-		b = inertLines(Text(doc, opts.Verbose), false)
+		iw := &inertWriter{w: w}
+		if err := writeText(iw, doc, opts.Verbose); err != nil {
+			return err
+		}
+		return iw.Close()
 	case FormatJSON:
-		b, err = JSON(doc)
+		return writeJSON(w, doc)
 	case FormatSARIF:
 		b, err = SARIF(doc, opts)
 	case FormatJUnit:
@@ -103,6 +109,9 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	_, err = w.Write(b)
 	return err
 }
+
+// streamed reports whether Render writes format as it is made.
+func streamed(format string) bool { return format == FormatText || format == FormatJSON }
 
 // Output is one --format value: a format and where it goes ("" or "-" for
 // standard output).
@@ -159,18 +168,17 @@ func ParseOutputs(specs []string) ([]Output, error) {
 	return outs, nil
 }
 
-// WriteOutputs renders doc once per output. Everything is rendered before
-// anything is written, so a rendering error leaves no half-written set of
-// reports; files are replaced atomically (temp file + rename in the same
-// directory), so a reader never sees a partial report.
+// WriteOutputs renders doc once per output. Files are replaced atomically
+// (a temp file in the same directory, renamed in place only after every
+// output was rendered), so a reader never sees a partial report and a
+// rendering error leaves no half-written set of reports. The text and JSON
+// reports are streamed to their file or to standard output rather than
+// built in memory (a check of hundreds of thousands of findings writes
+// hundreds of megabytes); the others are rendered whole before anything
+// goes to standard output, and the streamed standard output comes last.
 func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) error {
-	rendered := make([][]byte, len(outs))
-	for i, o := range outs {
-		var buf bytes.Buffer
-		if err := Render(&buf, doc, o.Format, opts); err != nil {
-			return fmt.Errorf("rendering %s: %w", o.Format, err)
-		}
-		rendered[i] = buf.Bytes()
+	if err := doc.Validate(); err != nil {
+		return fmt.Errorf("rendering %s: %w", outs[0].Format, err)
 	}
 	wrap := opts.InGitHubActions
 	for _, o := range outs {
@@ -178,20 +186,68 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			wrap = true
 		}
 	}
+	var (
+		temps    []*os.File
+		names    []string
+		toStdout = -1
+		rendered []byte
+	)
+	defer func() {
+		for _, t := range temps {
+			t.Close()
+			os.Remove(t.Name())
+		}
+	}()
 	for i, o := range outs {
 		if o.ToStdout() {
-			if wrap && o.Format != FormatGitHub {
-				rendered[i] = stopCommands(rendered[i], opts.StopToken)
-			}
-			if _, err := stdout.Write(rendered[i]); err != nil {
-				return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
+			toStdout = i
+			if !streamed(o.Format) {
+				var buf bytes.Buffer
+				if err := Render(&buf, doc, o.Format, opts); err != nil {
+					return fmt.Errorf("rendering %s: %w", o.Format, err)
+				}
+				rendered = buf.Bytes()
 			}
 			continue
 		}
-		if err := WriteFileAtomic(o.Path, rendered[i]); err != nil {
+		tmp, err := createTemp(o.Path)
+		if err != nil {
+			return err
+		}
+		temps, names = append(temps, tmp), append(names, o.Path)
+		if err := Render(tmp, doc, o.Format, opts); err != nil {
+			return fmt.Errorf("writing %s report %s: %w", o.Format, o.Path, err)
+		}
+		if err := finishTemp(tmp, o.Path); err != nil {
 			return err
 		}
 	}
+	if toStdout >= 0 {
+		o := outs[toStdout]
+		var err error
+		if wrap && o.Format != FormatGitHub {
+			err = writeStopCommands(stdout, opts.StopToken, func(w io.Writer) error {
+				if rendered != nil {
+					_, err := w.Write(rendered)
+					return err
+				}
+				return Render(w, doc, o.Format, opts)
+			})
+		} else if rendered != nil {
+			_, err = stdout.Write(rendered)
+		} else {
+			err = Render(stdout, doc, o.Format, opts)
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
+		}
+	}
+	for i, tmp := range temps {
+		if err := os.Rename(tmp.Name(), names[i]); err != nil {
+			return fmt.Errorf("writing report %s: %w", names[i], err)
+		}
+	}
+	temps = nil
 	return nil
 }
 
@@ -199,43 +255,92 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 // runner's pause of workflow-command processing. Without a token (a caller
 // that set none) one is drawn here.
 func stopCommands(b []byte, token string) []byte {
+	var out bytes.Buffer
+	writeStopCommands(&out, token, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	return out.Bytes()
+}
+
+// writeStopCommands writes what body writes between ::stop-commands::TOKEN
+// and ::TOKEN::, each on a line of its own.
+func writeStopCommands(w io.Writer, token string, body func(io.Writer) error) error {
 	if token == "" {
 		token = NewStopToken()
 	}
-	var out bytes.Buffer
-	out.Grow(len(b) + 2*len(token) + 24)
-	fmt.Fprintf(&out, "::stop-commands::%s\n", token)
-	out.Write(b)
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		out.WriteByte('\n')
+	if _, err := fmt.Fprintf(w, "::stop-commands::%s\n", token); err != nil {
+		return err
 	}
-	fmt.Fprintf(&out, "::%s::\n", token)
-	return out.Bytes()
+	lw := &lastByteWriter{w: w}
+	if err := body(lw); err != nil {
+		return err
+	}
+	if lw.n > 0 && lw.last != '\n' {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "::%s::\n", token)
+	return err
+}
+
+// lastByteWriter remembers the last byte written through it.
+type lastByteWriter struct {
+	w    io.Writer
+	n    int64
+	last byte
+}
+
+func (l *lastByteWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.n += int64(n)
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 // WriteFileAtomic writes data to name through a temporary file in the same
 // directory and a rename, so the file is either the old one or the new one.
 func WriteFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	tmp, err := createTemp(name)
 	if err != nil {
-		return fmt.Errorf("writing report %s: %w (check that the directory exists and is writable)", name, err)
+		return err
 	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
 	if _, err := tmp.Write(data); err != nil {
-		cleanup()
-		return fmt.Errorf("writing report %s: %w", name, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		cleanup()
-		return fmt.Errorf("writing report %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
+		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	if err := finishTemp(tmp, name); err != nil {
+		os.Remove(tmp.Name())
+		return err
 	}
 	if err := os.Rename(tmp.Name(), name); err != nil {
 		os.Remove(tmp.Name())
+		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	return nil
+}
+
+// createTemp creates the temporary file that will be renamed to name.
+func createTemp(name string) (*os.File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("writing report %s: %w (check that the directory exists and is writable)", name, err)
+	}
+	return tmp, nil
+}
+
+// finishTemp makes a written temporary file readable as a report and closes
+// it.
+func finishTemp(tmp *os.File, name string) error {
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing report %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing report %s: %w", name, err)
 	}
 	return nil

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/rules"
@@ -18,7 +20,16 @@ import (
 // newline as \n), and Render's last pass (inertLines) neutralises "::" at a
 // line start and "##[" anywhere, which the GitHub runner reads as commands.
 func Text(doc *Document, verbose bool) []byte {
-	var b bytes.Buffer
+	var out bytes.Buffer
+	writeText(&out, doc, verbose)
+	return out.Bytes()
+}
+
+// writeText writes Text's bytes to w as they are made (a report of
+// hundreds of thousands of findings is not held whole); write errors are
+// the caller's to check on w.
+func writeText(w io.Writer, doc *Document, verbose bool) error {
+	b := bufio.NewWriterSize(w, 64<<10)
 	byRule := doc.ruleByID()
 	runs := doc.runIndex()
 	for i := 0; i < len(doc.Findings); {
@@ -28,12 +39,12 @@ func Text(doc *Document, verbose bool) []byte {
 		}
 		group := doc.Findings[i:j]
 		r := byRule[group[0].RuleID]
-		fmt.Fprintf(&b, "%s %s: %s (%s)\n", group[0].Severity, r.ID, singleLine(r.Title), plural(len(group), "finding"))
+		fmt.Fprintf(b, "%s %s: %s (%s)\n", group[0].Severity, r.ID, singleLine(r.Title), plural(len(group), "finding"))
 		for _, f := range group {
-			writeTextFinding(&b, doc, f, runs)
+			writeTextFinding(b, doc, f, runs)
 		}
 		if help := strings.TrimSpace(visible(r.Help)); help != "" {
-			fmt.Fprintf(&b, "  what to do:\n    %s\n", indent(help, "    "))
+			fmt.Fprintf(b, "  what to do:\n    %s\n", indent(help, "    "))
 		}
 		b.WriteString("\n")
 		i = j
@@ -42,43 +53,43 @@ func Text(doc *Document, verbose bool) []byte {
 		b.WriteString("no findings\n\n")
 	}
 	if len(doc.StaleBaseline) > 0 {
-		fmt.Fprintf(&b, "%s:\n", staleBaselineSentence(len(doc.StaleBaseline)))
+		fmt.Fprintf(b, "%s:\n", staleBaselineSentence(len(doc.StaleBaseline)))
 		for _, e := range doc.StaleBaseline {
-			fmt.Fprintf(&b, "  %s", singleLine(e.Fingerprint))
+			fmt.Fprintf(b, "  %s", singleLine(e.Fingerprint))
 			if e.RuleID != "" {
-				fmt.Fprintf(&b, " (%s)", singleLine(e.RuleID))
+				fmt.Fprintf(b, " (%s)", singleLine(e.RuleID))
 			}
 			if e.Note != "" {
-				fmt.Fprintf(&b, " %s", singleLine(e.Note))
+				fmt.Fprintf(b, " %s", singleLine(e.Note))
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
 	if len(doc.Inputs.Problems) > 0 {
-		fmt.Fprintf(&b, "input problems (%d):\n", len(doc.Inputs.Problems))
+		fmt.Fprintf(b, "input problems (%d):\n", len(doc.Inputs.Problems))
 		for _, p := range doc.Inputs.Problems {
-			fmt.Fprintf(&b, "  %s: %s\n", location(doc.displayPath(p.File), p.Line), singleLine(p.Message))
+			fmt.Fprintf(b, "  %s: %s\n", location(doc.displayPath(p.File), p.Line), singleLine(p.Message))
 		}
 		b.WriteString("\n")
 	}
 	if verbose && len(doc.Runs) > 0 {
-		fmt.Fprintf(&b, "runs analyzed (%d):\n", len(doc.Runs))
+		fmt.Fprintf(b, "runs analyzed (%d):\n", len(doc.Runs))
 		for _, r := range doc.Runs {
-			fmt.Fprintf(&b, "  %-8s %s  %s, %s", r.Kind, singleLine(doc.displayPath(r.Path)), plural(r.Agents, "agent"), plural(r.Attempts, "attempt"))
+			fmt.Fprintf(b, "  %-8s %s  %s, %s", r.Kind, singleLine(doc.displayPath(r.Path)), plural(r.Agents, "agent"), plural(r.Attempts, "attempt"))
 			if r.Malformed > 0 {
-				fmt.Fprintf(&b, ", %s", plural(r.Malformed, "malformed line"))
+				fmt.Fprintf(b, ", %s", plural(r.Malformed, "malformed line"))
 			}
-			fmt.Fprintf(&b, "  [%s]\n", singleLine(r.ID))
+			fmt.Fprintf(b, "  [%s]\n", singleLine(r.ID))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString(verdictLine(doc))
 	b.WriteString("\n")
-	return b.Bytes()
+	return b.Flush()
 }
 
-func writeTextFinding(b *bytes.Buffer, doc *Document, f rules.Finding, runs runIndex) {
+func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runIndex) {
 	p := primaryEvidence(f)
 	suppressed := ""
 	if f.Suppressed {

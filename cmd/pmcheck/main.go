@@ -5,5 +5,6 @@ package main
 import "os"
 
 func main() {
+	setMemoryLimit()
 	os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

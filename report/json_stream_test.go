@@ -1,0 +1,184 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/rules"
+)
+
+// wholeJSON is what the JSON report was before it was streamed: the whole
+// Document through one encoding/json Encoder.
+func wholeJSON(t *testing.T, doc *Document) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// The streamed writer splices the long lists into the rest of the Document;
+// every saved report golden must come out byte for byte as encoding/json
+// writes the whole Document, including empty lists and the Document with no
+// finding, run or fact.
+func TestStreamedJSONIsEncodingJSON(t *testing.T) {
+	files, err := filepath.Glob("../golden/report/runs/*.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../golden/report/*.json.golden")
+	files = append(files, more...)
+	if len(files) < 50 {
+		t.Fatalf("found %d JSON report goldens, want the saved reports of every fixture", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Decode(bytes.NewReader(data), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := JSON(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeJSON(t, doc); !bytes.Equal(got, want) {
+			t.Errorf("%s: streamed JSON differs from encoding/json's", f)
+		}
+	}
+	empty := &Document{Kind: Kind, SchemaVersion: SchemaVersion}
+	got, err := JSON(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wholeJSON(t, empty); !bytes.Equal(got, want) {
+		t.Errorf("empty document: streamed JSON\n%s\ndiffers from encoding/json's\n%s", got, want)
+	}
+}
+
+// manyFindings is a Document with n findings of one run, the shape of a
+// journal of n attempts that never returned.
+func manyFindings(n int) *Document {
+	doc := &Document{Kind: Kind, SchemaVersion: SchemaVersion, Root: ".", StaleBaseline: []BaselineEntry{}}
+	doc.Rules = []Rule{{ID: "agent-never-returned", Title: "Workflow agent never returned", Severity: "error", Help: "Re-run it.", Tags: []string{}}}
+	doc.Runs = []RunSummary{{Kind: "workflow", ID: "wf_big", Path: "s/wf_big"}}
+	doc.Facts = []RunFacts{{Facts: model.Facts{Attempts: []model.AttemptFact{}}}}
+	doc.Findings = make([]rules.Finding, n)
+	for i := range doc.Findings {
+		doc.Findings[i] = rules.Finding{RuleID: "agent-never-returned", Severity: "error", RunID: "wf_big", RunKind: "workflow",
+			Message:     fmt.Sprintf("agent a%016d (attempt 1) was started and never returned a result", i),
+			Fingerprint: fmt.Sprintf("%032x", i)}
+	}
+	return doc
+}
+
+// The JSON and text writers' own memory does not grow with the report: they
+// hold one finding at a time, so what they allocate per finding is less
+// than the finding's output (a quarter of it for JSON) and does not grow
+// with the number of findings, and they write in pieces. Built whole, the
+// JSON report allocated about 9x its output (compact, then indented, each
+// buffer doubling as it grew) and the text report 2.5x, each written in one
+// piece.
+func TestStreamedReportsMemoryPerFinding(t *testing.T) {
+	writers := []struct {
+		name     string
+		maxShare float64 // allocated bytes per output byte
+		write    func(w io.Writer, doc *Document) error
+	}{
+		{"json", 0.25, writeJSON},
+		{"text", 1, func(w io.Writer, doc *Document) error {
+			iw := &inertWriter{w: w}
+			if err := writeText(iw, doc, false); err != nil {
+				return err
+			}
+			return iw.Close()
+		}},
+	}
+	for _, wr := range writers {
+		perFinding := func(n int) (alloc, out float64, biggest uint64) {
+			doc := manyFindings(n)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			cw := &countingWriter{}
+			if err := wr.write(cw, doc); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			return float64(after.TotalAlloc-before.TotalAlloc) / float64(n), float64(cw.n) / float64(n), cw.biggest
+		}
+		small, _, _ := perFinding(5000)
+		large, out, biggest := perFinding(20000)
+		if large > 1.5*small+32 {
+			t.Errorf("%s: bytes allocated per finding grew from %.0f (5k findings) to %.0f (20k): the writer holds more than one finding at a time", wr.name, small, large)
+		}
+		if large > wr.maxShare*out {
+			t.Errorf("%s: %.0f bytes allocated per finding of %.0f bytes of output: the report is being built whole", wr.name, large, out)
+		}
+		if biggest > 1<<20 {
+			t.Errorf("%s: largest single write %d bytes: the report is written in pieces, not as one buffer", wr.name, biggest)
+		}
+	}
+}
+
+type countingWriter struct{ n, biggest uint64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += uint64(len(p))
+	c.biggest = max(c.biggest, uint64(len(p)))
+	return len(p), nil
+}
+
+// BenchmarkJSONManyFindings shows the JSON writer's growth in findings:
+// bytes per op grow linearly (report it with -benchmem).
+func BenchmarkJSONManyFindings(b *testing.B) {
+	for _, n := range []int{10000, 40000} {
+		doc := manyFindings(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := writeJSON(&countingWriter{}, doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// The text report passes through inertWriter in pieces of any size; the
+// bytes must be what inertLines makes of the whole, whatever the cuts
+// (inside a line, between CR and LF, inside a bidi control or "##[").
+func TestInertWriterIsInertLinesInPieces(t *testing.T) {
+	in := []byte("ok\n  ::stop-commands::x\r\n::error::y\rrun ##[group] z\n\u202Eevil\u2066 ::not at start\n##[add-mask]s\n  \t::warning::tail")
+	want := inertLines(in, false)
+	for size := 1; size <= len(in); size++ {
+		var out bytes.Buffer
+		iw := &inertWriter{w: &out}
+		for p := in; len(p) > 0; {
+			n := min(size, len(p))
+			if _, err := iw.Write(p[:n]); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if err := iw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("pieces of %d bytes: got %q, want %q", size, out.Bytes(), want)
+		}
+	}
+}
