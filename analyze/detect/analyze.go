@@ -10,8 +10,10 @@
 package detect
 
 import (
+	"cmp"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -361,14 +363,11 @@ func reviewEvidence(a *pass) any {
 			candidates = append(candidates, a.opts.Git.Paths...)
 		}
 		candidates = uniqueSorted(append(candidates, subs.written...))
-		for _, k := range killed {
-			for _, pat := range ro.FilePatterns {
-				for _, p := range candidates {
-					if reviewFileMatches(pat, p, k) {
-						k.timeless = true
-						k.evidence = append(k.evidence, "review file "+p)
-					}
-				}
+		for i, hits := range reviewFiles(ro.FilePatterns, candidates, killed) {
+			k := killed[i]
+			for _, h := range hits {
+				k.timeless = true
+				k.evidence = append(k.evidence, "review file "+candidates[h.path])
 			}
 		}
 	}
@@ -436,6 +435,75 @@ func agentAuthored(c gitjoin.Commit, patterns []string) bool {
 	return false
 }
 
+// reviewFileHit is a review file of an item: the pattern's and the path's
+// positions.
+type reviewFileHit struct{ pattern, path int }
+
+// reviewFiles finds, for each item, the candidate paths that are its review
+// files (reviewFileMatches), in the order of patterns and then paths. Trying
+// every pattern on every path for every item cost items × paths; a match
+// needs the item's agent id or tool-use id inside the path (literally:
+// outside {agent}, a pattern match also requires the id as a substring, and
+// an id put in for {agent} is a run of literal characters of the pattern),
+// so each path is only tried for the items whose ids occur in it, found by
+// looking up the path's substrings of the ids' lengths. An id with a
+// character path.Match reads as a pattern (*?[\) is not literal in {agent}:
+// such items are tried on every path, as before, and so is every item when
+// an {agent} pattern has a bracket or an escape.
+func reviewFiles(patterns, paths []string, items []*killedItem) [][]reviewFileHit {
+	out := make([][]reviewFileHit, len(items))
+	byID := map[string][]int{}
+	var lengths []int
+	// A bracket or escape in an {agent} pattern can put the id inside a
+	// character class, where it is no longer literal: then every item is
+	// tried on every path.
+	allGlob := false
+	for _, pat := range patterns {
+		allGlob = allGlob || strings.Contains(pat, "{agent}") && strings.ContainsAny(pat, `[\`)
+	}
+	var everyPath []int
+	for i, k := range items {
+		glob := false
+		for _, id := range []string{k.id, k.toolUseID} {
+			if id == "" {
+				continue
+			}
+			byID[id] = append(byID[id], i)
+			if !slices.Contains(lengths, len(id)) {
+				lengths = append(lengths, len(id))
+			}
+			glob = glob || strings.ContainsAny(id, `*?[\`)
+		}
+		if glob || allGlob {
+			everyPath = append(everyPath, i)
+		}
+	}
+	var near []int
+	for pi, p := range paths {
+		near = append(near[:0], everyPath...)
+		for _, n := range lengths {
+			for j := 0; j+n <= len(p); j++ {
+				near = append(near, byID[p[j:j+n]]...)
+			}
+		}
+		slices.Sort(near)
+		near = slices.Compact(near)
+		for _, i := range near {
+			for ti, pat := range patterns {
+				if reviewFileMatches(pat, p, items[i]) {
+					out[i] = append(out[i], reviewFileHit{ti, pi})
+				}
+			}
+		}
+	}
+	for _, hits := range out {
+		slices.SortFunc(hits, func(a, b reviewFileHit) int {
+			return cmp.Or(cmp.Compare(a.pattern, b.pattern), cmp.Compare(a.path, b.path))
+		})
+	}
+	return out
+}
+
 // reviewFileMatches matches a review-file pattern against a path for an item.
 func reviewFileMatches(pattern, p string, k *killedItem) bool {
 	if strings.Contains(pattern, "{agent}") {
@@ -464,6 +532,8 @@ func gitJoin(a *pass) any {
 	if b == nil {
 		return nil
 	}
+	branchPaths := newSuffixIndex(b.Paths)
+	var at []int
 	for _, k := range a.killedOf() {
 		for _, id := range k.ledger.Commits {
 			if b.HasCommit(id) {
@@ -472,15 +542,15 @@ func gitJoin(a *pass) any {
 			}
 		}
 		for _, lp := range k.ledger.Paths {
-			for _, bp := range b.Paths {
-				if pathMatches(lp, bp) {
-					k.onBranch = true
-					m := "path " + bp
-					if lp != bp {
-						m += " (written as " + lp + ")"
-					}
-					k.matches = append(k.matches, m)
+			at = branchPaths.matching(lp, at[:0])
+			for _, i := range at {
+				bp := b.Paths[i]
+				k.onBranch = true
+				m := "path " + bp
+				if lp != bp {
+					m += " (written as " + lp + ")"
 				}
+				k.matches = append(k.matches, m)
 			}
 		}
 		// Work the ledger could not see (a write through an interpreter, a
