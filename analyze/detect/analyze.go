@@ -532,11 +532,11 @@ func gitJoin(a *pass) any {
 	if b == nil {
 		return nil
 	}
-	branchPaths := newSuffixIndex(b.Paths)
+	branchPaths, branchCommits := newSuffixIndex(b.Paths), b.CommitIDs()
 	var at []int
 	for _, k := range a.killedOf() {
 		for _, id := range k.ledger.Commits {
-			if b.HasCommit(id) {
+			if branchCommits.Has(id) {
 				k.onBranch = true
 				k.matches = append(k.matches, "commit "+id)
 			}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -115,18 +116,40 @@ func parseTrailers(s string) []Trailer {
 }
 
 // HasCommit reports whether the branch holds a commit whose id starts with
-// the given (possibly abbreviated, at least 7 hex digits) id.
+// the given (possibly abbreviated, at least 7 hex digits) id. To look many
+// ids up, take CommitIDs once.
 func (b *Branch) HasCommit(id string) bool {
-	if b == nil || len(id) < 7 {
+	if b == nil {
+		return false
+	}
+	return b.CommitIDs().Has(id)
+}
+
+// CommitIDs are a branch's commit ids, sorted so that an id is found by
+// binary search (ledger commits × branch commits compared one by one grew
+// with the product).
+type CommitIDs []string
+
+// CommitIDs lists the branch's commit ids for Has.
+func (b *Branch) CommitIDs() CommitIDs {
+	ids := make(CommitIDs, len(b.Commits))
+	for i, c := range b.Commits {
+		ids[i] = c.ID
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Has is HasCommit's rule: an id of at least 7 characters, in any case, is
+// the start of one of the commit ids. The ids that start with it are
+// consecutive in sorted order, from the first one not less than it.
+func (x CommitIDs) Has(id string) bool {
+	if len(id) < 7 {
 		return false
 	}
 	id = strings.ToLower(id)
-	for _, c := range b.Commits {
-		if strings.HasPrefix(c.ID, id) {
-			return true
-		}
-	}
-	return false
+	i, _ := slices.BinarySearch(x, id)
+	return i < len(x) && strings.HasPrefix(x[i], id)
 }
 
 // git runs one read-only git command and returns its stdout.

@@ -1,6 +1,9 @@
 package gitjoin
 
 import (
+	"crypto/sha1"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -77,5 +80,64 @@ func TestJoinEmptyBranch(t *testing.T) {
 	}
 	if len(b.Commits) != 0 || len(b.Paths) != 0 {
 		t.Fatalf("got %+v", b)
+	}
+}
+
+// TestCommitIDsAgreeWithEveryCommit: the sorted search finds exactly what
+// comparing the id with every commit finds, on random ids and prefixes
+// (short, upper case, shared prefixes, absent).
+func TestCommitIDsAgreeWithEveryCommit(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	hex := "0123456789abcdef"
+	id := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = hex[r.IntN(3)] // few digits: many shared prefixes
+		}
+		return string(b)
+	}
+	for range 300 {
+		b := &Branch{}
+		for range r.IntN(12) {
+			b.Commits = append(b.Commits, Commit{ID: id(40)})
+		}
+		x := b.CommitIDs()
+		for range 20 {
+			q := id(5 + r.IntN(6))
+			if r.IntN(4) == 0 && len(b.Commits) > 0 {
+				q = strings.ToUpper(b.Commits[r.IntN(len(b.Commits))].ID[:7+r.IntN(34)])
+			}
+			want := false
+			if len(q) >= 7 {
+				for _, c := range b.Commits {
+					want = want || strings.HasPrefix(c.ID, strings.ToLower(q))
+				}
+			}
+			if got := x.Has(q); got != want {
+				t.Fatalf("id %q among %v: Has %v, want %v", q, b.Commits, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkCommitLookups: n ledger commit ids looked up in a branch of n
+// commits. Time per op grows as n·log n (one sort, a binary search per id);
+// HasCommit per id compared it with every commit, n².
+func BenchmarkCommitLookups(b *testing.B) {
+	for _, n := range []int{1000, 4000, 16000} {
+		br := &Branch{}
+		for i := range n {
+			br.Commits = append(br.Commits, Commit{ID: fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprint(i))))})
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				x := br.CommitIDs()
+				for i := range n {
+					if !x.Has(br.Commits[i].ID[:12]) {
+						b.Fatal("missing")
+					}
+				}
+			}
+		})
 	}
 }
