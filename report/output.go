@@ -69,6 +69,11 @@ func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	if err := doc.Validate(); err != nil {
 		return err
 	}
+	return renderValid(w, doc, format, opts)
+}
+
+// renderValid is Render of a validated Document.
+func renderValid(w io.Writer, doc *Document, format string, opts Options) error {
 	var (
 		b   []byte
 		err error
@@ -177,6 +182,9 @@ func ParseOutputs(specs []string) ([]Output, error) {
 // hundreds of megabytes); the others are rendered whole before anything
 // goes to standard output, and the streamed standard output comes last.
 func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) error {
+	if len(outs) == 0 {
+		return nil
+	}
 	if err := doc.Validate(); err != nil {
 		return fmt.Errorf("rendering %s: %w", outs[0].Format, err)
 	}
@@ -203,7 +211,7 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			toStdout = i
 			if !streamed(o.Format) {
 				var buf bytes.Buffer
-				if err := Render(&buf, doc, o.Format, opts); err != nil {
+				if err := renderValid(&buf, doc, o.Format, opts); err != nil {
 					return fmt.Errorf("rendering %s: %w", o.Format, err)
 				}
 				rendered = buf.Bytes()
@@ -215,7 +223,7 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			return err
 		}
 		temps, names = append(temps, tmp), append(names, o.Path)
-		if err := Render(tmp, doc, o.Format, opts); err != nil {
+		if err := renderValid(tmp, doc, o.Format, opts); err != nil {
 			return fmt.Errorf("writing %s report %s: %w", o.Format, o.Path, err)
 		}
 		if err := finishTemp(tmp, o.Path); err != nil {
@@ -231,12 +239,12 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 					_, err := w.Write(rendered)
 					return err
 				}
-				return Render(w, doc, o.Format, opts)
+				return renderValid(w, doc, o.Format, opts)
 			})
 		} else if rendered != nil {
 			_, err = stdout.Write(rendered)
 		} else {
-			err = Render(stdout, doc, o.Format, opts)
+			err = renderValid(stdout, doc, o.Format, opts)
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
