@@ -23,7 +23,8 @@ var cases = map[string]func(out string, size int) error{
 	"killed-x-pushes":   killedPushes,
 	"async-20k":         async20k,
 	"killed-32k":        killed32k,
-	"legacy-20k":        legacy20k,
+	"legacy-20k":        func(out string, size int) error { return legacy20k(out, false) },
+	"shared-uuids-20k":  func(out string, size int) error { return legacy20k(out, true) },
 	"orphans-40k":       orphans40k,
 	"junk-20M":          junk20M,
 	"started-200k":      started200k,
@@ -37,7 +38,7 @@ func main() {
 	size := flag.Int("size", 100, "target size in MiB")
 	flag.Parse()
 	if *name == "list" {
-		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "orphans-40k", "junk-20M", "started-200k", "huge-sidecar", "agentid-tail-2MiB"} {
+		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "huge-sidecar", "agentid-tail-2MiB"} {
 			fmt.Println(n)
 		}
 		return
@@ -156,23 +157,29 @@ func async20k(out string, size int) error {
 	return w.close()
 }
 
-// legacy20k: 20,000 sessions and 20,000 legacy agent-*.jsonl in one folder.
-func legacy20k(out string, size int) error {
+// legacy20k: 20,000 sessions and 20,000 legacy agent-*.jsonl in one folder;
+// with shared, every session keeps the fixture's row uuids, so each looks like
+// a resumed copy of all the others.
+func legacy20k(out string, shared bool) error {
 	main := lines("detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl")
 	agent := lines("detect-sync-killed/40000000-0000-4000-8000-000000000001/subagents/agent-a4000000000000011.jsonl")
 	for i := range 20000 {
 		sid := fmt.Sprintf("40000000-0000-4000-8000-%012d", i+1)
 		aid := fmt.Sprintf("a4%016d", i)
+		u1, u2 := "00000001-0000-4000-8000-", "00000002-0000-4000-8000-"
+		if !shared {
+			u1, u2 = fmt.Sprintf("1%07d-0000-4000-8000-", i), fmt.Sprintf("2%07d-0000-4000-8000-", i)
+		}
 		w := create(filepath.Join(out, sid+".jsonl"))
 		for _, l := range main {
-			w.line(rep(l, "40000000-0000-4000-8000-000000000001", sid, "a4000000000000011", aid))
+			w.line(rep(l, "40000000-0000-4000-8000-000000000001", sid, "a4000000000000011", aid, "00000001-0000-4000-8000-", u1, "00000002-0000-4000-8000-", u2))
 		}
 		if err := w.close(); err != nil {
 			return err
 		}
 		w = create(filepath.Join(out, "agent-"+aid+".jsonl"))
 		for _, l := range agent {
-			w.line(rep(l, "40000000-0000-4000-8000-000000000001", sid, "a4000000000000011", aid))
+			w.line(rep(l, "40000000-0000-4000-8000-000000000001", sid, "a4000000000000011", aid, "00000001-0000-4000-8000-", u1, "00000002-0000-4000-8000-", u2))
 		}
 		if err := w.close(); err != nil {
 			return err
