@@ -10,31 +10,47 @@ import (
 // case), so each text is read once whatever the number of items, and names
 // that share a prefix (tool-use ids all start "toolu_") cost nothing extra.
 // Searching each item's names in each text grew with items × texts.
+//
+// Only the first indexedPrefix bytes of a name go into the automaton, and a
+// match of that prefix is confirmed against the whole name in the text: a
+// hostile run of thousands of killed subagents with kilobyte descriptions
+// would otherwise build one automaton node per description byte.
 type nameIndex struct {
 	next  map[uint64]int32 // node<<8 | byte -> child node
 	fail  []int32
-	out   [][]int // items whose name ends at the node
-	dict  []int32 // nearest node on the failure chain with an output, or -1
+	depth []int32
+	out   [][]nameRef // names whose indexed prefix ends at the node
+	dict  []int32     // nearest node on the failure chain with an output, or -1
 	exact map[string][]int
 }
 
+// nameRef is one item's name (lower case) whose indexed prefix ends at a node.
+type nameRef struct {
+	item int
+	name string
+}
+
+// indexedPrefix is how many bytes of each name the automaton holds.
+const indexedPrefix = 32
+
 func newNameIndex(items []*killedItem) *nameIndex {
-	x := &nameIndex{next: map[uint64]int32{}, fail: []int32{0}, out: [][]int{nil}, dict: []int32{-1}, exact: map[string][]int{}}
+	x := &nameIndex{next: map[uint64]int32{}, fail: []int32{0}, depth: []int32{0}, out: [][]nameRef{nil}, dict: []int32{-1}, exact: map[string][]int{}}
 	add := func(s string, item int) {
 		node := int32(0)
-		for i := 0; i < len(s); i++ {
+		for i := 0; i < len(s) && i < indexedPrefix; i++ {
 			key := uint64(node)<<8 | uint64(s[i])
 			child, ok := x.next[key]
 			if !ok {
 				child = int32(len(x.fail))
 				x.next[key] = child
 				x.fail = append(x.fail, 0)
+				x.depth = append(x.depth, x.depth[node]+1)
 				x.out = append(x.out, nil)
 				x.dict = append(x.dict, -1)
 			}
 			node = child
 		}
-		x.out[node] = append(x.out[node], item)
+		x.out[node] = append(x.out[node], nameRef{item, s})
 	}
 	for i, k := range items {
 		for _, s := range []string{k.id, k.toolUseID} {
@@ -109,8 +125,11 @@ func (x *nameIndex) named(text string, exact bool) []int {
 			node = x.fail[node]
 		}
 		for n := node; n > 0; n = x.dict[n] {
-			for _, it := range x.out[n] {
-				seen[it] = true
+			start := i + 1 - int(x.depth[n])
+			for _, r := range x.out[n] {
+				if !seen[r.item] && strings.HasPrefix(low[start:], r.name) {
+					seen[r.item] = true
+				}
 			}
 			if x.dict[n] < 0 {
 				break

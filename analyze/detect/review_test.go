@@ -35,11 +35,20 @@ func TestNameIndexAgreesWithNamedBy(t *testing.T) {
 			if i%3 == 2 {
 				kind = "attempt"
 			}
-			items = append(items, &killedItem{kind: kind, id: pick(1 + r.IntN(2)), toolUseID: pick(r.IntN(2)), name: pick(1 + r.IntN(3))})
+			items = append(items, &killedItem{kind: kind, id: pick(1 + r.IntN(2)), toolUseID: pick(r.IntN(2)), name: pick(1 + r.IntN(8))})
 		}
 		idx := newNameIndex(items)
-		for range 10 {
-			text := pick(r.IntN(12))
+		for k := range 12 {
+			text := pick(r.IntN(24))
+			if k%3 == 0 {
+				// Names longer than the automaton's indexed prefix must
+				// still be confirmed whole: embed one, cut or not.
+				name := items[r.IntN(len(items))].name
+				if r.IntN(2) == 0 {
+					name = name[:r.IntN(len(name)+1)]
+				}
+				text = pick(r.IntN(3)) + name + pick(r.IntN(3))
+			}
 			for _, exact := range []bool{false, true} {
 				want := []int{}
 				for i, k := range items {
