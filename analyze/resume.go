@@ -3,6 +3,7 @@ package analyze
 import (
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
@@ -27,38 +28,19 @@ const maxOriginals = 8
 // for the sessionId. The search costs one map lookup per row of the root's
 // session files; the uuid hashes are dropped afterwards.
 func (l *loader) markResumeCopies() {
-	type file struct {
-		rel string
-		t   *model.Transcript
-	}
-	var files []file
-	byFirst := map[uint64][]int{}
+	var files []resumeFile
+	var rels []string
+	var ts []*model.Transcript
 	for _, rel := range l.inv.Sessions {
 		t := l.transcript(rel)
 		if t == nil {
 			continue
 		}
-		if t.FirstUUID != 0 {
-			byFirst[t.FirstUUID] = append(byFirst[t.FirstUUID], len(files))
-		}
-		files = append(files, file{rel, t})
+		files = append(files, resumeFile{rel, t.FirstTime, t.FirstUUID, t.UUIDs})
+		rels = append(rels, rel)
+		ts = append(ts, t)
 	}
-	earlier := func(a, b file) bool {
-		if !a.t.FirstTime.Equal(b.t.FirstTime) {
-			return a.t.FirstTime.Before(b.t.FirstTime)
-		}
-		return a.rel < b.rel
-	}
-	originals := map[int][]int{} // copy -> the files it copied from
-	for i, f := range files {
-		for _, h := range f.t.UUIDs {
-			for _, j := range byFirst[h] {
-				if j != i && earlier(f, files[j]) && len(originals[j]) < maxOriginals {
-					originals[j] = append(originals[j], i)
-				}
-			}
-		}
-	}
+	originals := resumeOriginals(files)
 	copies := make([]int, 0, len(originals))
 	for j := range originals {
 		copies = append(copies, j)
@@ -67,13 +49,20 @@ func (l *loader) markResumeCopies() {
 	// The rows' contents are compared too: a file that merely borrows
 	// another's uuids (a forged decoy) marks nothing, so an added file can
 	// never make another file's calls disappear. Only the files involved are
-	// read again, once each.
+	// read again, once each; an original's row hashes are kept until the
+	// last copy that needs them.
+	lastUse := map[int]int{}
+	for _, j := range copies {
+		for _, i := range originals[j] {
+			lastUse[i] = j
+		}
+	}
 	hashes := map[int]map[uint64]uint64{}
 	rowHashes := func(i int) map[uint64]uint64 {
 		if h, ok := hashes[i]; ok {
 			return h
 		}
-		rel := files[i].rel
+		rel := rels[i]
 		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true})
 		if err != nil {
 			hashes[i] = nil
@@ -83,13 +72,23 @@ func (l *loader) markResumeCopies() {
 		return t.RowHashes
 	}
 	for _, j := range copies {
+		// Only the copy's own uuids are looked up when it is read, so the
+		// skip set holds those alone: its cost is the copy's rows times its
+		// originals (at most maxOriginals), however large the originals are.
+		// A later original's hash wins, as it did when whole sets were merged.
 		skip := map[uint64]uint64{}
 		for _, i := range originals[j] {
-			for h, c := range rowHashes(i) {
-				skip[h] = c
+			rh := rowHashes(i)
+			for _, u := range files[j].uuids {
+				if c, ok := rh[u]; ok {
+					skip[u] = c
+				}
+			}
+			if lastUse[i] == j {
+				hashes[i] = nil // j is its last copy
 			}
 		}
-		rel := files[j].rel
+		rel := rels[j]
 		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, Copied: skip})
 		if err != nil || t.Copied == 0 {
 			continue // keep the first reading
@@ -97,7 +96,124 @@ func (l *loader) markResumeCopies() {
 		t.UUIDs = nil
 		l.transcripts[rel] = t
 	}
-	for _, f := range files {
-		f.t.UUIDs = nil
+	for _, t := range ts {
+		t.UUIDs = nil
 	}
+}
+
+// resumeFile is what resumeOriginals needs of a session file.
+type resumeFile struct {
+	rel       string
+	firstTime time.Time
+	firstUUID uint64
+	uuids     []uint64 // sorted, distinct (Transcript.UUIDs)
+}
+
+// resumeEarlier orders files by their first timestamp, then by path.
+func resumeEarlier(a, b *resumeFile) bool {
+	if !a.firstTime.Equal(b.firstTime) {
+		return a.firstTime.Before(b.firstTime)
+	}
+	return a.rel < b.rel
+}
+
+// resumeOriginals maps each file that may be a resume's copy to the files it
+// may have copied from: the files earlier than it (resumeEarlier) that hold
+// its first row's uuid, the first maxOriginals of them in the files' order.
+//
+// Comparing every file with every file sharing that uuid grows with the
+// square of the files when thousands share one (a folder of identical
+// sessions). Instead, each group of files with one first uuid is walked once
+// in time order together with the files holding that uuid, keeping the
+// maxOriginals lowest-numbered holders seen so far: O(n log n + n ×
+// maxOriginals) over the uuids of all files.
+func resumeOriginals(files []resumeFile) map[int][]int {
+	type group struct{ members, holders []int }
+	groups := map[uint64]*group{}
+	for j := range files {
+		if h := files[j].firstUUID; h != 0 {
+			g := groups[h]
+			if g == nil {
+				g = &group{}
+				groups[h] = g
+			}
+			g.members = append(g.members, j)
+		}
+	}
+	originals := map[int][]int{}
+	if len(groups) == 0 {
+		return originals
+	}
+	for i := range files {
+		for _, h := range files[i].uuids {
+			if g := groups[h]; g != nil {
+				g.holders = append(g.holders, i)
+			}
+		}
+	}
+	// rank: the files' positions in time order, equal for files neither of
+	// which is earlier than the other.
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return resumeEarlier(&files[order[a]], &files[order[b]]) })
+	rank := make([]int, len(files))
+	for k, i := range order {
+		if k > 0 && !resumeEarlier(&files[order[k-1]], &files[i]) {
+			rank[i] = rank[order[k-1]]
+		} else {
+			rank[i] = k
+		}
+	}
+	type event struct {
+		rank, file int
+		holder     bool
+	}
+	var events []event
+	var lowest []int // the maxOriginals lowest holders seen, ascending
+	for _, g := range groups {
+		if len(g.holders) == 0 {
+			continue
+		}
+		events = events[:0]
+		for _, j := range g.members {
+			events = append(events, event{rank[j], j, false})
+		}
+		for _, i := range g.holders {
+			events = append(events, event{rank[i], i, true})
+		}
+		// A member is answered before the holders of its rank are added:
+		// only strictly earlier files count (a file is never its own
+		// original).
+		sort.Slice(events, func(a, b int) bool {
+			x, y := events[a], events[b]
+			if x.rank != y.rank {
+				return x.rank < y.rank
+			}
+			if x.holder != y.holder {
+				return !x.holder
+			}
+			return x.file < y.file
+		})
+		lowest = lowest[:0]
+		for _, e := range events {
+			if !e.holder {
+				if len(lowest) > 0 {
+					originals[e.file] = append([]int(nil), lowest...)
+				}
+				continue
+			}
+			if len(lowest) == maxOriginals && e.file > lowest[maxOriginals-1] {
+				continue
+			}
+			k := sort.SearchInts(lowest, e.file)
+			if len(lowest) < maxOriginals {
+				lowest = append(lowest, 0)
+			}
+			copy(lowest[k+1:], lowest[k:])
+			lowest[k] = e.file
+		}
+	}
+	return originals
 }

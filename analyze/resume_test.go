@@ -1,0 +1,115 @@
+package analyze
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// naiveResumeOriginals is the pairwise search resumeOriginals replaced: for
+// each file, every file whose first uuid it holds (n² when thousands of
+// files share their uuids). Kept as the reference.
+func naiveResumeOriginals(files []resumeFile) map[int][]int {
+	byFirst := map[uint64][]int{}
+	for j, f := range files {
+		if f.firstUUID != 0 {
+			byFirst[f.firstUUID] = append(byFirst[f.firstUUID], j)
+		}
+	}
+	originals := map[int][]int{}
+	for i := range files {
+		for _, h := range files[i].uuids {
+			for _, j := range byFirst[h] {
+				if j != i && resumeEarlier(&files[i], &files[j]) && len(originals[j]) < maxOriginals {
+					originals[j] = append(originals[j], i)
+				}
+			}
+		}
+	}
+	return originals
+}
+
+// TestResumeOriginalsMatchesPairwise: on random folders (shared first uuids,
+// equal and zero first timestamps, equal paths, groups larger than
+// maxOriginals, files that hold a uuid without starting with it) the grouped
+// walk picks the same originals, in the same order, as the pairwise search.
+func TestResumeOriginalsMatchesPairwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 4))
+	base := time.Date(2026, 5, 7, 9, 0, 0, 0, time.UTC)
+	saturated := 0
+	for iter := range 3000 {
+		n := rng.IntN(40)
+		nu := 1 + rng.IntN(12)
+		files := make([]resumeFile, n)
+		for i := range files {
+			f := &files[i]
+			f.rel = fmt.Sprintf("s%02d.jsonl", rng.IntN(n+1)) // paths may repeat
+			if k := rng.IntN(6); k > 0 {
+				f.firstTime = base.Add(time.Duration(k) * time.Second)
+			}
+			set := map[uint64]bool{}
+			for range rng.IntN(5) {
+				set[uint64(1+rng.IntN(nu))] = true
+			}
+			for u := range set {
+				f.uuids = append(f.uuids, u)
+			}
+			slices.Sort(f.uuids)
+			if len(f.uuids) > 0 && rng.IntN(8) > 0 {
+				f.firstUUID = f.uuids[rng.IntN(len(f.uuids))]
+			}
+		}
+		want := naiveResumeOriginals(files)
+		got := resumeOriginals(files)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("iteration %d: %+v\ngot  %v\nwant %v", iter, files, got, want)
+		}
+		for _, o := range want {
+			if len(o) == maxOriginals {
+				saturated++
+			}
+		}
+	}
+	if saturated == 0 {
+		t.Fatal("no copy reached maxOriginals: the test does not exercise the bound")
+	}
+}
+
+// sharedUUIDFolder writes n sessions that all carry the same row uuids (each
+// looks like a resumed copy of every earlier one), each with its own id.
+func sharedUUIDFolder(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	for i := range n {
+		sid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		rows := fmt.Sprintf(`{"type":"user","uuid":"u1","sessionId":%q,"timestamp":"2026-05-07T09:00:00Z","message":{"role":"user","content":"hi"}}`+"\n", sid) +
+			fmt.Sprintf(`{"type":"assistant","uuid":"u2","parentUuid":"u1","sessionId":%q,"timestamp":"2026-05-07T09:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}`+"\n", sid)
+		if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(rows), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkLoadSharedUUIDs (issue 12, item 12): n sessions sharing their row
+// uuids. Each file used to be compared with every file starting with one of
+// its uuids (O(n²): 20k files took 7.6 s); the files of one first uuid are
+// now walked once in time order. ns/op grows about 4x from 2k to 8k, not 16x.
+func BenchmarkLoadSharedUUIDs(b *testing.B) {
+	for _, n := range []int{2000, 8000} {
+		dir := sharedUUIDFolder(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				res, err := Load([]string{dir}, Options{})
+				if err != nil || len(res.Runs) != n {
+					b.Fatalf("%v: %d runs, want %d", err, len(res.Runs), n)
+				}
+			}
+		})
+	}
+}
