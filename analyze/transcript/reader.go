@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -232,7 +231,7 @@ type builder struct {
 	// their result arrives (so the map stays as small as the calls in flight).
 	other map[string]struct{}
 	// uuids holds a hash of every row uuid seen, to skip replayed rows.
-	uuids map[uint64]struct{}
+	uuids uuidSet
 	// copied holds the rows an earlier file of the session holds
 	// (Options.Copied); copiedRow is set while such a row is applied.
 	copied    map[uint64]uint64
@@ -259,7 +258,6 @@ func newBuilder(file string) *builder {
 		names:    map[string]string{},
 		callByID: map[string]*model.ToolCall{},
 		other:    map[string]struct{}{},
-		uuids:    map[uint64]struct{}{},
 		pending:  map[string][]*model.ToolResult{},
 		types:    map[string]*int{},
 		tools:    map[string]*int{},
@@ -365,11 +363,10 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	b.copiedRow = false
 	if r.UUID != "" {
 		h := hashUUID(r.UUID)
-		if _, dup := b.uuids[h]; dup {
+		if !b.uuids.add(h) {
 			t.Duplicates++
 			return
 		}
-		b.uuids[h] = struct{}{}
 		if t.FirstUUID == 0 {
 			t.FirstUUID = h
 		}
@@ -669,11 +666,7 @@ func (b *builder) finish() *model.Transcript {
 	}
 	t.RowHashes = b.rowHashes
 	t.LastTime = b.curMax
-	t.UUIDs = make([]uint64, 0, len(b.uuids))
-	for h := range b.uuids {
-		t.UUIDs = append(t.UUIDs, h)
-	}
-	slices.Sort(t.UUIDs)
+	t.UUIDs = b.uuids.sorted()
 	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
 	// Results whose call never appeared stay visible (Signature A must see,
 	// and reject, a result that resolves to no Agent call).
