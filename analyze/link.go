@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -374,7 +375,12 @@ func (l *loader) workflowRun(dir string) {
 	}
 	run := &model.Run{Kind: model.KindWorkflow, ID: runID, Path: l.show(dir)}
 	jrel := layout.JournalOf(dir)
-	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel))
+	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk})
+	var gaveUp *jsonl.GaveUpError
+	if errors.As(err, &gaveUp) {
+		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))
+		return
+	}
 	if err != nil {
 		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
 		return
@@ -388,7 +394,7 @@ func (l *loader) workflowRun(dir string) {
 	if n := len(j.Malformed); n > 0 && strings.HasPrefix(j.Malformed[n-1].Reason, "torn") {
 		bad--
 	}
-	if bad > 0 && bad > len(j.Lines) {
+	if jsonl.MostlyNotJSON(bad, len(j.Lines)) {
 		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
 			l.show(jrel), bad, bad+len(j.Lines), j.Malformed[0].Line))
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
@@ -30,6 +31,12 @@ type Options struct {
 	// Progress, when set, is called after each transcript read ahead, with
 	// the number done and the total; calls never overlap.
 	Progress func(done, total int)
+	// GiveUpOnJunk stops reading a transcript or journal at the line where
+	// it is clearly mostly not JSON (jsonl.GiveUp) and lists it in
+	// Untrusted: check and scan fail closed on it whatever follows, so
+	// they need not read fifty million junk lines to say so. A replay
+	// reads such a file whole, as watch would.
+	GiveUpOnJunk bool
 	// Shard, when Count > 1, keeps only the part of each root that falls into
 	// shard Index (0-based) of Count.
 	Shard Shard
@@ -189,14 +196,20 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		}
 		t, err = a.t, a.err
 	} else {
-		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk})
+	}
+	var gaveUp *jsonl.GaveUpError
+	if errors.As(err, &gaveUp) {
+		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s; a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input", gaveUp))
+		l.transcripts[rel] = nil
+		return nil
 	}
 	if err != nil {
 		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
 		l.transcripts[rel] = nil
 		return nil
 	}
-	if t.ClaudeCodeRows > 0 && t.MalformedSkipped > t.Rows {
+	if t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
 		// A transcript whose lines are mostly not JSON rows was damaged or
 		// padded; what the junk hid cannot be known, so the check fails
 		// closed on it instead of judging the few rows it could read.

@@ -306,6 +306,6 @@ func (l *loader) readOne(rel string) (r readAhead) {
 			r = readAhead{panicked: fmt.Sprintf("reading %s: %v", l.show(rel), p)}
 		}
 	}()
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap})
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk})
 	return readAhead{t: t, err: err}
 }

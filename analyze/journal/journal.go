@@ -18,14 +18,23 @@ import (
 // watch with MALFORMED, so the reader reports it the same way.
 const LineCap = 1 << 20
 
+// Options tune the reader.
+type Options struct {
+	// GiveUp stops reading at the line where the journal is clearly mostly
+	// not JSON (jsonl.GiveUp); the read then returns a *jsonl.GaveUpError.
+	// A check fails closed on such a journal anyway; a replay reads it all
+	// and prints what watch would have.
+	GiveUp bool
+}
+
 // ReadFile reads the journal at path; file is the name evidence carries.
-func ReadFile(path, file string) (*model.Journal, error) {
+func ReadFile(path, file string, opts Options) (*model.Journal, error) {
 	f, err := jsonl.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, file)
+	return ReadOptions(f, file, opts)
 }
 
 type line struct {
@@ -36,7 +45,13 @@ type line struct {
 
 // Read parses a journal stream. Malformed lines are recorded, never fatal.
 func Read(r io.Reader, file string) (*model.Journal, error) {
+	return ReadOptions(r, file, Options{})
+}
+
+// ReadOptions is Read with options.
+func ReadOptions(r io.Reader, file string, opts Options) (*model.Journal, error) {
 	j := &model.Journal{File: file}
+	skipped := 0 // malformed lines that are not a torn final line
 	// Every malformed line is counted; the first MalformedExamples are kept,
 	// and so are the two whose kind changes what watch prints: the first
 	// over-long line (watch stops there) and a torn final line (held back).
@@ -61,6 +76,10 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 			index++
 			j.OverCap++
 			malformed(model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len}, j.OverCap == 1)
+			skipped++
+			if opts.GiveUp && jsonl.GiveUp(skipped, len(j.Lines)) {
+				return nil, &jsonl.GaveUpError{File: file, Bad: skipped, Good: len(j.Lines), First: j.Malformed[0].Line, Line: l.N}
+			}
 			continue
 		}
 		data := bytes.TrimSpace(l.Data)
@@ -78,13 +97,24 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 		}
 		var typeErr *json.UnmarshalTypeError
 		if data[0] != '{' || (err != nil && !errors.As(err, &typeErr)) {
+			// Only kept lines need their reason: the rest are counted
+			// without asking json.Valid why (half the cost of a junk line).
 			reason := "not JSON"
-			if data[0] != '{' && json.Valid(data) {
+			switch {
+			case !l.Torn && len(j.Malformed) >= model.MalformedExamples:
+			case data[0] != '{' && json.Valid(data):
 				reason = "not a JSON object"
-			} else if l.Torn {
+			case l.Torn:
 				reason = "torn final line (not JSON, no newline at end of file)"
 			}
 			malformed(model.Malformed{Line: l.N, Reason: reason, Skipped: true}, l.Torn)
+			if l.Torn {
+				continue
+			}
+			skipped++
+			if opts.GiveUp && jsonl.GiveUp(skipped, len(j.Lines)) {
+				return nil, &jsonl.GaveUpError{File: file, Bad: skipped, Good: len(j.Lines), First: j.Malformed[0].Line, Line: l.N}
+			}
 			continue
 		}
 		jl := model.JournalLine{Line: l.N, Index: index, Type: "other", Torn: l.Torn}

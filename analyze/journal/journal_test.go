@@ -1,10 +1,12 @@
 package journal
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -164,5 +166,57 @@ func TestAttemptsCloseTheLatestOpenAttemptOfTheAgent(t *testing.T) {
 	}
 	if len(orphans) != 1 || orphans[0].At.Line != 6 {
 		t.Fatalf("orphans %+v, want line 6", orphans)
+	}
+}
+
+// TestGiveUpOnJunkJournal: with Options.GiveUp the reader stops at the
+// first line where jsonl.GiveUp holds; a torn final line is not junk for
+// the rule, and a journal whose junk never outnumbers its lines is read
+// whole. The kept malformed lines have their reasons; the rest are counted.
+func TestGiveUpOnJunkJournal(t *testing.T) {
+	started := `{"type":"started","key":"k","agentId":"a"}` + "\n"
+	in := started + started + "[1]\n" + strings.Repeat("x\n", 30000)
+	j, err := ReadOptions(strings.NewReader(in), "journal.jsonl", Options{GiveUp: true})
+	var gaveUp *jsonl.GaveUpError
+	if !errors.As(err, &gaveUp) || j != nil {
+		t.Fatalf("got %v, %v; want a give-up", j, err)
+	}
+	if want := (jsonl.GaveUpError{File: "journal.jsonl", Bad: jsonl.JunkMin, Good: 2, First: 3, Line: jsonl.JunkMin + 2}); *gaveUp != want {
+		t.Errorf("gave up with %+v, want %+v", *gaveUp, want)
+	}
+	whole := parse(t, in)
+	if whole.MalformedCount != 30001 || len(whole.Malformed) != model.MalformedExamples {
+		t.Fatalf("read whole: %d counted, %d kept", whole.MalformedCount, len(whole.Malformed))
+	}
+	if whole.Malformed[0].Reason != "not a JSON object" || whole.Malformed[1].Reason != "not JSON" {
+		t.Errorf("kept reasons: %+v", whole.Malformed[:2])
+	}
+	// Lines outnumber the junk throughout; the torn final junk line is kept.
+	in = strings.Repeat(started, 12000) + strings.Repeat("x\n", 11000) + "x"
+	j, err = ReadOptions(strings.NewReader(in), "journal.jsonl", Options{GiveUp: true})
+	if err != nil || j.MalformedCount != 11001 || len(j.Lines) != 12000 || j.Malformed[len(j.Malformed)-1].Line != 23001 {
+		t.Fatalf("read with GiveUp: %v; want the whole journal", err)
+	}
+	if j.Malformed[len(j.Malformed)-1].Reason != "torn final line (not JSON, no newline at end of file)" {
+		t.Errorf("torn final line: %+v", j.Malformed[len(j.Malformed)-1])
+	}
+}
+
+// BenchmarkReadJunkJournal: the cost of one junk line ("x") in a journal,
+// read whole (as replay does) and with GiveUp (as check does).
+func BenchmarkReadJunkJournal(b *testing.B) {
+	data := `{"type":"started","key":"k","agentId":"a"}` + "\n" + strings.Repeat("x\n", 1<<20)
+	for _, giveUp := range []bool{false, true} {
+		name := "whole"
+		if giveUp {
+			name = "give-up"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				ReadOptions(strings.NewReader(data), "journal.jsonl", Options{GiveUp: giveUp})
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(1<<20), "ns/junk-line")
+		})
 	}
 }

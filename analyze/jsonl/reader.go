@@ -7,7 +7,6 @@ package jsonl
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 )
@@ -125,8 +124,14 @@ func (r *Reader) finish(first []byte, multi, over bool, total int64, torn bool) 
 	if multi {
 		data = r.buf
 	}
-	data = bytes.TrimSuffix(data, []byte{'\n'})
-	data = bytes.TrimSuffix(data, []byte{'\r'})
+	// Byte compares, not bytes.TrimSuffix: a one-byte suffix went through
+	// memeqbody, a quarter of the cost of a short line.
+	if n := len(data); n > 0 && data[n-1] == '\n' {
+		data = data[:n-1]
+	}
+	if n := len(data); n > 0 && data[n-1] == '\r' {
+		data = data[:n-1]
+	}
 	l.Data = data
 	l.Len = int64(len(data))
 	return l

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -110,6 +111,9 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 		}()
 	}
 	var readErr error
+	// stop tells the line reader that the builder gave up (Options.GiveUp):
+	// it sends no more chunks, and the ones in flight are drained unread.
+	var stop atomic.Bool
 	go func() {
 		defer close(order)
 		defer close(work)
@@ -119,7 +123,7 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 			order <- c
 			work <- c
 		}
-		for {
+		for !stop.Load() {
 			l, err := lr.Next()
 			if err == io.EOF {
 				break
@@ -146,10 +150,13 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 	}()
 	for c := range order {
 		<-c.done
-		for i := range c.lines {
+		for i := 0; i < len(c.lines) && b.gaveUp == nil; i++ {
 			m := &c.lines[i]
 			data := c.data[m.start:m.end]
 			b.apply(m.l, data, &c.rows[i])
+		}
+		if b.gaveUp != nil {
+			stop.Store(true)
 		}
 		c.recycle(size)
 		c = chunks.Get().(*chunk)
@@ -157,6 +164,10 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 	}
 	for range inflight + 1 {
 		chunks.Put(<-free)
+	}
+	if b.gaveUp != nil {
+		b.finish()
+		return nil, b.gaveUp
 	}
 	if readErr != nil {
 		return nil, readErr

@@ -33,6 +33,10 @@ type Options struct {
 	Copied map[uint64]uint64
 	// RowHashes asks for Transcript.RowHashes.
 	RowHashes bool
+	// GiveUp stops reading at the line where the file is clearly mostly
+	// not JSON (jsonl.GiveUp); the read then returns a *jsonl.GaveUpError
+	// instead of a transcript. A check fails closed on such a file anyway.
+	GiveUp bool
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -65,6 +69,10 @@ func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
 			return nil, fmt.Errorf("%s:%d: read error: %w", file, lr.LineCount()+1, err)
 		}
 		b.line(l)
+		if b.gaveUp != nil {
+			b.finish()
+			return nil, b.gaveUp
+		}
 	}
 	return b.finish(), nil
 }
@@ -245,6 +253,12 @@ type builder struct {
 	arena *arena // from arenas, returned by finish
 	// types and tools count row types and tool names (counts).
 	types, tools map[string]*int
+	// giveUp is Options.GiveUp; gaveUp is set at the line where the
+	// builder gave up.
+	giveUp bool
+	gaveUp *jsonl.GaveUpError
+	// d is the line being read by line (the serial reader).
+	d decoded
 }
 
 // arenas keeps decoding arenas between files: a fleet scan reads thousands
@@ -273,7 +287,18 @@ func (b *builder) malformed(n int, reason string, skipped bool, length int64) {
 	if len(t.Malformed) < model.MalformedExamples {
 		t.Malformed = append(t.Malformed, model.Malformed{Line: n, Reason: reason, Skipped: skipped, Length: length})
 	}
+	// The balance only turns towards junk on a skipped line, so the rule
+	// is checked here only.
+	if skipped && b.giveUp && b.gaveUp == nil && jsonl.GiveUp(t.MalformedSkipped, t.Rows) {
+		b.gaveUp = &jsonl.GaveUpError{File: t.File, Bad: t.MalformedSkipped, Good: t.Rows, First: t.Malformed[0].Line, Line: n}
+	}
 }
+
+// keepsReason reports whether the next malformed line's reason is kept:
+// only the first MalformedExamples are, so the rest are counted without
+// working out why they are malformed (json.Valid on each of fifty million
+// junk lines was half the cost of reading them).
+func (b *builder) keepsReason() bool { return len(b.t.Malformed) < model.MalformedExamples }
 
 // decoded is what the pure part of reading a line produces: the part that
 // may run on another goroutine than the builder's (parallel.go).
@@ -299,12 +324,16 @@ func decodeLine(data []byte, d *decoded, arena *arena) {
 }
 
 func (b *builder) line(l jsonl.Line) {
-	var d decoded
+	// One decoded per builder, emptied for each line: a row points into
+	// itself (msgStore), so a local one escaped to the heap, an allocation
+	// of the whole row per line (most of the cost of a junk line).
+	d := &b.d
+	*d = decoded{}
 	data := bytes.TrimSpace(l.Data)
 	if !l.OverCap && len(data) > 0 {
-		decodeLine(data, &d, b.arena)
+		decodeLine(data, d, b.arena)
 	}
-	b.apply(l, data, &d)
+	b.apply(l, data, d)
 	if poisonViews {
 		poison(data)
 		poison(b.arena.buf[:cap(b.arena.buf)])
@@ -321,7 +350,11 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	if l.OverCap {
 		t.Lines++
 		t.OverCap++
-		b.malformed(l.N, fmt.Sprintf("line of %d bytes is over the line cap; skipped", l.Len), true, l.Len)
+		reason := ""
+		if b.keepsReason() {
+			reason = fmt.Sprintf("line of %d bytes is over the line cap; skipped", l.Len)
+		}
+		b.malformed(l.N, reason, true, l.Len)
 		return
 	}
 	if len(data) == 0 {
@@ -334,14 +367,15 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	}
 	valid, badUTF8, r := d.valid, d.badUTF8, &d.r
 	if !valid {
+		reason := "not JSON"
 		switch {
+		case !b.keepsReason():
 		case data[0] != '{' && json.Valid(data):
-			b.malformed(l.N, "not a JSON object", true, 0)
+			reason = "not a JSON object"
 		case l.Torn:
-			b.malformed(l.N, "torn final line (not JSON, no newline at end of file)", true, 0)
-		default:
-			b.malformed(l.N, "not JSON", true, 0)
+			reason = "torn final line (not JSON, no newline at end of file)"
 		}
+		b.malformed(l.N, reason, true, 0)
 		return
 	}
 	if badUTF8 { // as !utf8.Valid(data): decodeRow checks each string
@@ -651,6 +685,7 @@ func pollHead(text string) (taskID, status string) {
 // as far as the clock can tell), and returns the transcript.
 // setOptions applies the options that change what the builder keeps.
 func (b *builder) setOptions(opts Options) {
+	b.giveUp = opts.GiveUp
 	b.copied = opts.Copied
 	if opts.RowHashes {
 		b.rowHashes = map[uint64]uint64{}

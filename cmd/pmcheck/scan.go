@@ -147,7 +147,7 @@ func count(n int, noun string) string {
 // loadOptions turns the reading flags that scan and check share into
 // analyze.Options, with a usage error for bad values.
 func loadOptions(lineCap int64, jobs int, shard string) (analyze.Options, error) {
-	opts := analyze.Options{LineCap: lineCap, Jobs: jobs}
+	opts := analyze.Options{LineCap: lineCap, Jobs: jobs, GiveUpOnJunk: true}
 	if jobs < 0 {
 		return opts, usageError("--jobs %d: give 0 (one per CPU) or a positive number", jobs)
 	}

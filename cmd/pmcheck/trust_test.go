@@ -251,22 +251,46 @@ func TestTrustMalformedLinesAreCountedNotKept(t *testing.T) {
 	if len(tr.Malformed) != model.MalformedExamples || tr.MalformedCount != 200000 || tr.MalformedSkipped != 200000 {
 		t.Fatalf("malformed: %d listed, %d counted, %d skipped; want %d listed of 200000", len(tr.Malformed), tr.MalformedCount, tr.MalformedSkipped, model.MalformedExamples)
 	}
+	// check gives up at the line where the file is clearly mostly not
+	// JSON (jsonl.JunkMin junk lines outnumbering the rows), not at its end.
 	r := runPM(t, "check", dir)
-	oneLineError(t, r, ExitUsage, "padded.jsonl", "200000 of", "mostly not JSON")
+	oneLineError(t, r, ExitUsage, "padded.jsonl", "10000 of the first 10004 lines", "(first at line 5)", "reading stopped at line 10004", "mostly not JSON", "remove it from the input")
+	r = runPM(t, "scan", dir)
+	oneLineError(t, r, ExitUsage, "padded.jsonl", "reading stopped at line 10004", "mostly not JSON")
+
+	// Below jsonl.JunkMin junk lines, the file is read to its end and judged
+	// by the whole count.
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), append(append([]byte{}, session...), bytes.Repeat([]byte("x\n"), 9000)...))
+	r = runPM(t, "check", dir)
+	oneLineError(t, r, ExitUsage, "padded.jsonl", "9000 of 9004 lines", "mostly not JSON")
+
+	// Many junk lines that never outnumber the rows: read and counted.
+	// (The session's rows 4,000 times over: duplicates by uuid, each a row.)
+	many := append(bytes.Repeat(session, 4000), bytes.Repeat([]byte("x\n"), 12000)...)
+	many = append(many, bytes.Repeat(session, 1000)...)
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), many)
+	rep, _ := checkJSON(t, dir)
+	if rep.Inputs.Malformed != 12000 {
+		t.Errorf("12000 junk lines among 20000 rows: malformed %d, want every one counted", rep.Inputs.Malformed)
+	}
 
 	// A transcript with a few junk lines is still read, and its report
 	// lists ten of them and counts the rest.
 	// (The session's rows four times over: sixteen rows, duplicates by uuid.)
 	writeFile(t, filepath.Join(dir, "padded.jsonl"), append(bytes.Repeat(session, 4), bytes.Repeat([]byte("x\n"), 12)...))
-	rep, _ := checkJSON(t, dir)
+	rep, _ = checkJSON(t, dir)
 	if rep.Inputs.Malformed != 12 || len(rep.problemsWith("malformed line:")) != 10 || len(rep.problemsWith("2 more malformed lines not listed")) != 1 {
 		t.Errorf("malformed %d, problems %+v", rep.Inputs.Malformed, rep.Inputs.Problems)
 	}
 
-	// Junk alone is no transcript.
-	writeFile(t, filepath.Join(dir, "padded.jsonl"), junk)
+	// A little junk alone is no transcript; a lot of it is an input
+	// problem, since what follows it is not read.
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), junk[:2*9000])
 	r = runPM(t, "check", dir)
 	oneLineError(t, r, ExitUsage, "no runs found")
+	writeFile(t, filepath.Join(dir, "padded.jsonl"), junk)
+	r = runPM(t, "check", dir)
+	oneLineError(t, r, ExitUsage, "padded.jsonl", "10000 of the first 10000 lines", "mostly not JSON")
 }
 
 // TestTrustSidecarSizeIsCheckedBeforeReading (issue 12, item 14): a 300 MB
@@ -411,8 +435,10 @@ func TestTrustJunkJournal(t *testing.T) {
 			t.Errorf("journal malformed: %d listed, %d counted", len(r.Journal.Malformed), r.Journal.MalformedCount)
 		}
 	}
+	// check gives up at the line where the journal is clearly mostly not
+	// JSON; replay reads it whole.
 	r := runPM(t, "check", root)
-	oneLineError(t, r, ExitUsage, "journal.jsonl", "100000 of", "mostly not JSON")
+	oneLineError(t, r, ExitUsage, "journal.jsonl", "10000 of the first", "reading stopped at line", "mostly not JSON", "remove the run from the input")
 	r = runPM(t, "replay", filepath.Dir(journal))
 	if r.code == ExitUsage || !strings.Contains(r.stdout, "MALFORMED journal line") {
 		t.Errorf("replay should print watch's MALFORMED notice, got exit %d:\n%s%s", r.code, r.stdout, r.stderr)
