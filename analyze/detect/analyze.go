@@ -136,6 +136,7 @@ type analysis struct {
 func Analyze(run *model.Run, opts Options) model.Facts {
 	a := &analysis{run: run, opts: opts.WithDefaults()}
 	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
+	a.shipOpts.Aliases = a.runAliases() // aliases.go
 	a.classified = map[*model.ToolCall]ship.Analysis{}
 	a.preclassify()
 	if run == nil {

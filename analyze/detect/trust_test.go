@@ -58,6 +58,54 @@ func TestTrustShipFactsOfTagsAndHiddenPushes(t *testing.T) {
 	}
 }
 
+// TestTrustAliasesAndComputedCommandsInARun (issue 12, item 8): a git alias
+// defined with git config in one Bash call of the run makes a later `git
+// NAME` a possible push that counts the killed work outstanding; so does a
+// command whose program name is computed with no ship verb in sight. The
+// same commands without the alias, or with a named program, ship nothing.
+func TestTrustAliasesAndComputedCommandsInARun(t *testing.T) {
+	for _, tc := range []struct {
+		define, command string
+		possible        bool // a possible push fact, outstanding; else no push fact at that line
+	}{
+		{"git config --global alias.sync 'push origin HEAD:main'", "npm test; git sync", true},
+		{"git config alias.sync 'push origin HEAD:main'", "git -C /work/repo sync", true},
+		{"echo git config alias.sync push", "npm test; git sync", false},
+		{"", "$A $B", true},
+		{"", `"$CMD" origin main`, true},
+		{"", "echo $HOME", false},
+		{"", "$VENV/bin/python -m pytest", false},
+	} {
+		run := loadRun(t, "detect-ship-after-kill", model.KindSession)
+		var target *model.ToolCall
+		for _, c := range run.Main.ToolCalls {
+			switch {
+			case c.Name == "Bash" && c.Command == "npm test; git -C /work/repo push origin feat/detect:main":
+				c.Command = tc.command
+				target = c
+			case c.Name == "Bash" && c.Command == "echo git push" && tc.define != "":
+				c.Command = tc.define // a call after the push: order does not matter
+			}
+		}
+		if target == nil {
+			t.Fatal("the fixture's push call is gone")
+		}
+		f := detect.Analyze(run, detect.Options{})
+		var push *model.ShipFact
+		for i := range f.Ships {
+			if f.Ships[i].At == target.At {
+				push = &f.Ships[i]
+			}
+		}
+		switch {
+		case !tc.possible && push != nil:
+			t.Errorf("%q (alias %q): no ship action, got %+v", tc.command, tc.define, *push)
+		case tc.possible && (push == nil || push.Kind != "push" || !push.Possible || !push.Outstanding):
+			t.Errorf("%q (alias %q): want a possible push with the killed work outstanding, got %+v", tc.command, tc.define, push)
+		}
+	}
+}
+
 // manyKilledBeforePushes writes a session of k killed foreground subagents
 // with long descriptions followed by m pushes to distinct branches, built
 // from the detect-ship-after-kill fixture's rows.

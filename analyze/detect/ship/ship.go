@@ -13,6 +13,7 @@ package ship
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -37,6 +38,11 @@ type Options struct {
 	// DeployLabels are labels whose `gh pr edit --add-label` counts as a deploy;
 	// nil means DefaultDeployLabels.
 	DeployLabels []string
+	// Aliases are git aliases defined elsewhere in the run with `git config
+	// alias.NAME VALUE` (ConfigAliases), by lower-case name, every value seen.
+	// `git NAME …` then runs each value; what it ships is a possible action
+	// (the definition may have been made in another repository, or later).
+	Aliases map[string][]string
 }
 
 // Action is one ship action found in a command line.
@@ -55,11 +61,12 @@ type Action struct {
 	// name such as v1.2.3) has no Branch; Target names the tag.
 	RefKind string `json:"ref_kind,omitempty"`
 	// Possible marks an action the classifier could not rule out: a command
-	// whose program or git subcommand is computed at run time ($(echo git)
-	// push, git $x), a git alias, a git run by xargs with its subcommand on
-	// standard input, a line that does not parse or nests bash -c deeper than
-	// the classifier follows, when its text names a ship verb. Kind is the
-	// verb's kind (push when it names none).
+	// whose program name or git subcommand is computed at run time ($(echo
+	// git) push, $CMD, git $x; eval or bash -c of a computed string), a git
+	// alias defined by `git config` in the run, a git run by xargs with its
+	// subcommand on standard input, and, when its text names a ship verb, a
+	// line that does not parse or nests bash -c deeper than the classifier
+	// follows. Kind is the verb's kind (push when it names none).
 	Possible bool `json:"possible,omitempty"`
 }
 
@@ -101,6 +108,10 @@ func classify(command string, opts Options) Analysis {
 	c := classifier{opts: opts}
 	if c.opts.DeployLabels == nil {
 		c.opts.DeployLabels = DefaultDeployLabels
+	}
+	if strings.Contains(command, "alias.") {
+		// An alias the line itself defines (git config alias.p push && git p).
+		c.opts.Aliases = mergeAliases(opts.Aliases, ConfigAliases(command))
 	}
 	c.script(command, 0)
 	return c.out
@@ -151,14 +162,26 @@ var shipVerbs = []struct{ word, kind string }{
 }
 
 // possible records a possible ship action for text the classifier could not
-// resolve, when the text names a ship verb.
-func (c *classifier) possible(text string) {
+// resolve, when the text names a ship verb, and reports whether it did.
+func (c *classifier) possible(text string) bool {
 	lower := strings.ToLower(text)
 	for _, v := range shipVerbs {
 		if strings.Contains(lower, v.word) {
 			c.addPossible(v.kind, text)
-			return
+			return true
 		}
+	}
+	return false
+}
+
+// computed records a command whose program name (or whole text) is computed
+// at run time: it could be any command, a push among them, so it is a
+// possible ship action of the kind its text names, else a possible push.
+// It may write anything.
+func (c *classifier) computed(text string) {
+	c.out.MayWrite = true
+	if !c.possible(text) {
+		c.addPossible(KindPush, text)
 	}
 }
 
@@ -227,11 +250,18 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	}
 	words := make([]string, 0, len(call.Args))
 	dynamic := make([]bool, 0, len(call.Args))
+	var named []bool // named[i]: word i is dynamic but its base name is not
 	static := true
-	for _, w := range call.Args {
+	for i, w := range call.Args {
 		s, ok := wordString(w)
 		if !ok {
 			static = false
+			if baseIsStatic(w) {
+				if named == nil {
+					named = make([]bool, len(call.Args))
+				}
+				named[i] = true
+			}
 		}
 		words = append(words, s)
 		dynamic = append(dynamic, !ok)
@@ -240,7 +270,7 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	if from, to := int(call.Pos().Offset()), int(call.End().Offset()); from >= 0 && from <= to && to <= len(src) {
 		text = src[from:to]
 	}
-	c.call(words, dynamic, &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, text: text}, depth, static)
+	c.call(words, dynamic, &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, text: text, named: named}, depth, static)
 }
 
 // stmtContext carries what a simple command's statement adds to its words.
@@ -250,6 +280,9 @@ type stmtContext struct {
 	// text is the command's source, for a possible ship action when its
 	// program is computed at run time.
 	text string
+	// named[i] is true when word i is computed but only before its last
+	// static slash ($VENV/bin/python): the program's name is known.
+	named []bool
 }
 
 // wrappers run the rest of their arguments as a command; the inner map lists
@@ -285,14 +318,15 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			viaXargs = true
 		}
 	}
-	if dyn(0) {
-		// The program itself is computed at run time ($(echo git) push,
-		// $GIT push): whatever it is, a ship verb in it may ship.
-		c.out.MayWrite = true
+	if dyn(0) && (ctx == nil || ctx.named == nil || !ctx.named[off]) {
+		// The program's name is computed at run time ($(echo git) push,
+		// $CMD, "${TOOL}"): it could be any command, git push among them.
+		// (A computed folder before a static name, $VENV/bin/python, names
+		// its program and is classified by that name below.)
 		if ctx != nil && ctx.text != "" {
-			c.possible(ctx.text)
+			c.computed(ctx.text)
 		} else {
-			c.possible(strings.Join(orig, " "))
+			c.computed(strings.Join(orig, " "))
 		}
 		return
 	}
@@ -314,9 +348,9 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			}
 			switch {
 			case i+1 < len(args) && dyn(i+2):
-				// bash -c "$(…)": the script is computed at run time.
-				c.out.MayWrite = true
-				c.possible(c.text)
+				// bash -c "$(…)", bash -c "$CMD": the script is computed at
+				// run time, so its commands are.
+				c.computed(c.text)
 			case i+1 < len(args):
 				c.script(args[i+1], depth+1)
 			default:
@@ -330,7 +364,13 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		}
 		c.out.MayWrite = true // runs a script file we cannot see
 	case "eval":
+		found := len(c.out.Actions)
 		c.script(strings.Join(args, " "), depth+1)
+		if !static && len(c.out.Actions) == found {
+			// eval "$CMD": eval parses what the expansion gives, so any
+			// command may run.
+			c.computed(c.text)
+		}
 	case "npm", "pnpm":
 		if len(args) > 0 && args[0] == "publish" {
 			c.add(KindPublish, "", "", words)
@@ -420,6 +460,28 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		}
 		expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
 		c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
+		return
+	}
+	if values := c.opts.Aliases[strings.ToLower(sub)]; len(values) > 0 && !gitBuiltins[sub] {
+		// git p …, where the run defined alias.p with git config: run each
+		// value it was given; what ships is possible (the definition may
+		// belong to another repository, or come later).
+		c.out.MayWrite = true
+		found := len(c.out.Actions)
+		for _, value := range values {
+			switch {
+			case depth >= maxDepth:
+				c.possible(value)
+			case strings.HasPrefix(value, "!"):
+				c.script(strings.TrimPrefix(value, "!")+" "+strings.Join(rest, " "), depth+1)
+			default:
+				expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
+				c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
+			}
+		}
+		for i := found; i < len(c.out.Actions); i++ {
+			c.out.Actions[i].Possible = true
+		}
 		return
 	}
 	switch sub {
@@ -549,6 +611,95 @@ func gitAlias(args []string, sub string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// gitBuiltins are git's own commands: git runs a built-in before an alias
+// of the same name, so no alias can redefine them.
+var gitBuiltins = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields(`add am apply archive bisect blame branch bundle cat-file checkout
+		cherry-pick clean clone commit config count-objects describe diff fetch for-each-ref format-patch
+		fsck gc grep help init log ls-files ls-remote merge merge-base mv name-rev notes pull push rebase
+		reflog remote reset restore rev-list rev-parse revert rm shortlog show show-ref sparse-checkout
+		stash status submodule switch tag version worktree`) {
+		m[s] = true
+	}
+	return m
+}()
+
+// ConfigAliases returns the git aliases a command line defines with `git
+// config [--global|--local|--system|--worktree|--file F|--add|set] alias.NAME
+// VALUE`, by lower-case name. Pass the aliases of every command of a run as
+// Options.Aliases, so that a later `git NAME` is classified as what it runs.
+func ConfigAliases(command string) map[string][]string {
+	if !strings.Contains(command, "alias.") {
+		return nil
+	}
+	f, err := parse(command)
+	if err != nil {
+		return nil
+	}
+	var out map[string][]string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		words := make([]string, 0, len(call.Args))
+		for _, w := range call.Args {
+			s, _ := wordString(w)
+			words = append(words, s)
+		}
+		words = unwrap(words)
+		if len(words) == 0 || path.Base(words[0]) != "git" {
+			return true
+		}
+		sub, rest := gitSubcommand(words[1:])
+		if sub != "config" {
+			return true
+		}
+		var pos []string
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case a == "--file" || a == "-f" || a == "--blob" || a == "--type" || a == "--comment" || a == "--value":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				pos = append(pos, a)
+			}
+		}
+		if len(pos) > 0 && (pos[0] == "set" || pos[0] == "--add") {
+			pos = pos[1:]
+		}
+		if len(pos) >= 2 && len(pos[0]) > len("alias.") && strings.EqualFold(pos[0][:len("alias.")], "alias.") {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			name := strings.ToLower(pos[0][len("alias."):])
+			out[name] = append(out[name], pos[1])
+		}
+		return true
+	})
+	return out
+}
+
+// mergeAliases returns the union of two alias sets, each name's values in
+// order and without repeats.
+func mergeAliases(a, b map[string][]string) map[string][]string {
+	if len(b) == 0 {
+		return a
+	}
+	out := make(map[string][]string, len(a)+len(b))
+	for _, m := range []map[string][]string{a, b} {
+		for name, values := range m {
+			for _, v := range values {
+				if !slices.Contains(out[name], v) {
+					out[name] = append(out[name], v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // gitSubcommand skips git's global options (-C dir, -c k=v, --git-dir …).
@@ -824,6 +975,30 @@ func isDigits(s string) bool {
 
 func isDevice(p string) bool {
 	return p == "/dev/null" || p == "/dev/stderr" || p == "/dev/stdout" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/")
+}
+
+// baseIsStatic reports whether a dynamic word still names its program: a
+// literal slash follows its last computed part ($VENV/bin/python,
+// "$(go env GOPATH)/bin/tool"), so the name after it is as written.
+func baseIsStatic(w *syntax.Word) bool {
+	slash := false // a literal slash since the last computed part
+	var walk func(parts []syntax.WordPart)
+	walk = func(parts []syntax.WordPart) {
+		for _, part := range parts {
+			switch p := part.(type) {
+			case *syntax.Lit:
+				slash = slash || strings.Contains(p.Value, "/")
+			case *syntax.SglQuoted:
+				slash = slash || strings.Contains(p.Value, "/")
+			case *syntax.DblQuoted:
+				walk(p.Parts)
+			default:
+				slash = false
+			}
+		}
+	}
+	walk(w.Parts)
+	return slash
 }
 
 // wordString resolves a word to the string the shell would pass, when it is

@@ -187,11 +187,13 @@ func TestTrustPossibleShipActions(t *testing.T) {
 		{"git push origin 'main", KindPush, false},      // unparsed, still read by the fallback
 		{"gh pr merge 'unterminated", KindMerge, false}, // same
 		{`bash -c "$(printf %s 'deploy it')"`, KindDeploy, true},
-		{`bash -c "$(cat script.sh)"`, "", false},
+		{`bash -c "$(cat script.sh)"`, KindPush, true},         // a computed script: any command
 		{"git -c alias.p=push p origin main", KindPush, false}, // resolved: a real push
 		{"git -c alias.up='!git push' up", KindPush, false},
-		{"$(echo ls) -la", "", false},
+		{"$(echo ls) -la", KindPush, true},   // a computed program could be git push
 		{"x=status; git $x", KindPush, true}, // the subcommand could be anything
+		{"echo $HOME", "", false},
+		{"ls -la", "", false},
 	} {
 		a := Classify(tc.cmd, Options{})
 		switch {
@@ -202,6 +204,112 @@ func TestTrustPossibleShipActions(t *testing.T) {
 		}
 		if tc.possible && !a.MayWrite {
 			t.Errorf("%q: a command we cannot resolve may write", tc.cmd)
+		}
+	}
+}
+
+// TestComputedCommandNames (issue 12, item 8): a command whose program name
+// is computed at run time could be any command, git push among them, so it
+// is a possible ship action (of the kind its text names, else a push) even
+// when no ship verb is visible: $A $B, "$CMD" push, ${X}, eval or bash -c of
+// a computed string. A computed folder before a literal name
+// ($VENV/bin/python) names its program, and a computed argument of a named
+// program (echo $HOME) is only an argument.
+func TestComputedCommandNames(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want string // "" no action, else kind (every one possible)
+	}{
+		{`$A $B`, KindPush},
+		{`"$CMD" push`, KindPush},
+		{`${X}`, KindPush},
+		{`"${TOOL}" --version`, KindPush},
+		{`$EDITOR file.txt`, KindPush}, // documented: any computed program name
+		{`ls && $RUN release`, KindRelease},
+		{`sudo "$BIN" origin main`, KindPush},
+		{`./$SCRIPT`, KindPush},
+		{`$(which git) status`, KindPush},
+		{`eval "$CMD"`, KindPush},
+		{`eval $(ssh-agent -s)`, KindPush},
+		{`bash -c "$CMD"`, KindPush},
+		{`xargs $TOOL < list.txt`, KindPush},
+		// Not computed names.
+		{`echo $HOME`, ""},
+		{`echo "$(date)" > stamp.txt`, ""},
+		{`cd "$REPO" && ls`, ""},
+		{`$VENV/bin/python -m pytest`, ""},
+		{`"$(go env GOPATH)/bin/golangci-lint" run`, ""},
+		{`${CLAUDE_PLUGIN_ROOT}/scripts/pre-commit.sh`, ""},
+		{`X=$(git rev-parse HEAD)`, ""},
+		{`eval "git push origin $BRANCH"`, KindPush + " certain"},
+		{`$HOME/bin/git push origin main`, KindPush + " certain"},
+	} {
+		a := Classify(tc.cmd, Options{})
+		var got string
+		if len(a.Actions) > 0 {
+			got = a.Actions[0].Kind
+			if !a.Actions[0].Possible {
+				got += " certain"
+			}
+		}
+		if len(a.Actions) > 1 || got != tc.want {
+			t.Errorf("%q: got %q (%+v), want %q", tc.cmd, got, a.Actions, tc.want)
+		}
+		if tc.want != "" && !a.MayWrite {
+			t.Errorf("%q: a computed command may write", tc.cmd)
+		}
+	}
+}
+
+// TestGitConfigAliases (issue 12, item 8): an alias defined with git config
+// in the run (Options.Aliases, from ConfigAliases) or earlier in the same
+// line makes a later `git NAME` run what it stands for, as a possible
+// action; an alias cannot redefine a built-in, and an unknown subcommand
+// with no alias in sight stays what it was (may write, no action).
+func TestGitConfigAliases(t *testing.T) {
+	defs := map[string]map[string][]string{
+		`git config alias.p push`:                                        {"p": {"push"}},
+		`git config --global alias.Ship 'push origin HEAD:main'`:         {"ship": {"push origin HEAD:main"}},
+		`git config --file .git/config alias.up "!git push -f"`:          {"up": {"!git push -f"}},
+		`git config set alias.p push && git config --add alias.p status`: {"p": {"push", "status"}},
+		`sudo git -C repo config --local alias.st status`:                {"st": {"status"}},
+		`git config --get alias.p`:                                       nil,
+		`git config alias.p`:                                             nil,
+		`echo git config alias.p push`:                                   nil,
+		`git config user.name alias.p`:                                   nil,
+	}
+	for cmd, want := range defs {
+		if got := ConfigAliases(cmd); !reflect.DeepEqual(got, want) {
+			t.Errorf("ConfigAliases(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+	run := mergeAliases(ConfigAliases(`git config alias.p push`), ConfigAliases(`git config --global alias.pr '!gh pr merge --squash'`))
+	for _, tc := range []struct {
+		cmd     string
+		aliases map[string][]string
+		want    string // kind:branch of a possible action, "" none
+	}{
+		{`git p origin main`, run, "push:main"},
+		{`git P origin feat`, run, "push:feat"},
+		{`git pr 42`, run, "merge:"},
+		{`git p origin main`, nil, ""},
+		{`git config alias.p push && git p origin main`, nil, "push:main"},
+		{`git config alias.status push && git status`, nil, ""}, // a built-in wins
+		{`git q origin main`, run, ""},
+	} {
+		a := Classify(tc.cmd, Options{Aliases: tc.aliases})
+		got := ""
+		if len(a.Actions) > 0 {
+			got = a.Actions[0].Kind + ":" + a.Actions[0].Branch
+			if !a.Actions[0].Possible {
+				t.Errorf("%q: an action through a config alias is possible, got %+v", tc.cmd, a.Actions)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q with %v: got %q (%+v), want %q", tc.cmd, tc.aliases, got, a.Actions, tc.want)
+		}
+		if !a.MayWrite && tc.cmd != `git config alias.status push && git status` {
+			t.Errorf("%q: an unknown git subcommand may write", tc.cmd)
 		}
 	}
 }
