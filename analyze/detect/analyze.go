@@ -624,6 +624,8 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 func shipFacts(a *pass) any {
 	res := &shipResult{ships: []model.ShipFact{}}
 	killed := a.killedOf()
+	var facts []model.ShipFact
+	var copied []bool
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
 			var acts []ship.Action
@@ -642,26 +644,25 @@ func shipFacts(a *pass) any {
 				if f.Branch == "" && act.Kind == ship.KindPush && act.RefKind == ship.RefBranch {
 					f.Branch = t.GitBranch
 				}
-				for _, k := range killed {
-					if !before(k.known, c.At, true) {
-						continue
-					}
-					k.shipped = true
-					if k.timeless || (k.reviewedAt != nil && before(*k.reviewedAt, c.At, false)) {
-						continue
-					}
-					f.OutstandingCount++
-					if len(f.OutstandingKilled) < model.ListLimit {
-						f.OutstandingKilled = append(f.OutstandingKilled, k.name)
-					}
-				}
-				f.Outstanding = f.OutstandingCount > 0
-				// A resume's copy of an earlier file's action is that file's
-				// ship fact; here it still ships the work killed above it.
-				if !c.Copied {
-					res.ships = append(res.ships, f)
-				}
+				facts = append(facts, f)
+				copied = append(copied, c.Copied)
 			}
+		}
+	}
+	// The killed items outstanding at each action (it marks them shipped).
+	at := make([]model.Evidence, len(facts))
+	for i := range facts {
+		at[i] = facts[i].At
+	}
+	for i, o := range outstandingAt(killed, at) {
+		f := &facts[i]
+		f.OutstandingCount = o.count
+		f.OutstandingKilled = append(f.OutstandingKilled, o.names...)
+		f.Outstanding = f.OutstandingCount > 0
+		// A resume's copy of an earlier file's action is that file's ship
+		// fact; it still ships the work killed above it.
+		if !copied[i] {
+			res.ships = append(res.ships, *f)
 		}
 	}
 	sort.SliceStable(res.ships, func(i, j int) bool {

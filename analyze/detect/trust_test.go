@@ -155,8 +155,8 @@ func manyKilledBeforePushes(tb testing.TB, k, m int) *model.Run {
 // subagents with 10 KB descriptions before m pushes. Each ship fact keeps at
 // most 20 names and a count, so the facts' size grows with k + m (it grew
 // with k × m × description length: a 2.6 MB transcript once took 117 s and
-// 17.4 GB). The outstanding check itself still visits each (killed, push)
-// pair, a comparison each. Measured (2 vCPU): 500/50 -> 2000/200 is 159 ->
+// 17.4 GB). The outstanding check is a sweep (outstandingAt,
+// BenchmarkOutstandingAt), not a comparison per (killed, push) pair. Measured (2 vCPU): 500/50 -> 2000/200 is 159 ->
 // 639 MB/op (4x for 4x the input); most of it and of the time is the review
 // name index over the descriptions, not the ship facts.
 func BenchmarkShipFactsManyKilledManyPushes(b *testing.B) {
