@@ -19,90 +19,127 @@ package clock
 
 import (
 	"fmt"
-	"sort"
+	"iter"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 // File is the simulated life of one transcript file: the distinct instants at
-// which rows were appended to it, in increasing order.
+// which rows were appended to it, in increasing order. It reads the
+// transcript's write-time staircase in place (a large transcript has a step
+// per row; copying them into instants cost 32 bytes a row).
 type File struct {
-	// Writes are the distinct write times, increasing. Writes[0] is when the
-	// file comes into existence. Empty when the file has no timestamps.
-	Writes []time.Time
-	// Lines are the 1-based lines at which each write time is first reached
-	// (parallel to Writes; empty for a file pmcheck made up).
-	Lines []int
+	// steps are the write times with the lines at which each is first
+	// reached; nil for an untimed file.
+	steps *model.Staircase
 }
 
 // FileOf returns the write staircase of t; a nil transcript gives an empty File.
 func FileOf(t *model.Transcript) File {
-	if t == nil || len(t.Steps) == 0 {
+	if t == nil || t.Steps.Len() == 0 {
 		return File{}
 	}
-	f := File{Writes: make([]time.Time, 0, len(t.Steps)), Lines: make([]int, 0, len(t.Steps))}
-	for _, s := range t.Steps {
-		at := s.At()
-		if len(f.Writes) > 0 && !at.After(f.Writes[len(f.Writes)-1]) {
-			continue // Steps only go up; guard against a reader that repeats one
-		}
-		f.Writes = append(f.Writes, at)
-		f.Lines = append(f.Lines, s.Line())
+	return File{steps: &t.Steps}
+}
+
+// Writes returns a file written at the given increasing instants, at no line
+// (a file pmcheck made up, and tests).
+func Writes(at ...time.Time) File {
+	if len(at) == 0 {
+		return File{}
 	}
-	return f
+	s := new(model.Staircase)
+	for _, w := range at {
+		s.Append(0, w)
+	}
+	return File{steps: s}
 }
 
 // Timed reports whether the file has any timestamp at all.
-func (f File) Timed() bool { return len(f.Writes) > 0 }
+func (f File) Timed() bool { return f.Len() > 0 }
+
+// Len is the number of distinct write times.
+func (f File) Len() int {
+	if f.steps == nil {
+		return 0
+	}
+	return f.steps.Len()
+}
+
+// Write is the i-th write time (0-based, i < Len).
+func (f File) Write(i int) time.Time { return f.steps.At(i).At() }
+
+// All yields the write times in order with their indexes.
+func (f File) All() iter.Seq2[int, time.Time] {
+	return func(yield func(int, time.Time) bool) {
+		if f.steps == nil {
+			return
+		}
+		for i, s := range f.steps.All() {
+			if !yield(i, s.At()) {
+				return
+			}
+		}
+	}
+}
 
 // First is the instant the file comes into existence (zero when untimed).
 func (f File) First() time.Time {
-	if len(f.Writes) == 0 {
+	if f.Len() == 0 {
 		return time.Time{}
 	}
-	return f.Writes[0]
+	return f.steps.First().At()
 }
 
 // Last is the write time of the file's last row (zero when untimed).
 func (f File) Last() time.Time {
-	if len(f.Writes) == 0 {
+	if f.Len() == 0 {
 		return time.Time{}
 	}
-	return f.Writes[len(f.Writes)-1]
+	return f.steps.Last().At()
 }
 
 // ExistsAt reports whether the file exists at instant at.
 func (f File) ExistsAt(at time.Time) bool {
-	return len(f.Writes) > 0 && !at.Before(f.Writes[0])
+	return f.Len() > 0 && !at.Before(f.First())
+}
+
+// after is the number of writes at or before at (the index of the first
+// write after it).
+func (f File) after(at time.Time) int {
+	if f.steps == nil {
+		return 0
+	}
+	return f.steps.SearchTime(at)
 }
 
 // MtimeAt is the simulated mtime at instant at: the last write time ≤ at.
 // ok is false when the file does not exist yet.
 func (f File) MtimeAt(at time.Time) (mtime time.Time, ok bool) {
-	i := sort.Search(len(f.Writes), func(i int) bool { return f.Writes[i].After(at) })
+	i := f.after(at)
 	if i == 0 {
 		return time.Time{}, false
 	}
-	return f.Writes[i-1], true
+	return f.Write(i - 1), true
 }
 
 // LineAt is the line of the file's last write at or before at (0 if unknown).
 func (f File) LineAt(at time.Time) int {
-	i := sort.Search(len(f.Writes), func(i int) bool { return f.Writes[i].After(at) })
-	if i == 0 || i > len(f.Lines) {
+	i := f.after(at)
+	if i == 0 {
 		return 0
 	}
-	return f.Lines[i-1]
+	return f.steps.At(i - 1).Line()
 }
 
 // NextWriteAfter is the first write time strictly after at.
 func (f File) NextWriteAfter(at time.Time) (time.Time, bool) {
-	i := sort.Search(len(f.Writes), func(i int) bool { return f.Writes[i].After(at) })
-	if i == len(f.Writes) {
+	i := f.after(at)
+	if i == f.Len() {
 		return time.Time{}, false
 	}
-	return f.Writes[i], true
+	return f.Write(i), true
 }
 
 // WroteIn reports whether some write happened in the half-open span (from, to].
@@ -201,20 +238,20 @@ func rawJournalTimes(run *model.Run) []rawTime {
 	out := make([]rawTime, len(run.Journal.Lines))
 	for i, jl := range run.Journal.Lines {
 		t := byID[jl.AgentID]
-		if t == nil || len(t.Steps) == 0 {
+		if t == nil || t.Steps.Len() == 0 {
 			continue
 		}
 		switch jl.Type {
 		case "started":
 			line := t.FirstRowLine
 			if line == 0 {
-				line = t.Steps[0].Line()
+				line = t.Steps.First().Line()
 			}
 			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "first-row", where: model.Evidence{File: t.File, Line: line}}
 		case "result", "failed":
 			line := t.LastRowLine
 			if line == 0 {
-				line = t.Steps[len(t.Steps)-1].Line()
+				line = t.Steps.Last().Line()
 			}
 			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "last-row", where: model.Evidence{File: t.File, Line: line}}
 		}

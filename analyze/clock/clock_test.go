@@ -17,7 +17,7 @@ func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Seco
 func transcript(id string, steps ...[2]float64) *model.Transcript {
 	t := &model.Transcript{File: "run/agent-" + id + ".jsonl", AgentID: id, Rows: 1}
 	for _, s := range steps {
-		t.Steps = append(t.Steps, model.NewStep(int(s[0]), at(s[1])))
+		t.Steps.Append(int(s[0]), at(s[1]))
 	}
 	if len(steps) > 0 {
 		t.FirstRowLine, t.LastRowLine = 1, int(steps[len(steps)-1][0])+2

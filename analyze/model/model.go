@@ -416,9 +416,11 @@ type Transcript struct {
 	FirstTime time.Time `json:"first_time,omitzero"` // first timestamp in file order
 	LastTime  time.Time `json:"last_time,omitzero"`  // largest timestamp (the last write time)
 	// FirstRowLine / LastRowLine are the lines of the first and last rows.
-	FirstRowLine int    `json:"first_row_line,omitempty"`
-	LastRowLine  int    `json:"last_row_line,omitempty"`
-	Steps        []Step `json:"-"`
+	FirstRowLine int `json:"first_row_line,omitempty"`
+	LastRowLine  int `json:"last_row_line,omitempty"`
+	// Steps is the file's write-time staircase: a step at each row whose
+	// timestamp raises the running maximum.
+	Steps Staircase `json:"-"`
 
 	Tail Tail `json:"tail"`
 	// ToolCounts counts every tool_use by tool name. ToolCalls keeps only the
@@ -435,32 +437,24 @@ type Transcript struct {
 	Progress      []AgentProgress `json:"agent_progress,omitempty"`
 	// Completions are the rows that carry at least one tool_result (any
 	// tool), with their write times: the harness's tool-progress signal.
-	Completions []Step   `json:"-"`
-	APIErrors   []*Event `json:"api_errors,omitempty"`
-	Interrupts  []*Event `json:"interrupts,omitempty"`
+	Completions Staircase `json:"-"`
+	APIErrors   []*Event  `json:"api_errors,omitempty"`
+	Interrupts  []*Event  `json:"interrupts,omitempty"`
 }
 
 // WriteTimeAt returns the simulated write time of the given line: the running
 // maximum of timestamps up to it, or the file's first timestamp for lines above
 // it. Zero when the file has no timestamps.
 func (t *Transcript) WriteTimeAt(line int) time.Time {
-	if len(t.Steps) == 0 {
+	if t.Steps.Len() == 0 {
 		return time.Time{}
 	}
 	// Steps are sorted by Line; find the last step with Line <= line.
-	lo, hi := 0, len(t.Steps)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if t.Steps[mid].Line() <= line {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	i := t.Steps.SearchLine(line)
+	if i == 0 {
+		return t.Steps.First().At()
 	}
-	if lo == 0 {
-		return t.Steps[0].At()
-	}
-	return t.Steps[lo-1].At()
+	return t.Steps.At(i - 1).At()
 }
 
 // CallByID returns the tool call with the given id, or nil.

@@ -55,7 +55,10 @@ func TestStepIs16Bytes(t *testing.T) {
 
 func TestWriteTimeAtStaircase(t *testing.T) {
 	t0 := time.Date(2026, 5, 6, 9, 0, 0, 0, time.UTC)
-	tr := &Transcript{Steps: []Step{NewStep(3, t0), NewStep(7, t0.Add(time.Second)), NewStep(8, t0.Add(time.Minute))}}
+	tr := &Transcript{}
+	tr.Steps.Append(3, t0)
+	tr.Steps.Append(7, t0.Add(time.Second))
+	tr.Steps.Append(8, t0.Add(time.Minute))
 	for _, c := range []struct {
 		line int
 		want time.Time

@@ -216,21 +216,34 @@ func runtimeStall(s agentStream, until time.Time, o WatchdogOptions) *WatchdogEv
 	if !s.File.Timed() {
 		return nil
 	}
-	ws := s.File.Writes
-	for i, w := range ws {
-		next := until
-		if i+1 < len(ws) {
-			next = ws[i+1]
+	// Each write with the next one (the last with until), read in place.
+	n := s.File.Len()
+	var prev time.Time
+	for i, w := range s.File.All() {
+		if i > 0 {
+			if e := stallAfter(s, prev, w, o); e != nil {
+				return e
+			}
 		}
-		if next.Sub(w) >= o.RuntimeStall {
-			at := w.Add(o.RuntimeStall)
-			e := s.event(at, SourceWorkflowRuntime, "stall-kill", o.RuntimeStall.Seconds(),
-				fmt.Sprintf("stalled — no progress for %dms; retrying", o.RuntimeStall.Milliseconds()))
-			e.Predicted = "kill"
-			return &e
+		if i == n-1 {
+			return stallAfter(s, w, until, o)
 		}
+		prev = w
 	}
 	return nil
+}
+
+// stallAfter is the runtime's stall kill in the gap from write w to next,
+// if the gap is at least the stall window.
+func stallAfter(s agentStream, w, next time.Time, o WatchdogOptions) *WatchdogEvent {
+	if next.Sub(w) < o.RuntimeStall {
+		return nil
+	}
+	at := w.Add(o.RuntimeStall)
+	e := s.event(at, SourceWorkflowRuntime, "stall-kill", o.RuntimeStall.Seconds(),
+		fmt.Sprintf("stalled — no progress for %dms; retrying", o.RuntimeStall.Milliseconds()))
+	e.Predicted = "kill"
+	return &e
 }
 
 // observedOutcome is what the files say happened to an attempt (the same

@@ -20,11 +20,12 @@ func stretchedWorld(span time.Duration) *World {
 		key := fmt.Sprintf("v2:bench%02d", k)
 		for n := 1; n <= 2; n++ {
 			id := fmt.Sprintf("ab%02d%014d", k, n)
-			f := clock.File{}
+			var writes []time.Time
 			for r := 0; r < rows; r++ {
-				f.Writes = append(f.Writes, at)
+				writes = append(writes, at)
 				at = at.Add(gap)
 			}
+			f := clock.Writes(writes...)
 			a := &Agent{ID: id, File: f, HasLastUser: true, LastUserAt: f.Last(), HasLast: true, LastEventAt: f.Last(),
 				SilenceKnown: true, SilenceSeconds: gap.Seconds(), Cause: Cause{Phrase: CauseNotRecorded}}
 			a.LastUserKill = n == 1

@@ -77,7 +77,7 @@ func randomWorld(seed uint64) (*World, Options) {
 					writes = append(writes, wt)
 				}
 			}
-			a := &Agent{ID: id, File: clock.File{Writes: writes}}
+			a := &Agent{ID: id, File: clock.Writes(writes...)}
 			if r.IntN(8) == 0 {
 				a.File = clock.File{} // no transcript on disk
 			}
@@ -218,11 +218,11 @@ func TestEnginesAgree(t *testing.T) {
 func TestResetWipesStateAndEpoch(t *testing.T) {
 	s := func(n float64) time.Time { return t0.Add(time.Duration(n * float64(time.Second))) }
 	file := func(ws ...float64) clock.File {
-		f := clock.File{}
+		var writes []time.Time
 		for _, w := range ws {
-			f.Writes = append(f.Writes, s(w))
+			writes = append(writes, s(w))
 		}
-		return f
+		return clock.Writes(writes...)
 	}
 	w := &World{RunID: "wf_reset", Start: t0, HasJournal: true, JournalAt: s(1), Agents: map[string]*Agent{
 		"a1": {ID: "a1", File: file(1, 20), Cause: Cause{Phrase: CauseNotRecorded}},

@@ -99,24 +99,14 @@ type agentStream struct {
 	Attempt int
 	Path    string
 	File    clock.File
-	// Completions are the write times of rows carrying a tool_result.
-	Completions []time.Time
+	// Completions are the write times of rows carrying a tool_result, read
+	// in place from the transcript (nil: none).
+	Completions *model.Staircase
 }
 
 // streamOf builds the stream of one transcript.
 func streamOf(t *model.Transcript, agent, key string, attempt int) agentStream {
-	s := agentStream{Agent: agent, AgentID: t.AgentID, Key: key, Attempt: attempt, Path: t.File, File: clock.FileOf(t)}
-	for _, c := range t.Completions {
-		at := c.At()
-		if at.IsZero() {
-			at = t.WriteTimeAt(c.Line())
-		}
-		if !at.IsZero() {
-			s.Completions = append(s.Completions, at.UTC())
-		}
-	}
-	sort.Slice(s.Completions, func(i, j int) bool { return s.Completions[i].Before(s.Completions[j]) })
-	return s
+	return agentStream{Agent: agent, AgentID: t.AgentID, Key: key, Attempt: attempt, Path: t.File, File: clock.FileOf(t), Completions: &t.Completions}
 }
 
 func (s agentStream) event(at time.Time, source, kind string, silence float64, msg string) WatchdogEvent {
@@ -218,7 +208,10 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 
 	// Inactivity: the first gap between rows longer than the window.
 	last := start
-	for _, w := range s.File.Writes[1:] {
+	for i, w := range s.File.All() {
+		if i == 0 {
+			continue
+		}
 		if w.Sub(last) > o.HarnessInactivity {
 			at := last.Add(o.HarnessInactivity)
 			kills = append(kills, kill{at: at, cause: "inactivity-timeout", order: 0, silence: o.HarnessInactivity.Seconds(),
@@ -237,17 +230,15 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 	// Tool silence.
 	if win := o.ToolSilence(); win > 0 {
 		armed := start
-		ci := 0
+		done := completions(s.Completions)
 		for {
 			expiry := armed.Add(win)
 			if !expiry.Before(end) {
 				break
 			}
-			for ci < len(s.Completions) && !s.Completions[ci].After(armed) {
-				ci++
-			}
-			if ci < len(s.Completions) && !s.Completions[ci].After(expiry) {
-				armed = s.Completions[ci]
+			c, ok := done.after(armed)
+			if ok && !c.After(expiry) {
+				armed = c
 				continue
 			}
 			if m, _ := s.File.MtimeAt(expiry); m.After(armed) {
@@ -275,8 +266,8 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 		return kills[i].order < kills[j].order
 	})
 	// Cold start: a diagnostic when no activity by then (never a kill).
-	if o.HarnessColdStart > 0 && len(s.File.Writes) > 1 {
-		if first := s.File.Writes[1]; first.Sub(start) > o.HarnessColdStart && (len(kills) == 0 || !kills[0].at.Before(start.Add(o.HarnessColdStart))) {
+	if o.HarnessColdStart > 0 && s.File.Len() > 1 {
+		if first := s.File.Write(1); first.Sub(start) > o.HarnessColdStart && (len(kills) == 0 || !kills[0].at.Before(start.Add(o.HarnessColdStart))) {
 			out = append(out, s.event(start.Add(o.HarnessColdStart), SourceHarness, "cold-start", o.HarnessColdStart.Seconds(),
 				fmt.Sprintf("agent produced no output %ds after start; possible onboarding/auth wedge", int(o.HarnessColdStart/time.Second))))
 		}
@@ -288,4 +279,36 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 		out = append(out, e)
 	}
 	return out
+}
+
+// completionCursor walks a stream's completions forward: the transcript's
+// staircase, whose instants never go down (a completion is at its row's write
+// time). Completions above the file's first timestamp have none and are
+// skipped.
+type completionCursor struct{ c *model.Cursor }
+
+func completions(s *model.Staircase) completionCursor {
+	if s == nil {
+		return completionCursor{}
+	}
+	return completionCursor{s.Cursor()}
+}
+
+// after returns the first completion strictly after at, moving past every
+// completion at or before it; false when there is none. at must not go
+// down between calls.
+func (cc completionCursor) after(at time.Time) (time.Time, bool) {
+	if cc.c == nil {
+		return time.Time{}, false
+	}
+	for {
+		st, ok := cc.c.Peek()
+		if !ok {
+			return time.Time{}, false
+		}
+		if t := st.At(); !t.IsZero() && t.After(at) {
+			return t, true
+		}
+		cc.c.Next()
+	}
 }

@@ -7,20 +7,24 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 func sec(n float64) time.Duration { return time.Duration(n * float64(time.Second)) }
 
 func stream(writes []float64, completions []float64) agentStream {
 	s := agentStream{Agent: "a:test", AgentID: "test"}
+	var ws []time.Time
 	for _, w := range writes {
 		at := t0.Add(sec(w))
-		if n := len(s.File.Writes); n == 0 || at.After(s.File.Writes[n-1]) {
-			s.File.Writes = append(s.File.Writes, at)
+		if n := len(ws); n == 0 || at.After(ws[n-1]) {
+			ws = append(ws, at)
 		}
 	}
-	for _, c := range completions {
-		s.Completions = append(s.Completions, t0.Add(sec(c)))
+	s.File = clock.Writes(ws...)
+	s.Completions = new(model.Staircase)
+	for i, c := range completions {
+		s.Completions.Append(i+1, t0.Add(sec(c)))
 	}
 	return s
 }

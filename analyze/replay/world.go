@@ -151,7 +151,7 @@ func agentOf(id string, t *model.Transcript, start time.Time, ledger LedgerFunc)
 	if !a.File.Timed() && t.Rows > 0 {
 		// A transcript with rows but no timestamps: its time is unknown, so
 		// it is taken to be on disk from the watch start (docs/replay.md).
-		a.File = clock.File{Writes: []time.Time{start}}
+		a.File = clock.Writes(start)
 	}
 	at := func(e *model.Event) time.Time {
 		if !e.WriteTime.IsZero() {

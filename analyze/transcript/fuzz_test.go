@@ -166,16 +166,21 @@ func checkTranscriptCounts(t *testing.T, data []byte, lineCap int64, tr *model.T
 	for _, m := range tr.Marks {
 		inRows("segment mark", m.At)
 	}
-	for i, s := range tr.Steps {
+	var last model.Step
+	for i, s := range tr.Steps.All() {
 		if s.At().Location() != time.UTC {
 			t.Fatalf("step %d time %v is not UTC", i, s.At())
 		}
-		if i > 0 && (!s.At().After(tr.Steps[i-1].At()) || s.Line() <= tr.Steps[i-1].Line()) {
-			t.Fatalf("write times do not only rise: step %d (line %d, %v) after line %d, %v", i, s.Line(), s.At(), tr.Steps[i-1].Line(), tr.Steps[i-1].At())
+		if i > 0 && (!s.At().After(last.At()) || s.Line() <= last.Line()) {
+			t.Fatalf("write times do not only rise: step %d (line %d, %v) after line %d, %v", i, s.Line(), s.At(), last.Line(), last.At())
 		}
+		if got := tr.Steps.At(i); got != s {
+			t.Fatalf("step %d read at random is %v, in order %v", i, got, s)
+		}
+		last = s
 	}
-	if n := len(tr.Steps); n > 0 && !tr.LastTime.Equal(tr.Steps[n-1].At()) {
-		t.Fatalf("last time %v is not the last step %v", tr.LastTime, tr.Steps[n-1].At())
+	if n := tr.Steps.Len(); n > 0 && !tr.LastTime.Equal(tr.Steps.Last().At()) {
+		t.Fatalf("last time %v is not the last step %v", tr.LastTime, tr.Steps.Last().At())
 	}
 }
 

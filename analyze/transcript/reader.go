@@ -420,7 +420,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		}
 		if ts.After(b.curMax) {
 			b.curMax = ts
-			t.Steps = append(t.Steps, model.NewStep(l.N, ts))
+			t.Steps.Append(l.N, ts)
 		}
 	}
 	if t.SessionID == "" && r.SessionID != "" {
@@ -497,7 +497,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 		}
 	}
 	if completed {
-		t.Completions = append(t.Completions, model.NewStep(at.Line, at.Time))
+		t.Completions.Append(at.Line, at.Time)
 	}
 	ev.Meaningful = strings.TrimSpace(text) != "" || hasTool
 	ev.Text = capString(text, model.TextHeadLimit)
@@ -714,8 +714,8 @@ func (b *builder) finish() *model.Transcript {
 		t.ToolResults = append(t.ToolResults, b.pending[id]...)
 	}
 	sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].At.Line < t.ToolResults[j].At.Line })
-	if !t.FirstTime.IsZero() && len(t.Steps) > 0 {
-		first := t.Steps[0].At()
+	if !t.FirstTime.IsZero() && t.Steps.Len() > 0 {
+		first := t.Steps.First().At()
 		fix := func(e *model.Evidence) {
 			if e.Time.IsZero() {
 				e.Time = first
@@ -747,10 +747,17 @@ func (b *builder) finish() *model.Transcript {
 		for i := range t.Progress {
 			fix(&t.Progress[i].At)
 		}
-		for i := range t.Completions {
-			if c := t.Completions[i]; c.At().IsZero() {
-				t.Completions[i] = model.NewStep(c.Line(), first)
+		if t.Completions.Len() > 0 && t.Completions.First().At().IsZero() {
+			// Completions above the first timestamp: rewritten once (their
+			// zero instants are only ever a leading run).
+			var fixed model.Staircase
+			for _, c := range t.Completions.All() {
+				if c.At().IsZero() {
+					c = model.NewStep(c.Line(), first)
+				}
+				fixed.Add(c)
 			}
+			t.Completions = fixed
 		}
 		for _, ev := range []*model.Event{t.Tail.LastEvent, t.Tail.LastUser, t.Tail.LastAssistant, t.Tail.MeaningfulBeforeLastUser, t.Tail.LastMeaningful} {
 			fixEv(ev)

@@ -106,8 +106,8 @@ func record(t *testing.T, runDir string, tornWrites bool) *recording {
 				t.Fatal(err)
 			}
 			first := tr.FirstTime
-			if len(tr.Steps) > 0 {
-				first = tr.Steps[0].At()
+			if tr.Steps.Len() > 0 {
+				first = tr.Steps.First().At()
 			}
 			if first.IsZero() {
 				first = r.start
