@@ -96,8 +96,11 @@ func (in *input) UnmarshalJSON(data []byte) error {
 type content struct {
 	present  bool
 	isString bool
-	str      string
-	blocks   []block
+	// probes answers textProbes for text(), as it stands after the value
+	// (and any earlier duplicate key) is decoded (probes.go).
+	probes uint8
+	str    string
+	blocks []block
 }
 
 // UnmarshalJSON accepts a string, an array of blocks, or anything else (ignored).
@@ -107,6 +110,7 @@ func (c *content) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	c.present = true
+	defer func() { c.probes = textProbes(c.text()) }()
 	switch data[0] {
 	case '"':
 		c.isString = true

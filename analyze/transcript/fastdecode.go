@@ -1,9 +1,6 @@
 package transcript
 
 import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -105,8 +102,8 @@ type fastScanner struct {
 	depth int
 	high  bool // a string held a byte >= 0x80
 	bad   bool // a string held invalid UTF-8
-	// strBad is bad for the last string scanned.
-	strBad bool
+	// strBad and strHigh are bad and high for the last string scanned.
+	strBad, strHigh bool
 	// buf receives the decoded bodies of strings with escapes, one after
 	// another: stringValue returns views into it (it is ar.buf).
 	buf []byte
@@ -137,145 +134,6 @@ func (s *fastScanner) peek() byte {
 		return 0
 	}
 	return s.data[s.i]
-}
-
-const (
-	lo8 = 0x0101010101010101
-	hi8 = 0x8080808080808080
-)
-
-// scanString reads the string at s.data[s.i] == '"' and returns its body (the
-// bytes between the quotes) and whether it holds escapes. It validates what
-// encoding/json's scanner validates (no control characters, well-formed
-// escapes) and checks UTF-8 where a byte >= 0x80 occurs. The closing quote is
-// found with bytes.IndexByte (vectorised); the bytes before it are read eight
-// at a time, finding backslashes and control characters with word
-// arithmetic, so an escape every few bytes costs no function call.
-func (s *fastScanner) scanString() (body []byte, esc, ok bool) {
-	return s.scanStringInto(false)
-}
-
-// scanStringInto is scanString; with decode, a string with escapes is also
-// decoded into s.buf on the way (as unquote would, for valid UTF-8), so the
-// fields pmcheck keeps cost no second pass.
-func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
-	d := s.data
-	bstart := len(s.buf) // with decode, the body goes to s.buf[bstart:]
-	start := s.i + 1
-	i := start
-	q := -1 // the next quote at or after i, when q >= i
-	s.strBad = false
-	for {
-		if q < i {
-			// Most strings are short (keys, ids, types): look at the next
-			// 32 bytes a word at a time before calling IndexByte.
-			q = -1
-			k := i
-			for ; k+8 <= len(d) && k < i+32; k += 8 {
-				x := binary.LittleEndian.Uint64(d[k:]) ^ ('"' * lo8)
-				if m := (x - lo8) &^ x & hi8; m != 0 {
-					q = k + bits.TrailingZeros64(m)/8
-					break
-				}
-			}
-			if q < 0 {
-				rest := bytes.IndexByte(d[k:], '"')
-				if rest < 0 {
-					return nil, false, false
-				}
-				q = k + rest
-			}
-		}
-		// Find the first backslash in d[i:q], accumulating control
-		// characters and high bits of the bytes before it.
-		var ctl, all uint64
-		j := i
-		for ; j+8 <= q; j += 8 {
-			w := binary.LittleEndian.Uint64(d[j:])
-			b := w ^ ('\\' * lo8)
-			ctl |= (w - 0x20*lo8) &^ w
-			all |= w
-			// The lowest flagged byte of the zero-byte test is exact (a
-			// borrow only runs upwards), so it locates the backslash.
-			if m := (b - lo8) &^ b & hi8; m != 0 {
-				j += bits.TrailingZeros64(m) / 8
-				goto segment
-			}
-		}
-		if j < q && j+8 <= len(d) {
-			// The last bytes before the quote: read a whole word and
-			// replace the bytes from the quote on with a harmless 'a'.
-			keep := uint64(1)<<(8*uint(q-j)) - 1
-			w := binary.LittleEndian.Uint64(d[j:])&keep | 'a'*lo8&^keep
-			b := w ^ ('\\' * lo8)
-			ctl |= (w - 0x20*lo8) &^ w
-			all |= w
-			if m := (b - lo8) &^ b & hi8; m != 0 {
-				j += bits.TrailingZeros64(m) / 8
-			} else {
-				j = q
-			}
-		}
-		for ; j < q && d[j] != '\\'; j++ {
-			c := uint64(d[j])
-			ctl |= (c - 0x20) &^ c
-			all |= c
-		}
-	segment:
-		// (w - 0x20...) &^ w flags a byte only above a byte < 0x20, so any
-		// flag means a control character.
-		if ctl&hi8 != 0 {
-			return nil, false, false
-		}
-		if all&hi8 != 0 {
-			s.high = true
-			if !utf8.Valid(d[i:j]) {
-				s.strBad, s.bad = true, true
-			}
-		}
-		if decode && esc {
-			s.buf = append(s.buf, d[i:j]...)
-		}
-		if j == q {
-			s.i = q + 1
-			return d[start:q], esc, true
-		}
-		if decode && !esc {
-			s.buf = append(s.buf[:bstart], d[start:j]...)
-		}
-		esc = true
-		if j+1 >= len(d) {
-			return nil, false, false
-		}
-		switch c := d[j+1]; c {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			if decode {
-				s.buf = append(s.buf, unescapeByte[c])
-			}
-			i = j + 2
-		case 'u':
-			if j+6 > len(d) || !isHex(d[j+2]) || !isHex(d[j+3]) || !isHex(d[j+4]) || !isHex(d[j+5]) {
-				return nil, false, false
-			}
-			i = j + 6
-			if decode {
-				rr := getu4(d[j:])
-				if utf16.IsSurrogate(rr) {
-					// A valid pair is decoded together; a lone half is
-					// U+FFFD and what follows is read on its own.
-					if dec := utf16.DecodeRune(rr, getu4(d[i:])); dec != unicode.ReplacementChar {
-						rr = dec
-						i += 6
-					} else {
-						rr = unicode.ReplacementChar
-					}
-				}
-				s.buf = utf8.AppendRune(s.buf, rr)
-			}
-		default:
-			return nil, false, false
-		}
-	}
 }
 
 func isHex(c byte) bool {
@@ -520,7 +378,7 @@ func (s *fastScanner) nextKey(first bool) (key keyBytes, done, ok bool) {
 		return key, false, false
 	}
 	s.i++
-	return keyBytes{body: body, esc: esc || (s.high && !isASCII(body))}, false, true
+	return keyBytes{body: body, esc: esc || s.strHigh}, false, true
 }
 
 // nextElem moves to the next array element, or past the closing bracket (done).
@@ -582,6 +440,26 @@ func newKeySet(names ...string) *keySet {
 // folded.
 func (k keyBytes) match(ks *keySet) int {
 	key := k.body
+	if !k.esc {
+		// The usual key: ASCII without escapes (esc is set for any other),
+		// most often spelled as the field. The names of its length are one
+		// or two, and the first byte settles most.
+		if len(key) == 0 || len(key) >= len(ks.byLen) {
+			return -1
+		}
+		cands := ks.byLen[len(key)]
+		for _, i := range cands {
+			if n := ks.names[i]; key[0] == n[0] && string(key) == n {
+				return int(i)
+			}
+		}
+		for _, i := range cands {
+			if asciiEqualFold(key, ks.names[i]) {
+				return int(i)
+			}
+		}
+		return -1
+	}
 	if k.esc {
 		key = unquote(key)
 	}
@@ -856,7 +734,9 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 		return c, s.skipValue()
 	case '"':
 		c.present, c.isString = true, true
-		return c, s.str(&c.str)
+		ok := s.str(&c.str)
+		c.probes = contentProbes(&c)
+		return c, ok
 	case '[':
 		c.present = true
 		if !s.enter() {
@@ -892,12 +772,13 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 		}
 		if len(ar.pend) == base {
 			c.blocks = noBlocks // empty, not nil, as encoding/json decodes []
-			return c, true
+		} else {
+			start := len(ar.blocks)
+			ar.blocks = append(ar.blocks, ar.pend[base:]...)
+			ar.pend = ar.pend[:base]
+			c.blocks = ar.blocks[start:len(ar.blocks):len(ar.blocks)]
 		}
-		start := len(ar.blocks)
-		ar.blocks = append(ar.blocks, ar.pend[base:]...)
-		ar.pend = ar.pend[:base]
-		c.blocks = ar.blocks[start:len(ar.blocks):len(ar.blocks)]
+		c.probes = contentProbes(&c)
 		return c, true
 	}
 	c.present = true

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
@@ -164,6 +165,11 @@ func TestFastDecoderRejectsEveryTornLine(t *testing.T) {
 			lines = append(lines, string(l))
 		}
 	}
+	for i, l := range scanLines() {
+		if i%5 == 0 {
+			lines = append(lines, l)
+		}
+	}
 	for _, l := range lines {
 		for cut := 1; cut < len(l); cut++ {
 			agree(t, []byte(l[:cut]))
@@ -239,6 +245,14 @@ func FuzzFastDecoder(f *testing.F) {
 	for _, l := range edgeLines {
 		f.Add([]byte(l))
 	}
+	for _, l := range probeLines() {
+		f.Add([]byte(l))
+	}
+	for i, l := range scanLines() {
+		if i%7 == 0 { // a sample: every piece, most offsets
+			f.Add([]byte(l))
+		}
+	}
 	for _, l := range fixtureLines(f, 100) {
 		f.Add(l)
 	}
@@ -280,5 +294,93 @@ func TestReaderAcceptsWhatEncodingJSONAccepts(t *testing.T) {
 	}
 	if gotUTF8 != wantUTF8 {
 		t.Errorf("invalid UTF-8 rows = %d, want %d", gotUTF8, wantUTF8)
+	}
+}
+
+// scanLines are strings whose stops (quotes, escapes, control characters,
+// bytes >= 0x80) sit at every offset from a word boundary, in a field the
+// decoder skips, one it decodes, a key and a tool result's text, so every
+// path of the word-at-a-time string scan (stringEnd) meets every alignment.
+func scanLines() []string {
+	pieces := []string{
+		`\n`, `\"`, `\\`, `\/`, `\u00e9`, `\uD83D\uDE00`, `\uD83D`, `\uDE00x`, `\u0041`, `\t\r\b\f`,
+		"\x01", "\x1f", "\x7f", "\xff", "\xe4\xb8", "\xe4\xb8\xad", "\xc3\xa9", "\xed\xa0\x80",
+		`"`, `\x`, `\u12`, `\u12g4`, `\`, " ", "#", "]", "!", "\\\"\\\\",
+	}
+	var out []string
+	for _, p := range pieces {
+		for off := 0; off <= 24; off++ {
+			body := strings.Repeat("a", off) + p + strings.Repeat("b", 24-off%9)
+			out = append(out,
+				`{"skipped":"`+body+`","type":"x"}`,
+				`{"type":"`+body+`"}`,
+				`{"`+body+`":1,"type":"x"}`,
+				`{"message":{"content":[{"type":"tool_result","content":"`+body+`"}]}}`,
+				`{"type":"`+body)
+		}
+	}
+	return out
+}
+
+func TestFastDecoderMatchesEncodingJSONAtEveryOffset(t *testing.T) {
+	for _, l := range scanLines() {
+		agree(t, []byte(l))
+	}
+}
+
+// probeLines put the probes' needles in tool results: plain, escaped, split
+// over text blocks, in blocks that are not text, and in duplicate keys. The
+// partial-output notice is spelled only at run time.
+func probeLines() []string {
+	notice, _ := json.Marshal(harness.PartialNotice())
+	n := string(notice[1 : len(notice)-1])
+	escaped := `\u0050` + n[1:] // its first letter as an escape
+	half := len(n) / 2
+	var out []string
+	for _, text := range []string{
+		n, "before " + n + " after", escaped, n[:half] + `\n` + n[half:],
+		`agentId: a1`, `done\nagentId: a2\n`, `agent\u0049d: a3`, `agentId`, `agentId\n:`,
+	} {
+		out = append(out,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":"`+text+`"}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"`+text+`"},{"type":"text","text":"x"}]}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"image","text":"`+text+`"}]}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"text":"`+text+`","type":"text"}]}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":"`+text+`","content":[{"type":"text","text":"y"}]}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"y"}],"content":"`+text+`"}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":"`+text+`","content":null}]}}`,
+			`{"type":"queue-operation","content":"`+text+`"}`,
+		)
+	}
+	// A needle cut between two text blocks is not in either, nor in the
+	// joined text (the join adds a newline).
+	out = append(out, `{"message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"`+n[:half]+`"},{"type":"text","text":"`+n[half:]+`"}]}]}}`,
+		`{"message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"agent"},{"type":"text","text":"Id: a4"}]}]}}`)
+	return out
+}
+
+func TestFastDecoderProbesMatchEncodingJSON(t *testing.T) {
+	found := 0
+	for _, l := range probeLines() {
+		agree(t, []byte(l))
+		var r row
+		decodeRow([]byte(l), &r)
+		if r.Message != nil && len(r.Message.Content.blocks) > 0 && r.Message.Content.blocks[0].Content.probes != 0 {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatal("no probe answered yes: the lines do not test them")
+	}
+}
+
+// TestProbeNeedlesHaveNoNewline: contentProbes answers for a content's
+// joined text part by part, which is exact only while no needle holds the
+// newline the join adds.
+func TestProbeNeedlesHaveNoNewline(t *testing.T) {
+	for _, n := range []string{harness.PartialNotice(), agentIDProbe} {
+		if strings.Contains(n, "\n") {
+			t.Errorf("probe needle %q holds a newline", n)
+		}
 	}
 }

@@ -307,6 +307,7 @@ type decoded struct {
 	nul     bool // the line holds a NUL byte
 	valid   bool // the line is a valid JSON object
 	badUTF8 bool
+	mark    bool // the row may hold a segment mark (mayHoldMark)
 }
 
 // decodeLine decodes a trimmed, non-empty line into d. The row's strings
@@ -320,6 +321,7 @@ func decodeLine(data []byte, d *decoded, arena *arena) {
 	// (fastdecode.go); a type mismatch is not an error, invalid JSON is.
 	if data[0] == '{' {
 		d.valid, d.badUTF8 = decodeRowArena(data, &d.r, arena)
+		d.mark = d.valid && mayHoldMark(d.r.Type, data)
 	}
 }
 
@@ -437,7 +439,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	}
 	at := model.Evidence{File: t.File, Line: l.N, Time: b.curMax}
 
-	if bytes.Contains(data, markProbe) {
+	if d.mark {
 		for _, m := range marksInRow(data) {
 			t.Marks = append(t.Marks, model.Mark{At: at, Outstanding: m[0], Payload: m[1]})
 		}
@@ -622,12 +624,12 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		limit = 0
 	}
 	res.Text = capString(text, limit)
-	res.HasPartialNotice = strings.Contains(text, harness.PartialNotice())
+	res.HasPartialNotice = blk.Content.probes&probeNotice != 0 // probes.go
 	res.StartsWithAPIErrorPrefix = strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.APIErrorPrefix)
 	// The literal guard skips the regexp (a backtracking scan of every byte of
 	// every result) on the results that cannot match; the outcome is unchanged.
 	var extra model.ResultExtra
-	if strings.Contains(text, "agentId:") {
+	if blk.Content.probes&probeAgentID != 0 {
 		if ms := agentIDLineRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
 			extra.TailAgentID = keep(capID(ms[len(ms)-1][1]))
 		}

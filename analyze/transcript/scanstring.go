@@ -1,0 +1,166 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// String bodies, a word at a time. Most bytes of a transcript are inside
+// long strings (tool output, text, file snapshots), so this loop is most of
+// the decoder's time.
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// stops flags, in the high bit of its byte, each byte of w where a string
+// scan must stop: a quote, a backslash or a control character (< 0x20).
+// Only the lowest flag is exact (a borrow runs upwards, so it can flag a
+// byte above a stop, never one below), which is all that findStop reads.
+func stops(w uint64) uint64 {
+	q := w ^ ('"' * lo8)
+	b := w ^ ('\\' * lo8)
+	return ((q-lo8)&^q | (b-lo8)&^b | (w-0x20*lo8)&^w) & hi8
+}
+
+// below is the mask of the bytes of a word under the lowest flag of m.
+func below(m uint64) uint64 {
+	return 1<<(uint(bits.TrailingZeros64(m))&^7) - 1
+}
+
+// load64 reads the little-endian word at d[i:i+8]; callers check
+// i+8 <= len(d). It is the hot loop's load: binary.LittleEndian.Uint64 on
+// d[i:i+8] costs a bounds check per word the compiler cannot drop.
+func load64(d []byte, i int) uint64 {
+	w := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d)), i))
+	if bigEndian {
+		w = bits.ReverseBytes64(w)
+	}
+	return w
+}
+
+// simpleEscape marks the characters that may follow a backslash on their
+// own (\u takes four hex digits).
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// stringEnd validates the string body that starts at d[i] (just after its
+// opening quote) and returns the index of its closing quote, the OR of its
+// bytes outside escapes (their high bits say whether a byte is >= 0x80) and
+// whether it holds escapes; ok is false where encoding/json's scanner
+// rejects the string (a control character, a malformed escape, no closing
+// quote). One loop for the whole body: a stop (quote, backslash, control
+// character) comes every 13 bytes on average in real transcripts, so what
+// a stop costs matters as much as the word loop.
+func stringEnd(d []byte, i int) (end int, all uint64, esc, ok bool) {
+	for {
+		for i+8 <= len(d) {
+			w := load64(d, i)
+			if m := stops(w); m != 0 {
+				all |= w & below(m)
+				i += bits.TrailingZeros64(m) / 8
+				goto stop
+			}
+			all |= w
+			i += 8
+		}
+		for ; i < len(d); i++ {
+			c := d[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				goto stop
+			}
+			all |= uint64(c)
+		}
+		return 0, 0, false, false
+	stop:
+		switch d[i] {
+		case '"':
+			return i, all, esc, true
+		case '\\':
+			esc = true
+			if i+1 < len(d) && simpleEscape[d[i+1]] {
+				i += 2
+				continue
+			}
+			if i+6 <= len(d) && d[i+1] == 'u' && isHex(d[i+2]) && isHex(d[i+3]) && isHex(d[i+4]) && isHex(d[i+5]) {
+				i += 6
+				continue
+			}
+		}
+		return 0, 0, false, false
+	}
+}
+
+// scanString reads the string at s.data[s.i] == '"' and returns its body (the
+// bytes between the quotes) and whether it holds escapes. It validates what
+// encoding/json's scanner validates (no control characters, well-formed
+// escapes) and checks UTF-8 where a byte >= 0x80 occurs.
+func (s *fastScanner) scanString() (body []byte, esc, ok bool) {
+	return s.scanStringInto(false)
+}
+
+// scanStringInto is scanString; with decode, a valid UTF-8 string with
+// escapes is also decoded into s.buf (as unquote would). It sets s.strBad
+// and s.strHigh for the string.
+func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
+	d := s.data
+	start := s.i + 1
+	end, all, esc, ok := stringEnd(d, start)
+	if !ok {
+		return nil, false, false
+	}
+	body = d[start:end]
+	s.i = end + 1
+	s.strBad, s.strHigh = false, false
+	if all&hi8 != 0 {
+		// Escapes are ASCII, so the body is valid UTF-8 exactly when the
+		// runs between them are.
+		s.high, s.strHigh = true, true
+		if !utf8.Valid(body) {
+			s.strBad, s.bad = true, true
+		}
+	}
+	if decode && esc && !s.strBad {
+		s.buf = unescape(s.buf, body)
+	}
+	return body, esc, true
+}
+
+// unescape appends the decoded form of a validated body with escapes and
+// valid UTF-8 to buf.
+func unescape(buf, body []byte) []byte {
+	for {
+		k := bytes.IndexByte(body, '\\')
+		if k < 0 {
+			return append(buf, body...)
+		}
+		buf = append(buf, body[:k]...)
+		body = body[k:]
+		if c := body[1]; c != 'u' {
+			buf = append(buf, unescapeByte[c])
+			body = body[2:]
+			continue
+		}
+		rr := getu4(body)
+		body = body[6:]
+		if utf16.IsSurrogate(rr) {
+			// A valid pair is decoded together; a lone half is U+FFFD
+			// and what follows is read on its own.
+			if dec := utf16.DecodeRune(rr, getu4(body)); dec != unicode.ReplacementChar {
+				rr = dec
+				body = body[6:]
+			} else {
+				rr = unicode.ReplacementChar
+			}
+		}
+		buf = utf8.AppendRune(buf, rr)
+	}
+}
+
+// bigEndian is whether this machine stores words big end first.
+var bigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
