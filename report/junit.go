@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/rules"
@@ -68,10 +71,28 @@ type junitCharBox struct {
 	Body string `xml:",chardata"`
 }
 
+// junitMaxListed is how many findings one testcase's failure or
+// system-out lists; the rest are counted. A test reporter shows the body
+// to a person, and one run with 200,000 findings of a rule made a single
+// 70 MB element (the JSON report lists them all).
+const junitMaxListed = 1000
+
 // JUnit renders the Document as JUnit XML.
 func JUnit(doc *Document, opts Options) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeJUnit(&buf, doc, opts); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJUnit writes the JUnit XML of doc to w as it is made: the counts
+// first (the root and each suite carry them as attributes), then one
+// testcase at a time, so no second tree of the report is held. The bytes
+// are those encoding/xml writes for the whole tree (TestJUnitStreamedIsTree).
+func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 	threshold := severityRank(doc.Outcome.FailLevel)
-	failsCheck := func(f rules.Finding) bool {
+	failsCheck := func(f *rules.Finding) bool {
 		return !f.Suppressed && doc.Outcome.FailLevel != FailLevelNone && severityRank(f.Severity) <= threshold
 	}
 	// The runs a testcase can name: every analyzed run, plus any run a
@@ -98,16 +119,18 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 		addRun(runIdentity(r.Path, r.ID), r.ID, name)
 	}
 	runs := doc.runIndex()
-	findingsByRuleRun := map[[2]string][]rules.Finding{}
-	for _, f := range doc.Findings {
-		key, _ := runs.findingRun(f)
+	// Indices into doc.Findings, not copies of the findings.
+	findingsByRuleRun := map[[2]string][]int{}
+	for i := range doc.Findings {
+		f := &doc.Findings[i]
+		key, _ := runs.findingRun(*f)
 		name := "run " + f.RunID
 		if f.RunPath != "" {
 			name = doc.displayPath(f.RunPath)
 		}
 		addRun(key, f.RunID, name)
 		k := [2]string{f.RuleID, key}
-		findingsByRuleRun[k] = append(findingsByRuleRun[k], f)
+		findingsByRuleRun[k] = append(findingsByRuleRun[k], i)
 	}
 	caseName := func(k runKey) string {
 		// Two runs with one path (a session and a workflow beside it) stay
@@ -117,31 +140,84 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 		}
 		return k.name
 	}
+	// split sorts a testcase's findings into those that fail the check,
+	// those below the fail level and those suppressed.
+	split := func(ruleID string, k runKey) (failing, below, suppressed []*rules.Finding) {
+		for _, i := range findingsByRuleRun[[2]string{ruleID, k.key}] {
+			f := &doc.Findings[i]
+			switch {
+			case f.Suppressed:
+				suppressed = append(suppressed, f)
+			case failsCheck(f):
+				failing = append(failing, f)
+			default:
+				below = append(below, f)
+			}
+		}
+		return failing, below, suppressed
+	}
 
-	root := junitSuites{Name: xmlText(doc.Tool.Name), Time: "0"}
-	for _, r := range doc.Rules {
-		suite := junitSuite{
-			Name: xmlText(r.ID + " " + singleLine(r.Title)),
-			Time: "0",
-			Properties: []junitProperty{
-				{Name: "severity", Value: r.Severity},
-				{Name: "what-to-do", Value: xmlText(actionText(visible(r.Help)))},
-			},
+	// The counts, before any element that carries them.
+	suites := make([]junitSuite, len(doc.Rules))
+	root := junitSuites{Name: xmlText(doc.Tool.Name), Time: "0", Skipped: new(int)}
+	for i, r := range doc.Rules {
+		suite := &suites[i]
+		for _, k := range runOrder {
+			failing, below, suppressed := split(r.ID, k)
+			switch {
+			case len(failing) > 0:
+				suite.Failures++
+			case len(below) == 0 && len(suppressed) > 0:
+				suite.Skipped++
+			}
+			suite.Tests++
+		}
+		root.Tests += suite.Tests
+		root.Failures += suite.Failures
+		*root.Skipped += suite.Skipped
+	}
+	if opts.JUnitNoFileLine {
+		// Jenkins' junit-10.xsd does not allow testsuites@skipped either.
+		root.Skipped = nil
+	}
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+	itoa := strconv.Itoa
+	rootStart := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		attr("name", root.Name), attr("tests", itoa(root.Tests)), attr("failures", itoa(root.Failures)), attr("errors", "0"),
+	}}
+	if root.Skipped != nil {
+		rootStart.Attr = append(rootStart.Attr, attr("skipped", itoa(*root.Skipped)))
+	}
+	rootStart.Attr = append(rootStart.Attr, attr("time", "0"))
+	if err := enc.EncodeToken(rootStart); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	for i, r := range doc.Rules {
+		suite := suites[i]
+		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+			attr("name", xmlText(r.ID+" "+singleLine(r.Title))), attr("tests", itoa(suite.Tests)), attr("failures", itoa(suite.Failures)),
+			attr("errors", "0"), attr("skipped", itoa(suite.Skipped)), attr("time", "0"),
+		}}
+		if err := enc.EncodeToken(start); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
+		}
+		props := struct {
+			P []junitProperty `xml:"property"`
+		}{[]junitProperty{
+			{Name: "severity", Value: r.Severity},
+			{Name: "what-to-do", Value: xmlText(actionText(visible(r.Help)))},
+		}}
+		if err := enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
 		}
 		for _, k := range runOrder {
-			fs := findingsByRuleRun[[2]string{r.ID, k.key}]
+			failing, below, suppressed := split(r.ID, k)
 			c := junitCase{Name: xmlText(caseName(k)), Classname: xmlText(r.ID), Time: "0"}
-			var failing, below, suppressed []rules.Finding
-			for _, f := range fs {
-				switch {
-				case f.Suppressed:
-					suppressed = append(suppressed, f)
-				case failsCheck(f):
-					failing = append(failing, f)
-				default:
-					below = append(below, f)
-				}
-			}
 			switch {
 			case len(failing) > 0:
 				c.Failure = &junitResult{
@@ -150,55 +226,46 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 					Body:    xmlText(junitBody(doc, r, failing)),
 				}
 				if !opts.JUnitNoFileLine {
-					p := primaryEvidence(failing[0])
+					p := primaryEvidence(*failing[0])
 					c.File = xmlText(doc.displayPath(p.File))
 					c.Line = p.Line
 				}
-				suite.Failures++
 			case len(below) == 0 && len(suppressed) > 0:
 				c.Skipped = &junitResult{Message: fmt.Sprintf("%s suppressed by the baseline", plural(len(suppressed), "finding"))}
-				suite.Skipped++
 			}
 			if len(below) > 0 {
 				c.SystemOut = &junitCharBox{Body: xmlText(fmt.Sprintf("below fail level %s:\n%s", doc.Outcome.FailLevel, junitBody(doc, r, below)))}
 			}
-			suite.Tests++
-			suite.Cases = append(suite.Cases, c)
+			if err := enc.EncodeElement(c, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+				return fmt.Errorf("encoding JUnit XML: %w", err)
+			}
 		}
-		root.Tests += suite.Tests
-		root.Failures += suite.Failures
-		if root.Skipped == nil {
-			root.Skipped = new(int)
+		if err := enc.EncodeToken(start.End()); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
 		}
-		*root.Skipped += suite.Skipped
-		root.Suites = append(root.Suites, suite)
 	}
-	if root.Skipped == nil {
-		root.Skipped = new(int)
+	if err := enc.EncodeToken(rootStart.End()); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
 	}
-	if opts.JUnitNoFileLine {
-		// Jenkins' junit-10.xsd does not allow testsuites@skipped either.
-		root.Skipped = nil
+	if err := enc.Flush(); err != nil {
+		return err
 	}
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
-	enc.Indent("", "  ")
-	if err := enc.Encode(root); err != nil {
-		return nil, fmt.Errorf("encoding JUnit XML: %w", err)
-	}
-	buf.WriteString("\n")
-	return buf.Bytes(), nil
+	bw.WriteString("\n")
+	return bw.Flush()
 }
 
 // junitBody lists findings as "file:line: severity RULE: message" with their
 // simulated time and evidence, then what to do.
-func junitBody(doc *Document, r Rule, fs []rules.Finding) string {
+func junitBody(doc *Document, r Rule, fs []*rules.Finding) string {
 	var b strings.Builder
-	for _, f := range fs {
-		p := primaryEvidence(f)
+	for i, f := range fs {
+		if i == junitMaxListed {
+			fmt.Fprintf(&b, "… and %s of this rule in this run not listed (see the JSON report)\n", plural(len(fs)-i, "more finding"))
+			break
+		}
+		p := primaryEvidence(*f)
 		fmt.Fprintf(&b, "%s: %s %s: %s\n", location(doc.displayPath(p.File), p.Line), f.Severity, f.RuleID, indent(visible(f.Message), "  "))
-		fmt.Fprintf(&b, "  when: %s (simulated); run: %s %s\n", simTime(findingTime(f)), singleLine(f.RunKind), singleLine(f.RunID))
+		fmt.Fprintf(&b, "  when: %s (simulated); run: %s %s\n", simTime(findingTime(*f)), singleLine(f.RunKind), singleLine(f.RunID))
 		for _, e := range f.Evidence {
 			if e.File == "" || e == p {
 				continue

@@ -62,9 +62,10 @@ func NewStopToken() string {
 	return "pmcheck-" + hex.EncodeToString(b[:])
 }
 
-// Render writes doc in the given format. The text and JSON reports, the
-// ones that list every finding in full, are written to w as they are made;
-// the others are rendered whole first.
+// Render writes doc in the given format. The text, JSON and JUnit reports,
+// the ones that list every finding (JUnit up to junitMaxListed per
+// testcase), are written to w as they are made; the others, capped for the
+// people who read them, are rendered whole first.
 func Render(w io.Writer, doc *Document, format string, opts Options) error {
 	if err := doc.Validate(); err != nil {
 		return err
@@ -92,8 +93,11 @@ func renderValid(w io.Writer, doc *Document, format string, opts Options) error 
 	case FormatSARIF:
 		b, err = SARIF(doc, opts)
 	case FormatJUnit:
-		b, err = JUnit(doc, opts)
-		b = inertLines(b, false)
+		iw := &inertWriter{w: w}
+		if err := writeJUnit(iw, doc, opts); err != nil {
+			return err
+		}
+		return iw.Close()
 	case FormatGitHub:
 		b = inertLines(GitHub(doc), true)
 	case FormatMarkdown:
@@ -116,7 +120,9 @@ func renderValid(w io.Writer, doc *Document, format string, opts Options) error 
 }
 
 // streamed reports whether Render writes format as it is made.
-func streamed(format string) bool { return format == FormatText || format == FormatJSON }
+func streamed(format string) bool {
+	return format == FormatText || format == FormatJSON || format == FormatJUnit
+}
 
 // Output is one --format value: a format and where it goes ("" or "-" for
 // standard output).
@@ -176,7 +182,7 @@ func ParseOutputs(specs []string) ([]Output, error) {
 // WriteOutputs renders doc once per output. Files are replaced atomically
 // (a temp file in the same directory, renamed in place only after every
 // output was rendered), so a reader never sees a partial report and a
-// rendering error leaves no half-written set of reports. The text and JSON
+// rendering error leaves no half-written set of reports. The text, JSON and JUnit
 // reports are streamed to their file or to standard output rather than
 // built in memory (a check of hundreds of thousands of findings writes
 // hundreds of megabytes); the others are rendered whole before anything

@@ -30,6 +30,7 @@ var cases = map[string]func(out string, size int) error{
 	"started-200k":      started200k,
 	"huge-sidecar":      hugeSidecar,
 	"agentid-tail-2MiB": agentIDTail,
+	"findings-200k":     findings200k,
 }
 
 func main() {
@@ -38,7 +39,7 @@ func main() {
 	size := flag.Int("size", 100, "target size in MiB")
 	flag.Parse()
 	if *name == "list" {
-		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "huge-sidecar", "agentid-tail-2MiB"} {
+		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "huge-sidecar", "agentid-tail-2MiB", "findings-200k"} {
 			fmt.Println(n)
 		}
 		return
@@ -238,6 +239,19 @@ func junk20M(out string, size int) error {
 	n := max(20000000, size/2)
 	for range n {
 		w.WriteString("x\n")
+	}
+	return w.close()
+}
+
+// findings200k: one transcript of 200,000 sync Agent calls that never
+// return, each a subagent-open-at-end finding (~140 MB): every report
+// format renders 200,000 findings of one run.
+func findings200k(out string, size int) error {
+	src := lines("rule-subagent-open-at-end-bad/70000000-0000-4000-8000-000000000005.jsonl")
+	w := create(filepath.Join(out, "70000000-0000-4000-8000-000000000005.jsonl"))
+	w.line(src[0])
+	for i := range 200000 {
+		w.line(rep(src[1], "toolu_open05", fmt.Sprintf("toolu_op%06d", i), "00000001-0000-4000-8000-000000000002", uuid(i+100)))
 	}
 	return w.close()
 }
