@@ -334,7 +334,15 @@ func reviewEvidence(a *pass) any {
 	if len(killed) == 0 {
 		return nil
 	}
-	idx := newNameIndex(killed)
+	// The index is built for the first text to search: a run without
+	// trailers or review subagents need not index thousands of names.
+	var idx *nameIndex
+	named := func(text string, exact bool) []int {
+		if idx == nil {
+			idx = newNameIndex(killed)
+		}
+		return idx.named(text, exact)
+	}
 	strict := ro.AgentAuthors != nil
 	// Commit trailers on the branch under check, in commit order.
 	if a.opts.Git != nil {
@@ -346,7 +354,7 @@ func reviewEvidence(a *pass) any {
 				if !containsFold(ro.Trailers, tr.Key) {
 					continue
 				}
-				for _, i := range idx.named(tr.Value, true) {
+				for _, i := range named(tr.Value, true) {
 					k := killed[i]
 					k.timeless = true
 					k.evidence = append(k.evidence, "trailer "+tr.Key+": "+tr.Value+" in commit "+short(c.ID))
@@ -384,7 +392,7 @@ func reviewEvidence(a *pass) any {
 		} else if sc.ResultAt != nil {
 			done = *sc.ResultAt
 		}
-		for _, i := range idx.named(sc.Call.Prompt+"\n"+sc.Description, false) {
+		for _, i := range named(sc.Call.Prompt+"\n"+sc.Description, false) {
 			k := killed[i]
 			if sc.ToolUseID == k.toolUseID || !before(k.known, sc.At, false) {
 				continue
