@@ -10,7 +10,7 @@ import (
 // flatFolder writes n sessions and n legacy agent-<id>.jsonl files in one
 // folder, agent i carrying session i's id (the layout of CLIs before
 // <sessionId>/subagents/).
-func flatFolder(b *testing.B, n int) string {
+func flatFolder(b testing.TB, n int) string {
 	b.Helper()
 	dir := b.TempDir()
 	for i := range n {

@@ -232,14 +232,14 @@ func subagentFacts(a *pass) any {
 		f := model.SubagentFact{
 			RunID: run.ID, ToolUseID: sc.ToolUseID, Description: sc.Description, Mode: sc.Mode,
 			AgentID: sc.AgentID, Time: sc.At.Time, At: sc.At,
-			Segment: scan.Segments.SegmentOf(sc.At.Line),
+			Segment: scan.segmentOf(sc.At.Line),
 		}
 		f.InLastSegment = f.Segment == scan.Segments.Count
-		end := interpret.SubagentOutcome(sc, interpret.Polls(owner, sc.AgentID))
+		end := interpret.SubagentOutcome(sc, scan.pollsOf(owner, sc.AgentID))
 		f.Outcome = end.Outcome
 		known := end.At
 		f.Reasons = subagentReasons(sc, end)
-		if h, ok := scan.hit[sc.ToolUseID]; ok {
+		if h, ok := scan.hitOf(sc.ToolUseID); ok {
 			f.Signature, f.Rule = h.Signature, h.Rule
 			known = h.At
 			f.Reasons = append(f.Reasons, model.Reason{What: "Signature " + h.Signature + " (" + h.Rule + ")", At: h.At})
@@ -274,26 +274,14 @@ func subagentFacts(a *pass) any {
 	if run.Kind == model.KindSession && run.Main != nil {
 		res.written = append(res.written, ledgerOf(run.Main, a.classify).Paths...)
 	}
-	return res
-}
-
-// ownerScan is the resume-gate scan of one transcript that owns Agent calls,
-// indexed for the lookup every call makes: its hit by tool-use id (the
-// first, as the scan lists them), so each call costs a map lookup, not a
-// pass over every hit (Segments.SegmentOf is a binary search).
-type ownerScan struct {
-	Scan
-	hit map[string]Hit
-}
-
-func newOwnerScan(t *model.Transcript) *ownerScan {
-	s := &ownerScan{Scan: ScanTranscript(t), hit: map[string]Hit{}}
-	for _, h := range s.Hits {
-		if _, ok := s.hit[h.ToolUseID]; !ok {
-			s.hit[h.ToolUseID] = h
+	if countLookups != nil {
+		n := 0
+		for _, s := range scans {
+			n += s.visits
 		}
+		countLookups(n)
 	}
-	return s
+	return res
 }
 
 // names are the strings that identify an item in a trailer or a prompt.

@@ -141,6 +141,13 @@ func ReadSegments(t *model.Transcript) Segments {
 // Marks are in file order, so this is a binary search over the decodable
 // marks' lines (a transcript with many marks and many calls stays n·log n).
 func (s Segments) SegmentOf(line int) int {
+	seg, _ := s.segmentOf(line)
+	return seg
+}
+
+// segmentOf is SegmentOf, also returning how many marks it looked at (a
+// binary search's probes), which TestPerCallLookupsGrowLinearly bounds.
+func (s Segments) segmentOf(line int) (seg, visits int) {
 	if s.okLines == nil && s.Count > 1 {
 		// Built by hand rather than by ReadSegments.
 		seg := 1
@@ -149,9 +156,13 @@ func (s Segments) SegmentOf(line int) int {
 				seg++
 			}
 		}
-		return seg
+		return seg, len(s.Marks)
 	}
-	return 1 + sort.SearchInts(s.okLines, line)
+	i := sort.Search(len(s.okLines), func(i int) bool {
+		visits++
+		return s.okLines[i] >= line
+	})
+	return 1 + i, visits
 }
 
 // InWindow reports whether a row is in the current segment.

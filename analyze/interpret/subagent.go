@@ -116,6 +116,29 @@ func Polls(t *model.Transcript, agentID string) []*model.ToolResult {
 	return out
 }
 
+// PollsByTask groups a transcript's output polls by the task they read, in
+// call order: PollsByTask(t)[id] is Polls(t, id) for every non-empty id, in
+// one pass over the tool calls instead of one per agent.
+func PollsByTask(t *model.Transcript) map[string][]*model.ToolResult {
+	out := map[string][]*model.ToolResult{}
+	if t == nil {
+		return out
+	}
+	for _, c := range t.ToolCalls {
+		if !IsPoll(c.Name) || c.Result == nil {
+			continue
+		}
+		id := c.Result.PollTaskID()
+		if id == "" {
+			id = c.TaskID
+		}
+		if id != "" {
+			out[id] = append(out[id], c.Result)
+		}
+	}
+	return out
+}
+
 // IsPoll reports whether a tool reads a background task's output and status.
 func IsPoll(tool string) bool {
 	return tool == "TaskOutput" || tool == "AgentOutputTool" || tool == "BashOutput"

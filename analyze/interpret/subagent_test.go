@@ -84,3 +84,33 @@ func TestPolls(t *testing.T) {
 		t.Error("an empty id or no transcript has no polls")
 	}
 }
+
+// TestPollsByTaskAgreesWithPolls: the grouped index gives, for every id,
+// exactly what Polls gives, in the same order.
+func TestPollsByTaskAgreesWithPolls(t *testing.T) {
+	ids := []string{"", "a1", "a2", "a3"}
+	names := []string{"TaskOutput", "AgentOutputTool", "BashOutput", "TaskStop", "Bash"}
+	tr := &model.Transcript{}
+	for i := range 200 {
+		c := &model.ToolCall{Name: names[i%len(names)], TaskID: ids[i%len(ids)]}
+		if i%7 != 0 {
+			c.Result = result("", false, &model.ResultExtra{PollTaskID: ids[(i/3)%len(ids)], PollStatus: "running"})
+		}
+		tr.ToolCalls = append(tr.ToolCalls, c)
+	}
+	idx := PollsByTask(tr)
+	for _, id := range ids[1:] {
+		want, got := Polls(tr, id), idx[id]
+		if len(want) != len(got) {
+			t.Fatalf("%s: %d polls, index has %d", id, len(want), len(got))
+		}
+		for i := range want {
+			if want[i] != got[i] {
+				t.Fatalf("%s: poll %d differs", id, i)
+			}
+		}
+	}
+	if len(idx[""]) != 0 || len(PollsByTask(nil)) != 0 {
+		t.Error("no empty id, no transcript")
+	}
+}

@@ -148,6 +148,7 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 	// O(1) instead of a scan back over every attempt (40,000 orphan results
 	// took 23 s that way).
 	open := map[string][]*model.Attempt{}
+	looked := 0 // attempts looked at to close results (countLooked)
 	for _, l := range j.Lines {
 		at := model.Evidence{File: j.File, Line: l.Line}
 		switch l.Type {
@@ -166,6 +167,7 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 		case "result", "failed":
 			closed := false
 			if stack := open[l.AgentID]; l.AgentID != "" && len(stack) > 0 {
+				looked++
 				a := stack[len(stack)-1]
 				open[l.AgentID] = stack[:len(stack)-1]
 				a.ClosedBy = model.OutcomeCompleted
@@ -181,8 +183,16 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 			}
 		}
 	}
+	if countLooked != nil {
+		countLooked(looked)
+	}
 	return attempts, orphans
 }
+
+// countLooked, when set (by tests), receives how many attempts Attempts
+// looked at to close result and failed lines: one per line that closes
+// one (TestOrphanResultsCostOneLookupEach bounds it).
+var countLooked func(int)
 
 // KeyOf is the key a journal line groups under.
 func KeyOf(l model.JournalLine) string {

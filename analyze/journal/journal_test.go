@@ -220,3 +220,28 @@ func BenchmarkReadJunkJournal(b *testing.B) {
 		})
 	}
 }
+
+// TestOrphanResultsCostOneLookupEach (issue 12, item 12;
+// BenchmarkAttemptsOrphanResults shows the time): n attempts that never
+// return, then n results that close none of them, then n that close each.
+// A result used to scan back over every attempt (n² for orphans: 40,000
+// took 23 s); it now looks at most at its agent's latest open attempt.
+func TestOrphanResultsCostOneLookupEach(t *testing.T) {
+	looked := 0
+	countLooked = func(n int) { looked += n }
+	defer func() { countLooked = nil }()
+	for _, n := range []int{1000, 4000} {
+		j := orphanJournal(n)
+		for i := range n {
+			j.Lines = append(j.Lines, model.JournalLine{Line: 2*n + i + 1, Index: 2*n + i + 1, Type: "result", AgentID: fmt.Sprintf("a%d", i)})
+		}
+		looked = 0
+		atts, orphans := Attempts(j)
+		if len(orphans) != n || atts[n-1].ClosedBy != model.OutcomeCompleted {
+			t.Fatalf("n=%d: %d orphans, last attempt closed by %q", n, len(orphans), atts[n-1].ClosedBy)
+		}
+		if looked > n {
+			t.Errorf("n=%d: %d attempts looked at for %d results: a result scans attempts", n, looked, 2*n)
+		}
+	}
+}

@@ -132,3 +132,26 @@ func BenchmarkReplayOrphanResults(b *testing.B) {
 		})
 	}
 }
+
+// TestOrphanResultsCostOneLookupEach (issue 12, item 12;
+// BenchmarkReplayOrphanResults shows the time): the replayed watcher closes
+// a result's agent's latest open occurrence from a stack; it used to scan
+// back over every occurrence for each result (n² for orphans).
+func TestOrphanResultsCostOneLookupEach(t *testing.T) {
+	looked := 0
+	countLooked = func(n int) { looked += n }
+	defer func() { countLooked = nil }()
+	for _, n := range []int{1000, 4000} {
+		w := orphanWorld(n)
+		at := w.Lines[len(w.Lines)-1].At
+		for i := range n {
+			at = at.Add(time.Millisecond)
+			w.Lines = append(w.Lines, journalLine{At: at, Kind: LineResult, Key: fmt.Sprintf("k%d", i), AgentID: fmt.Sprintf("a%d", i)})
+		}
+		looked = 0
+		replayWorld(w, DefaultOptions())
+		if looked != n {
+			t.Errorf("n=%d: %d occurrences looked at for %d results (%d closing): want one per closing result", n, looked, 2*n, n)
+		}
+	}
+}

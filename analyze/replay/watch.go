@@ -322,6 +322,9 @@ func (s *watcher) apply(l journalLine) {
 		if len(stack) == 0 {
 			return // an orphan: it closes nothing
 		}
+		if countLooked != nil {
+			countLooked(1)
+		}
 		o := stack[len(stack)-1]
 		s.openByAgent[l.AgentID] = stack[:len(stack)-1]
 		o.closedBy, o.closed = "completed", l.Where
@@ -334,6 +337,11 @@ func (s *watcher) apply(l journalLine) {
 		s.newClosed = append(s.newClosed, o)
 	}
 }
+
+// countLooked, when set (by tests), receives how many occurrences the
+// watcher looked at to close a result or failed line (one: the top of the
+// agent's stack; TestOrphanResultsCostOneLookupEach bounds it).
+var countLooked func(int)
 
 // resolve retries every pending item of one kind, in the order detected; an
 // item still unresolved after maxPendingPolls polls is forced out.

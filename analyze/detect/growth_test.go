@@ -1,0 +1,83 @@
+package detect
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// allocated returns the bytes and the number of heap allocations f makes.
+func allocated(f func()) (bytes, mallocs uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
+}
+
+// TestReviewEvidenceGrowsLinearly (issue 12, item 12; BenchmarkReviewEvidence
+// shows the time): n killed agents and n review agents with long prompts.
+// Every (killed, review) pair used to build and lower-case the review's
+// prompt to look for the killed agent's names (an 11 MB transcript took
+// 114 s); each prompt is now read once through an index of every name.
+func TestReviewEvidenceGrowsLinearly(t *testing.T) {
+	measure := func(n int) (uint64, uint64) {
+		run := reviewRun(n)
+		var reviewed bool
+		b, m := allocated(func() {
+			f := Analyze(run, Options{})
+			reviewed = f.Subagents[0].Reviewed && f.Subagents[n-1].Reviewed
+		})
+		if !reviewed {
+			t.Fatalf("n=%d: the killed agents are not reviewed", n)
+		}
+		return b, m
+	}
+	sb, sm := measure(100)
+	lb, lm := measure(400)
+	t.Logf("bytes %d -> %d, allocations %d -> %d", sb, lb, sm, lm)
+	if r := float64(lb) / float64(sb); r > 5 {
+		t.Errorf("4x the agents allocated %.1fx the bytes: review evidence is not linear", r)
+	}
+	if r := float64(lm) / float64(sm); r > 5 {
+		t.Errorf("4x the agents made %.1fx the allocations: review evidence is not linear", r)
+	}
+}
+
+// TestPerCallLookupsGrowLinearly (issue 12, item 12;
+// BenchmarkKilledSubagentsAndMarks shows the time): n killed agents, a
+// segment mark after each, and an output poll of each. For every call the
+// facts look up its resume-gate hit, its segment and its polls; each used to
+// be a pass over every hit, every mark or every tool call of the transcript
+// (n² in all: 32,000 killed agents took 28 s). Counted as the hits, marks and
+// poll results looked at: now a map lookup, a binary search and the agent's
+// own polls per call.
+func TestPerCallLookupsGrowLinearly(t *testing.T) {
+	var visits int
+	countLookups = func(n int) { visits += n }
+	defer func() { countLookups = nil }()
+	measure := func(n int) int {
+		run := killedManyRun(n)
+		main := run.Main
+		for i, sc := range run.Subagents {
+			sc.AgentID = fmt.Sprintf("a%016d", i)
+			poll := &model.ToolCall{ID: fmt.Sprintf("toolu_poll%06d", i), Name: "TaskOutput", TaskID: sc.AgentID, At: sc.At,
+				Result: &model.ToolResult{ToolUseID: fmt.Sprintf("toolu_poll%06d", i), At: sc.At, Extra: &model.ResultExtra{PollTaskID: sc.AgentID, PollStatus: "running"}}}
+			main.ToolCalls = append(main.ToolCalls, poll)
+		}
+		visits = 0
+		f := Analyze(run, Options{})
+		if !f.Subagents[n-1].Killed || f.Subagents[n-1].Segment != n {
+			t.Fatalf("n=%d: last subagent %+v", n, f.Subagents[n-1])
+		}
+		return visits
+	}
+	small, large := measure(1000), measure(4000)
+	t.Logf("lookups looked at %d -> %d hits, marks and polls", small, large)
+	if r := float64(large) / float64(small); r > 6 || large > 4000*20 {
+		t.Errorf("4x the agents looked at %.1fx the hits, marks and polls (%d for 4,000 calls): the per-call lookups are not linear", r, large)
+	}
+}

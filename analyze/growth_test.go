@@ -1,0 +1,80 @@
+package analyze
+
+import (
+	"runtime"
+	"testing"
+)
+
+// allocated returns the bytes and the number of heap allocations f makes.
+func allocated(f func()) (bytes, mallocs uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
+}
+
+// TestLinkingGrowsLinearly (issue 12, item 12; BenchmarkLinkAsyncAgents shows
+// the time): loading a session of n background agents with n notifications
+// allocates in proportion to n. Linking used to copy and sort every
+// notification of the transcript for each call, n² bytes (20,000 agents
+// took 17 s): from 500 to 2,000 agents the bytes allocated grew 11.1x on
+// that code, 3.7x now.
+func TestLinkingGrowsLinearly(t *testing.T) {
+	measure := func(n int) uint64 {
+		dir := writeAsyncSession(t, n)
+		var res *Result
+		b, _ := allocated(func() {
+			var err error
+			res, err = Load([]string{dir}, Options{Jobs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		if len(res.Runs) != 1 || len(res.Runs[0].Subagents) != n || res.Runs[0].Subagents[n-1].Status != "completed" {
+			t.Fatalf("n=%d: the agents are not linked", n)
+		}
+		return b
+	}
+	small, large := measure(500), measure(2000)
+	t.Logf("bytes allocated: %d -> %d", small, large)
+	if ratio := float64(large) / float64(small); ratio > 5 {
+		t.Errorf("4x the agents allocated %.1fx the bytes (%d -> %d): linking is not linear", ratio, small, large)
+	}
+}
+
+// TestLegacyAgentsBesideGrowLinearly (issue 12, item 12;
+// BenchmarkLoadLegacyAgentsBeside shows the time): a folder of n sessions
+// with n legacy agent-*.jsonl files beside them. Each session used to
+// collect every agent file of the folder as a candidate (n² entries: 20,000
+// + 20,000 took 74 s); the folder's agent files are grouped by session id
+// once. From 1,000 to 4,000 sessions the bytes allocated grew 14.1x on that
+// code, 4.0x now.
+func TestLegacyAgentsBesideGrowLinearly(t *testing.T) {
+	measure := func(n int) uint64 {
+		dir := flatFolder(t, n)
+		var res *Result
+		b, _ := allocated(func() {
+			var err error
+			res, err = Load([]string{dir}, Options{Jobs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		if len(res.Runs) != n {
+			t.Fatalf("n=%d: %d runs", n, len(res.Runs))
+		}
+		for _, r := range res.Runs {
+			if len(r.Agents) != 1 {
+				t.Fatalf("run %s has %d agents, want its own one", r.Path, len(r.Agents))
+			}
+		}
+		return b
+	}
+	small, large := measure(1000), measure(4000)
+	t.Logf("bytes allocated: %d -> %d", small, large)
+	if ratio := float64(large) / float64(small); ratio > 5 {
+		t.Errorf("4x the files allocated %.1fx the bytes (%d -> %d): matching agents to sessions is not linear", ratio, small, large)
+	}
+}
