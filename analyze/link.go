@@ -33,7 +33,7 @@ func (l *loader) sessionRun(rel string) {
 		return
 	}
 	if why := notTranscript(main); why != "" {
-		l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: main.File}, Message: why})
+		l.addSkipped(model.Problem{At: model.Evidence{File: main.File}, Message: why})
 		return
 	}
 	run := &model.Run{Kind: model.KindSession, ID: main.SessionID, Path: main.File, Main: main}
@@ -95,7 +95,7 @@ func (l *loader) sessionRun(rel string) {
 		run.Agents = append(run.Agents, t)
 	}
 	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
-	l.res.Runs = append(l.res.Runs, run)
+	l.emit(run)
 }
 
 // notTranscript says why a .jsonl file is not a Claude Code transcript, or
@@ -363,7 +363,7 @@ func (l *loader) requireRunDir(wl *model.WorkflowLaunch) {
 		return
 	}
 	want := layout.RunDir(wl.At.File, wl.RunID)
-	l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s:%d: the session launched Workflow run %s, whose run directory %s/ is not in the input, so its agents cannot be checked; give the folder that holds it",
+	l.addError(fmt.Sprintf("%s:%d: the session launched Workflow run %s, whose run directory %s/ is not in the input, so its agents cannot be checked; give the folder that holds it",
 		wl.At.File, wl.At.Line, wl.RunID, want))
 }
 
@@ -378,11 +378,11 @@ func (l *loader) workflowRun(dir string) {
 	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk})
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))
+		l.addUntrusted(fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))
 		return
 	}
 	if err != nil {
-		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
+		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
 		return
 	}
 	run.Journal = j
@@ -395,7 +395,7 @@ func (l *loader) workflowRun(dir string) {
 		bad--
 	}
 	if jsonl.MostlyNotJSON(bad, len(j.Lines)) {
-		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
+		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
 			l.show(jrel), bad, bad+len(j.Lines), j.Malformed[0].Line))
 	}
 	if len(j.Lines) == 0 && j.MalformedCount == 0 {
@@ -443,7 +443,7 @@ func (l *loader) workflowRun(dir string) {
 	} else {
 		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: "run directory is not at " + layout.ExpectedRunLayout + ", so its parent transcript cannot be located"})
 	}
-	l.res.Runs = append(l.res.Runs, run)
+	l.emit(run)
 }
 
 // orphanRuns groups subagent transcripts that no session or run claimed (their
@@ -462,7 +462,7 @@ func (l *loader) orphanRuns() {
 				continue
 			}
 			if why := notTranscript(t); why != "" {
-				l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: t.File}, Message: why})
+				l.addSkipped(model.Problem{At: model.Evidence{File: t.File}, Message: why})
 				continue
 			}
 			owner := layout.OwnerFolder(f)
@@ -493,7 +493,7 @@ func (l *loader) orphanRuns() {
 			run.Agents = append(run.Agents, l.transcript(f))
 		}
 		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: run.Path}, Message: fmt.Sprintf("%d subagent transcript(s) of session %s whose parent transcript is not under the root; give the folder that holds the parent too", len(run.Agents), run.ID)})
-		l.res.Runs = append(l.res.Runs, run)
+		l.emit(run)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
@@ -80,21 +79,14 @@ type Input struct {
 
 // Load reads every run under the given paths. An error is returned only for
 // paths that do not exist or are not readable; problems inside the inputs are
-// reported on the runs.
+// reported on the runs. It keeps every run's model; callers that need only
+// what they derive from each run use Each, which keeps memory bounded.
 func Load(paths []string, opts Options) (*Result, error) {
-	res := &Result{}
-	for _, p := range paths {
-		if err := loadPath(res, p, opts); err != nil {
-			return nil, err
-		}
+	res, runs, err := Each(paths, opts, func(run *model.Run, _ int) *model.Run { return run })
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(res.Runs, func(i, j int) bool {
-		a, b := res.Runs[i], res.Runs[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.Kind < b.Kind
-	})
+	res.Runs = runs
 	return res, nil
 }
 
@@ -104,7 +96,7 @@ type target struct {
 	workflow string // rel path of a workflow run directory
 }
 
-func loadPath(res *Result, given string, opts Options) error {
+func loadPath(res *Result, given string, opts Options, out *sink, input int) error {
 	st, err := os.Stat(given)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -139,7 +131,8 @@ func loadPath(res *Result, given string, opts Options) error {
 		inv = opts.Shard.filter(inv)
 	}
 	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts,
-		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{}}
+		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{},
+		out: out, input: input, replace: -1, failed: map[string]bool{}, flagged: map[string]bool{}}
 	for _, r := range inv.Refused {
 		if strings.HasPrefix(r.Reason, "cannot be read") {
 			// A folder or file the walk could not read may hold runs: the
@@ -150,6 +143,7 @@ func loadPath(res *Result, given string, opts Options) error {
 		res.Skipped = append(res.Skipped, model.Problem{At: model.Evidence{File: l.show(r.Path)}, Message: r.Reason})
 	}
 	l.load(tgt)
+	l.flushErrors()
 	return nil
 }
 
@@ -170,6 +164,34 @@ type loader struct {
 	metas         map[string]*model.Meta
 	// notes indexes each transcript's notifications once (link.go).
 	notes map[*model.Transcript]*notificationIndex
+
+	// Streaming (stream.go): runs go to out as they are linked, and the
+	// transcripts read for one run are dropped once it is linked, so a
+	// file may be read again for a later run. failed and flagged make sure
+	// each file's problem is reported once all the same.
+	out     *sink
+	input   int  // index of the path given, passed on with each run
+	replace int  // slot the next run replaces (-1: a new run)
+	last    int  // slot of the last run handed on
+	quiet   bool // linking again: problems were reported the first time
+	failed  map[string]bool
+	flagged map[string]bool
+	// copies holds the resume copies' skip sets (resume.go), so a copy read
+	// again is read with its rows marked.
+	copies map[string]map[uint64]uint64
+	// parents are the Workflow runs' parent transcripts, kept from their
+	// session's run until the Workflow runs are linked.
+	parents map[string]*model.Transcript
+	// heads are the session files' first rows and uuids, gathered while
+	// the sessions stream by, for markResumeCopies; slots the run of each.
+	heads     []resumeFile
+	headIndex []int
+	slots     []int
+	// errors and untrusted are ordered by the phase and unit that found
+	// them, as a load that read every session first ordered them.
+	errors, untrusted []keyedProblem
+	key               problemKey
+	seq               int
 }
 
 // show turns a root-relative path into the path evidence carries.
@@ -183,37 +205,46 @@ func (l *loader) show(rel string) string {
 	return path.Join(l.display, rel)
 }
 
-// transcript reads a file once.
+// transcript reads a file, once per run that uses it (a file that cannot be
+// read is tried once).
 func (l *loader) transcript(rel string) *model.Transcript {
 	if t, ok := l.transcripts[rel]; ok {
 		return t
 	}
+	if t, ok := l.parents[rel]; ok {
+		return t
+	}
+	if l.failed[rel] {
+		return nil
+	}
 	var t *model.Transcript
 	var err error
 	if a, ok := l.ahead[rel]; ok {
+		delete(l.ahead, rel)
 		if a.panicked != nil {
 			panic(a.panicked)
 		}
 		t, err = a.t, a.err
 	} else {
-		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk})
+		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	}
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s; a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input", gaveUp))
-		l.transcripts[rel] = nil
+		l.addUntrusted(fmt.Sprintf("%s; a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input", gaveUp))
+		l.failed[rel] = true
 		return nil
 	}
 	if err != nil {
-		l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
-		l.transcripts[rel] = nil
+		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
+		l.failed[rel] = true
 		return nil
 	}
-	if t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
+	if t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) && !l.flagged[rel] {
 		// A transcript whose lines are mostly not JSON rows was damaged or
 		// padded; what the junk hid cannot be known, so the check fails
 		// closed on it instead of judging the few rows it could read.
-		l.res.Untrusted = append(l.res.Untrusted, fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
+		l.flagged[rel] = true
+		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
 	}
 	if id := layout.AgentIDFromName(path.Base(rel)); id != "" {
@@ -228,6 +259,12 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	return t
 }
 
+// readOptions are the reader's options for one file: a resume copy is read
+// with its copied rows marked.
+func (l *loader) readOptions(rel string) transcript.Options {
+	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Copied: l.copies[rel]}
+}
+
 func readReason(err error) string {
 	switch {
 	case errors.Is(err, os.ErrPermission):
@@ -239,23 +276,16 @@ func readReason(err error) string {
 }
 
 func (l *loader) load(tgt target) {
+	if tgt.workflow == "" && tgt.session == "" {
+		l.stream() // stream.go
+		return
+	}
 	l.readAhead(l.willRead(tgt))
 	if tgt.workflow != "" {
 		l.workflowRun(tgt.workflow)
 		return
 	}
-	if tgt.session != "" {
-		l.sessionRun(tgt.session)
-		return
-	}
-	l.markResumeCopies()
-	for _, s := range l.inv.Sessions {
-		l.sessionRun(s)
-	}
-	for _, d := range l.inv.WorkflowDirs {
-		l.workflowRun(d)
-	}
-	l.orphanRuns()
+	l.sessionRun(tgt.session)
 }
 
 // sidecarMeta returns the parsed sidecar of an agent transcript.

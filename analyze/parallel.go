@@ -124,7 +124,9 @@ func (l *loader) readAhead(files []string) {
 		}()
 	}
 	wg.Wait()
-	l.ahead = make(map[string]readAhead, len(jobs))
+	if l.ahead == nil {
+		l.ahead = make(map[string]readAhead, len(jobs))
+	}
 	for i, j := range jobs {
 		l.ahead[j.rel] = results[i]
 	}
@@ -269,9 +271,29 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 		return m
 	}
 	m := map[string][]int{}
-	for _, k := range ix.byDir[dir] {
-		if t := l.transcript(ix.all[k].file); t != nil && t.SessionID != "" {
-			m[t.SessionID] = append(m[t.SessionID], k)
+	// The folder's agent files are read in parallel, a batch at a time, and
+	// only their session ids are kept: a session reads its own again.
+	ks := ix.byDir[dir]
+	for len(ks) > 0 {
+		batch := ks[:min(len(ks), 256)]
+		ks = ks[len(batch):]
+		var files []string
+		for _, k := range batch {
+			f := ix.all[k].file
+			if _, ok := l.transcripts[f]; !ok && !l.failed[f] {
+				files = append(files, f)
+			}
+		}
+		l.readAhead(files)
+		for _, k := range batch {
+			f := ix.all[k].file
+			_, cached := l.transcripts[f]
+			if t := l.transcript(f); t != nil && t.SessionID != "" {
+				m[t.SessionID] = append(m[t.SessionID], k)
+			}
+			if !cached {
+				delete(l.transcripts, f)
+			}
 		}
 	}
 	ix.bySession[dir] = m
@@ -306,6 +328,6 @@ func (l *loader) readOne(rel string) (r readAhead) {
 			r = readAhead{panicked: fmt.Sprintf("reading %s: %v", l.show(rel), p)}
 		}
 	}()
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk})
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	return readAhead{t: t, err: err}
 }

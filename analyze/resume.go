@@ -5,7 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
 
@@ -26,19 +25,14 @@ const maxOriginals = 8
 // other file's (the resumed file starts with the replay); a row is a copy
 // when an earlier file holds a row with its uuid and the same content but
 // for the sessionId. The search costs one map lookup per row of the root's
-// session files; the uuid hashes are dropped afterwards.
+// session files; the uuid hashes are gathered while the sessions stream by
+// (loader.heads) and dropped afterwards. A copy's run, already handed on,
+// is linked again from the marked reading and replaces the first.
 func (l *loader) markResumeCopies() {
-	var files []resumeFile
-	var rels []string
-	var ts []*model.Transcript
-	for _, rel := range l.inv.Sessions {
-		t := l.transcript(rel)
-		if t == nil {
-			continue
-		}
-		files = append(files, resumeFile{rel, t.FirstTime, t.FirstUUID, t.UUIDs})
-		rels = append(rels, rel)
-		ts = append(ts, t)
+	files := l.heads
+	rels := make([]string, len(files))
+	for i := range files {
+		rels[i] = files[i].rel
 	}
 	originals := resumeOriginals(files)
 	copies := make([]int, 0, len(originals))
@@ -94,10 +88,11 @@ func (l *loader) markResumeCopies() {
 			continue // keep the first reading
 		}
 		t.UUIDs = nil
-		l.transcripts[rel] = t
-	}
-	for _, t := range ts {
-		t.UUIDs = nil
+		if l.copies == nil {
+			l.copies = map[string]map[uint64]uint64{}
+		}
+		l.copies[rel] = skip
+		l.relink(l.headIndex[j], rel, t) // stream.go
 	}
 }
 

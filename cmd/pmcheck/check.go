@@ -41,6 +41,8 @@ type CheckCmd struct {
 
 	AllowEmpty bool  `name:"allow-empty" help:"Exit 0 when no runs are found (by default that is an error: a check that evaluated nothing must not pass)."`
 	LineCap    int64 `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes."`
+
+	dropFacts bool // no report asked for shows the facts (Run)
 }
 
 // Run is the whole check pipeline: inputs -> analyze -> facts -> rules ->
@@ -52,6 +54,15 @@ func (c *CheckCmd) Run(env *Env) error {
 	outs, err := report.ParseOutputs(c.Format)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	// Only the JSON and HTML reports show the facts of every run; without
+	// them the facts are dropped as each run is analysed (a fleet's facts
+	// are most of what a check would otherwise hold).
+	c.dropFacts = true
+	for _, o := range outs {
+		if o.Format == report.FormatJSON || o.Format == report.FormatHTML {
+			c.dropFacts = false
+		}
 	}
 	doc, err := c.document(env)
 	if err != nil {
@@ -98,7 +109,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	pipe := pipeline{Pack: pack, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}
+	pipe := pipeline{Pack: pack, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels, DropFacts: c.dropFacts}
 	if c.Git != "" {
 		if pipe.Git, err = analyze.JoinGit(c.Git, c.Base, c.Head); err != nil {
 			return nil, usageError("%v", err)
@@ -108,8 +119,8 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, facts, findings := ev.Res, ev.Facts, ev.Findings
-	if len(res.Runs) == 0 && !c.AllowEmpty {
+	res, findings := ev.Res, ev.Findings
+	if len(ev.Runs) == 0 && !c.AllowEmpty {
 		return nil, usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
 	if c.WriteBaseline != "" {
@@ -127,11 +138,11 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		Root:          root,
 		Rules:         reportRules(pack),
 		Findings:      findings,
-		Runs:          runSummaries(facts),
-		Facts:         runFacts(facts),
+		Runs:          runSummaries(ev.Runs),
+		Facts:         runFacts(ev.Runs, c.dropFacts),
 		Git:           gitBranch(pipe.Git),
 		Review:        reviewSearch(pipe.detectOptions()),
-		Inputs:        inputsSummary(res),
+		Inputs:        inputsSummary(res, ev.Runs),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
 	})
@@ -149,18 +160,23 @@ func reportRules(p *rules.Pack) []report.Rule {
 	return out
 }
 
-func runSummaries(facts []analyze.RunFacts) []report.RunSummary {
-	out := make([]report.RunSummary, 0, len(facts))
-	for _, f := range facts {
-		out = append(out, report.RunSummaryFromFact(f.Run))
+func runSummaries(runs []runResult) []report.RunSummary {
+	out := make([]report.RunSummary, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, r.Summary)
 	}
 	return out
 }
 
-func runFacts(facts []analyze.RunFacts) []report.RunFacts {
-	out := make([]report.RunFacts, 0, len(facts))
-	for _, f := range facts {
-		out = append(out, report.NewRunFacts(f))
+// runFacts are the runs' facts for the report; none when they were dropped
+// (no report asked for shows them).
+func runFacts(runs []runResult, dropped bool) []report.RunFacts {
+	if dropped {
+		return nil
+	}
+	out := make([]report.RunFacts, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, r.Facts)
 	}
 	return out
 }
@@ -179,25 +195,25 @@ func reviewSearch(o analyze.DetectOptions) report.ReviewSearch {
 	return report.ReviewSearch{Trailers: r.Trailers, Files: r.FilePatterns, ReviewerKeywords: r.ReviewerKeywords, AgentAuthors: r.AgentAuthors}
 }
 
-func inputsSummary(res *analyze.Result) report.Inputs {
+func inputsSummary(res *analyze.Result, runs []runResult) report.Inputs {
 	in := report.Inputs{Problems: []report.Problem{}}
-	seen := map[*analyze.Transcript]bool{}
-	for _, r := range res.Runs {
-		s := analyze.RunStats(r)
-		in.Files += s.Files
-		in.Malformed += s.Malformed
-		for _, t := range append([]*analyze.Transcript{r.Main}, r.Agents...) {
-			if t != nil && !seen[t] {
-				seen[t] = true
-				in.Problems = append(in.Problems, malformedProblems(t.File, t.Malformed, t.MalformedCount)...)
+	// A file that belongs to several runs (a Workflow run's parent
+	// transcript is also its session's) is listed once per path given.
+	type fileOf struct {
+		input int
+		file  string
+	}
+	seen := map[fileOf]bool{}
+	for _, r := range runs {
+		in.Files += r.files
+		in.Malformed += r.bad
+		for _, fp := range r.fileProblems {
+			if k := (fileOf{r.input, fp.file}); !seen[k] {
+				seen[k] = true
+				in.Problems = append(in.Problems, fp.problems...)
 			}
 		}
-		if r.Journal != nil {
-			in.Problems = append(in.Problems, malformedProblems(r.Journal.File, r.Journal.Malformed, r.Journal.MalformedCount)...)
-		}
-		for _, p := range r.Problems {
-			in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: p.Message})
-		}
+		in.Problems = append(in.Problems, r.problems...)
 	}
 	for _, p := range res.Skipped {
 		in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: "skipped: " + p.Message})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
 
@@ -19,20 +20,55 @@ type pipeline struct {
 	PublishTools []string
 	DeployLabels []string
 	Git          *analyze.GitBranch
+	// DropFacts keeps only the run fact of each run (no report asked for
+	// shows the others).
+	DropFacts bool
 }
 
 // evaluated is what the pipeline produced.
 type evaluated struct {
-	Res      *analyze.Result
-	Facts    []analyze.RunFacts
+	Res *analyze.Result // Runs is nil: runs are not kept (Runs below)
+	// Runs are what each run left, in run order.
+	Runs     []runResult
 	Findings []rules.Finding
+}
+
+// runResult is what the pipeline keeps of one run once it is analysed: its
+// summary, its facts (only the run fact when the facts are dropped), what
+// the report's input summary needs, and its findings.
+type runResult struct {
+	Summary report.RunSummary
+	Facts   report.RunFacts
+	input   int // index of the path given (problems are listed once per file and path)
+	files   int
+	bad     int
+	// fileProblems are the malformed lines of each transcript of the run,
+	// by file; problems the journal's and the run's.
+	fileProblems []fileProblems
+	problems     []report.Problem
+	findings     []rules.Finding
+	err          error
+}
+
+type fileProblems struct {
+	file     string
+	problems []report.Problem
 }
 
 // run loads paths and evaluates the rules. Unreadable inputs are a usage
 // error (exit 2): every problem but the first goes to stderr, the first is the
 // error. No runs is not an error here; callers decide what it means.
+//
+// Runs stream through: each is analysed and evaluated as soon as it is
+// linked (Jobs at once), and only its runResult is kept, so memory grows
+// with the findings and summaries, not with the transcripts. With DropFacts
+// only the run fact of each run is kept (the reports that show facts, JSON
+// and HTML, need them all).
 func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
-	res, err := analyze.Load(paths, p.Load)
+	fopts := analyze.FactsOptions{Detect: p.detectOptions(), Jobs: 1}
+	res, runs, err := analyze.Each(paths, p.Load, func(run *analyze.Run, input int) runResult {
+		return p.analyse(run, input, fopts)
+	})
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
@@ -42,12 +78,43 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 		}
 		return nil, usageError("%s", errs[0])
 	}
-	facts := analyze.Facts(res.Runs, analyze.FactsOptions{Detect: p.detectOptions(), Jobs: p.Load.Jobs})
-	findings, err := rules.Evaluate(p.Pack, facts)
-	if err != nil {
-		return nil, usageError("%v", err)
+	var findings []rules.Finding
+	for i := range runs {
+		if runs[i].err != nil {
+			return nil, usageError("%v", runs[i].err)
+		}
+		findings = append(findings, runs[i].findings...)
+		runs[i].findings = nil
 	}
-	return &evaluated{Res: res, Facts: facts, Findings: findings}, nil
+	rules.SortFindings(findings)
+	return &evaluated{Res: res, Runs: runs, Findings: findings}, nil
+}
+
+// analyse derives one run's facts, evaluates the rules on them and keeps
+// what the reports need.
+func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOptions) runResult {
+	facts := analyze.Facts([]*analyze.Run{run}, fopts)
+	r := runResult{Summary: report.RunSummaryFromFact(facts[0].Run), input: input}
+	r.findings, r.err = rules.Evaluate(p.Pack, facts)
+	if p.DropFacts {
+		r.Facts = report.RunFacts{Facts: analyze.RunFacts{Run: facts[0].Run}}
+	} else {
+		r.Facts = report.NewRunFacts(facts[0])
+	}
+	s := analyze.RunStats(run)
+	r.files, r.bad = s.Files, s.Malformed
+	for _, t := range append([]*analyze.Transcript{run.Main}, run.Agents...) {
+		if t != nil {
+			r.fileProblems = append(r.fileProblems, fileProblems{t.File, malformedProblems(t.File, t.Malformed, t.MalformedCount)})
+		}
+	}
+	if run.Journal != nil {
+		r.problems = append(r.problems, malformedProblems(run.Journal.File, run.Journal.Malformed, run.Journal.MalformedCount)...)
+	}
+	for _, pr := range run.Problems {
+		r.problems = append(r.problems, report.Problem{File: pr.At.File, Line: pr.At.Line, Message: pr.Message})
+	}
+	return r
 }
 
 // detectOptions: the rule file's settings configure the detectors; flags

@@ -176,7 +176,7 @@ func (c *RulesTestCmd) runCase(env *Env, file string, lopts analyze.Options) rep
 	if err != nil {
 		return fail(err)
 	}
-	if len(ev.Res.Runs) == 0 {
+	if len(ev.Runs) == 0 {
 		return fail(fmt.Errorf("no runs found in %s: the run under test must be a session transcript, a session folder or a Workflow run directory", tc.Run))
 	}
 	got := actuals(ev, dir)

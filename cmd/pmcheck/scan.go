@@ -55,16 +55,21 @@ func (c *ScanCmd) Run(env *Env) error {
 	}
 	bar := newProgressBar(env.Stderr, c.Progress)
 	opts.Progress = bar.update
-	res, err := analyze.Load([]string{root}, opts)
+	// Each run is listed as soon as it is linked; only its row is kept.
+	res, runs, err := analyze.Each([]string{root}, opts, func(r *analyze.Run, _ int) scanRun {
+		return scanRun{Kind: r.Kind, ID: r.ID, Path: r.Path, Stats: analyze.RunStats(r), Problems: r.Problems}
+	})
 	bar.finish()
 	if err != nil {
 		return usageError("%v", err)
 	}
 	errs := res.CheckErrors()
-	out := scanOutput{Inputs: res.Inputs, Skipped: res.Skipped, Errors: errs, Runs: []scanRun{}}
-	for _, r := range res.Runs {
-		s := analyze.RunStats(r)
-		out.Runs = append(out.Runs, scanRun{Kind: r.Kind, ID: r.ID, Path: r.Path, Stats: s, Problems: r.Problems})
+	out := scanOutput{Inputs: res.Inputs, Skipped: res.Skipped, Errors: errs, Runs: runs}
+	if out.Runs == nil {
+		out.Runs = []scanRun{}
+	}
+	for _, r := range runs {
+		s := r.Stats
 		out.Totals.Agents += s.Agents
 		out.Totals.Attempts += s.Attempts
 		out.Totals.Files += s.Files
@@ -87,10 +92,10 @@ func (c *ScanCmd) Run(env *Env) error {
 	if len(errs) > 0 {
 		return &ExitError{Code: ExitUsage}
 	}
-	if len(res.Runs) == 0 && !c.AllowEmpty && c.Shard != "" {
+	if len(runs) == 0 && !c.AllowEmpty && c.Shard != "" {
 		return usageError("no runs in shard %s under %s: use fewer shards, or pass --allow-empty", c.Shard, root)
 	}
-	if len(res.Runs) == 0 && !c.AllowEmpty {
+	if len(runs) == 0 && !c.AllowEmpty {
 		return usageError("no runs found under %s: give a folder that holds session transcripts (<sessionId>.jsonl) or Workflow run directories (journal.jsonl), or pass --allow-empty", root)
 	}
 	return nil

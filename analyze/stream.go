@@ -1,0 +1,446 @@
+package analyze
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pmcheck/pmcheck/analyze/layout"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// A fleet is not held whole: runs stream through the analysis. The loader
+// links one run at a time, in the order a load of everything linked them,
+// while the files of the next runs are read ahead in parallel (a bounded
+// window); each run is handed to the caller's function as soon as it is
+// linked (Jobs of them at once) and only what that function returns is
+// kept. Memory then grows with what callers keep per run, not with the
+// transcripts.
+//
+// What needs more than one run is kept apart and small: the uuids of the
+// session files (markResumeCopies, after the sessions; a resume copy's run
+// is linked and handed on again with its copied rows marked, replacing the
+// first), the agent files claimed (orphanRuns), the index of agent files
+// and sidecars. Problems are reported once per file and sorted back into
+// the order of a load that read every session file before linking.
+
+// Each loads like Load, but hands every run to fn as soon as it is linked,
+// with the index of the path it was found under, and drops the run when fn
+// returns. fn may be called from several goroutines at once (up to
+// opts.Jobs) and may be called twice for one run (a resume copy found
+// later); the results are in Load's run order whatever opts.Jobs is.
+// Result.Runs is nil.
+func Each[T any](paths []string, opts Options, fn func(run *model.Run, input int) T) (*Result, []T, error) {
+	var mu sync.Mutex
+	var out []T
+	s := newSink(opts.Jobs, func(run *model.Run, input, slot int) {
+		v := fn(run, input)
+		mu.Lock()
+		for len(out) <= slot {
+			var zero T
+			out = append(out, zero)
+		}
+		out[slot] = v
+		mu.Unlock()
+	})
+	res := &Result{}
+	for i, p := range paths {
+		if err := loadPath(res, p, opts, s, i); err != nil {
+			s.close()
+			return nil, nil, err
+		}
+	}
+	s.close()
+	// Runs are sorted by (path, kind); runs of one path and kind (orphan
+	// groups of one folder, a root given twice) keep the order they were
+	// linked in.
+	order := make([]int, len(s.keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, y := s.keys[a], s.keys[b]
+		return cmp.Or(cmp.Compare(x.path, y.path), cmp.Compare(x.kind, y.kind))
+	})
+	sorted := make([]T, len(order))
+	for i, k := range order {
+		if k < len(out) {
+			sorted[i] = out[k]
+		}
+	}
+	return res, sorted, nil
+}
+
+// sink runs the caller's function over linked runs, jobs at once.
+type sink struct {
+	jobs  int
+	fn    func(run *model.Run, input, slot int)
+	keys  []runKey // by slot
+	tasks chan sinkTask
+	busy  sync.WaitGroup // runs handed on and not yet done
+	done  sync.WaitGroup // workers
+	mu    sync.Mutex
+	// panicked is the first panic of a worker, raised again on the loading
+	// goroutine (drain) so that the command's recover sees it.
+	panicked any
+}
+
+type runKey struct{ path, kind string }
+
+type sinkTask struct {
+	run         *model.Run
+	input, slot int
+}
+
+func newSink(jobs int, fn func(run *model.Run, input, slot int)) *sink {
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	s := &sink{jobs: jobs, fn: fn}
+	if jobs > 1 {
+		s.tasks = make(chan sinkTask, jobs)
+		for range jobs {
+			s.done.Add(1)
+			go func() {
+				defer s.done.Done()
+				for t := range s.tasks {
+					s.call(t)
+				}
+			}()
+		}
+	}
+	return s
+}
+
+// emit hands a run on; replace is the slot of a run it replaces (-1: a new
+// run). It returns the run's slot.
+func (s *sink) emit(run *model.Run, input, replace int) int {
+	slot := replace
+	if slot < 0 {
+		slot = len(s.keys)
+		s.keys = append(s.keys, runKey{run.Path, run.Kind})
+	}
+	if s.tasks == nil {
+		s.fn(run, input, slot)
+		return slot
+	}
+	s.busy.Add(1)
+	s.tasks <- sinkTask{run, input, slot}
+	return slot
+}
+
+func (s *sink) call(t sinkTask) {
+	defer s.busy.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			s.mu.Lock()
+			if s.panicked == nil {
+				s.panicked = p
+			}
+			s.mu.Unlock()
+		}
+	}()
+	s.fn(t.run, t.input, t.slot)
+}
+
+// drain waits until every run handed on is done.
+func (s *sink) drain() {
+	s.busy.Wait()
+	s.mu.Lock()
+	p := s.panicked
+	s.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+}
+
+// close drains the sink and stops its workers.
+func (s *sink) close() {
+	if s.tasks != nil {
+		close(s.tasks)
+		s.done.Wait()
+		s.tasks = nil
+	}
+	s.drain()
+}
+
+// emit hands a linked run on.
+func (l *loader) emit(run *model.Run) {
+	l.last = l.out.emit(run, l.input, l.replace)
+}
+
+// evict drops the transcripts read for the run just linked.
+func (l *loader) evict() {
+	clear(l.transcripts)
+	l.notes = nil
+	l.ahead = nil
+}
+
+// problemKey orders problems as a load that read every session file first
+// and then linked the sessions, the workflow runs and the orphans in turn
+// found them: phase 0 is the reading of the session files, 1 the sessions,
+// 2 the workflow runs, 3 the orphans; unit is the session's or run's index.
+type problemKey struct{ phase, unit int }
+
+type keyedProblem struct {
+	key problemKey
+	seq int
+	msg string
+}
+
+func (l *loader) addError(msg string) {
+	if !l.quiet {
+		l.errors = append(l.errors, keyedProblem{l.key, l.seq, msg})
+		l.seq++
+	}
+}
+
+func (l *loader) addUntrusted(msg string) {
+	if !l.quiet {
+		l.untrusted = append(l.untrusted, keyedProblem{l.key, l.seq, msg})
+		l.seq++
+	}
+}
+
+func (l *loader) addSkipped(p model.Problem) {
+	if !l.quiet {
+		l.res.Skipped = append(l.res.Skipped, p)
+	}
+}
+
+// flushErrors moves the problems found into the result, in order.
+func (l *loader) flushErrors() {
+	for _, ps := range []*[]keyedProblem{&l.errors, &l.untrusted} {
+		slices.SortFunc(*ps, func(a, b keyedProblem) int {
+			return cmp.Or(cmp.Compare(a.key.phase, b.key.phase), cmp.Compare(a.key.unit, b.key.unit), cmp.Compare(a.seq, b.seq))
+		})
+	}
+	for _, p := range l.errors {
+		l.res.Errors = append(l.res.Errors, p.msg)
+	}
+	for _, p := range l.untrusted {
+		l.res.Untrusted = append(l.res.Untrusted, p.msg)
+	}
+	l.errors, l.untrusted = nil, nil
+}
+
+// stream links every run of a root, one at a time.
+func (l *loader) stream() {
+	l.agentIndex()
+	// The parent transcripts of Workflow runs are kept from their session
+	// until the runs are linked: one reading, one transcript for both runs.
+	parents := map[string]bool{}
+	for _, d := range l.inv.WorkflowDirs {
+		if p, ok := layout.ParentOfRun(d); ok {
+			parents[p] = true
+		}
+	}
+	l.parents = map[string]*model.Transcript{}
+	sessions := l.inv.Sessions
+	l.slots = make([]int, len(sessions))
+	pf := l.prefetch(len(sessions), l.sessionFiles)
+	for k, s := range sessions {
+		l.ahead = pf.next()
+		l.key = problemKey{0, k}
+		if t := l.transcript(s); t != nil {
+			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, t.UUIDs})
+			l.headIndex = append(l.headIndex, k)
+			t.UUIDs = nil
+		}
+		l.key = problemKey{1, k}
+		l.last = -1
+		l.sessionRun(s)
+		l.slots[k] = l.last
+		if parents[s] {
+			l.parents[s] = l.transcripts[s]
+		}
+		l.evict()
+	}
+	pf.stop()
+	// A resume copy's run replaces the one handed on: wait until that one is
+	// done.
+	l.out.drain()
+	l.markResumeCopies()
+	l.heads, l.headIndex, l.slots = nil, nil, nil
+
+	dirs := l.inv.WorkflowDirs
+	pf = l.prefetch(len(dirs), l.workflowFiles)
+	for k, d := range dirs {
+		l.ahead = pf.next()
+		l.key = problemKey{2, k}
+		l.workflowRun(d)
+		l.evict()
+	}
+	pf.stop()
+	l.parents = nil
+
+	l.key = problemKey{3, 0}
+	var orphans []string
+	for _, e := range l.agentIndex().all {
+		if !l.claimed[e.file] && !layout.InWorkflowRun(e.file) {
+			orphans = append(orphans, e.file)
+		}
+	}
+	l.readAhead(orphans)
+	l.orphanRuns()
+	l.evict()
+}
+
+// relink links a session again (a resume copy, with its rows marked) and
+// hands its run on in place of the first.
+func (l *loader) relink(k int, rel string, t *model.Transcript) {
+	l.ahead = map[string]readAhead{rel: {t: t}}
+	l.key = problemKey{1, k}
+	l.quiet, l.replace = true, l.slots[k]
+	l.sessionRun(rel)
+	if _, ok := l.parents[rel]; ok {
+		l.parents[rel] = t
+	}
+	l.quiet, l.replace = false, -1
+	l.evict()
+}
+
+// sessionFiles are the files a session's run reads for sure: the session
+// and its own subagent transcripts (legacy agent files beside it are read
+// when the session's id is known).
+func (l *loader) sessionFiles(k int) []string {
+	s := l.inv.Sessions[k]
+	files := []string{s}
+	if stem := layout.Stem(s); stem != "" {
+		for _, i := range l.agents.byStem[stem] {
+			if f := l.agents.all[i].file; layout.OwnSubagent(s, f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
+}
+
+// workflowFiles are the files a Workflow run reads: its agents and the
+// parent transcript.
+func (l *loader) workflowFiles(k int) []string {
+	d := l.inv.WorkflowDirs[k]
+	var files []string
+	for _, i := range l.agents.byDir[d] {
+		files = append(files, l.agents.all[i].file)
+	}
+	if parent, ok := layout.ParentOfRun(d); ok {
+		if _, kept := l.parents[parent]; !kept {
+			files = append(files, parent)
+		}
+	}
+	return files
+}
+
+// prefetcher reads the files of the next units (runs) while the current one
+// is linked: at most a window of units ahead, with Jobs readers.
+type prefetcher struct {
+	ready chan *unitRead
+	quit  chan struct{}
+}
+
+type unitRead struct {
+	files []string
+	res   []readAhead
+	left  atomic.Int32
+	done  chan struct{}
+}
+
+type fileTask struct {
+	u *unitRead
+	i int
+}
+
+// prefetch starts reading the files of units 0..n-1 (files(k) lists unit
+// k's) in order. With one job nothing is read ahead: the linker reads.
+func (l *loader) prefetch(n int, files func(k int) []string) *prefetcher {
+	jobs := l.opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	if jobs == 1 || n == 0 {
+		return nil
+	}
+	p := &prefetcher{ready: make(chan *unitRead, 4*jobs), quit: make(chan struct{})}
+	total := 0
+	if l.opts.Progress != nil {
+		for k := range n {
+			total += len(files(k))
+		}
+	}
+	var mu sync.Mutex
+	done := 0
+	tasks := make(chan fileTask, jobs)
+	for range jobs {
+		go func() {
+			for t := range tasks {
+				t.u.res[t.i] = l.readOne(t.u.files[t.i])
+				if l.opts.Progress != nil {
+					mu.Lock()
+					done++
+					l.opts.Progress(done, total)
+					mu.Unlock()
+				}
+				if t.u.left.Add(-1) == 0 {
+					close(t.u.done)
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(tasks)
+		for k := range n {
+			var fs []string
+			for _, f := range files(k) {
+				// Files that cannot be stat'ed are left to the linker,
+				// which reports them.
+				if st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(f))); err == nil && st.Mode().IsRegular() {
+					fs = append(fs, f)
+				}
+			}
+			u := &unitRead{files: fs, res: make([]readAhead, len(fs)), done: make(chan struct{})}
+			u.left.Store(int32(len(fs)))
+			if len(fs) == 0 {
+				close(u.done)
+			}
+			select {
+			case p.ready <- u:
+			case <-p.quit:
+				return
+			}
+			for i := range fs {
+				select {
+				case tasks <- fileTask{u, i}:
+				case <-p.quit:
+					return
+				}
+			}
+		}
+	}()
+	return p
+}
+
+// next waits for the next unit's files.
+func (p *prefetcher) next() map[string]readAhead {
+	if p == nil {
+		return nil
+	}
+	u := <-p.ready
+	<-u.done
+	m := make(map[string]readAhead, len(u.files))
+	for i, f := range u.files {
+		m[f] = u.res[i]
+	}
+	return m
+}
+
+// stop ends the reading ahead (all units consumed, or a panic on the way).
+func (p *prefetcher) stop() {
+	if p != nil {
+		close(p.quit)
+	}
+}
