@@ -9,6 +9,9 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/rules"
 )
@@ -23,33 +26,58 @@ func JSON(doc *Document) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// streamedFields are the Document's lists that grow with the input (a
-// finding per attempt, a summary and the facts per run): writeJSON encodes
-// them one element at a time, so a report of hundreds of thousands of
-// findings is never held whole in memory (encoding/json would build it
-// compact, then again indented).
-var streamedFields = []string{"findings", "runs", "facts"}
-
 // writeJSON writes the bytes an encoding/json Encoder with two-space indent
-// and no HTML escaping writes for doc, streaming the long lists: the rest
-// of the Document is encoded with those lists empty, and each list's
-// elements are spliced in where its "[]" stands. At two spaces of indent,
-// "\n  \"findings\": []" can only be that top-level key (a string cannot
-// hold a raw newline).
+// and no HTML escaping writes for doc, streaming the lists that grow with
+// the input (a finding per attempt, a summary and the facts per run, an
+// input problem per unlinked agent): the rest of the Document is encoded
+// with those lists empty, and each list's elements are spliced in where its
+// "[]" stands, so a report of hundreds of thousands of findings is never
+// held whole in memory (encoding/json would build it compact, then again
+// indented). At two spaces of indent, "\n  \"findings\": []" can only be
+// that top-level key and "\n    \"problems\": []" the one of inputs (a
+// string cannot hold a raw newline, and the other lists are empty in the
+// skeleton). Findings and problems, the longest lists, are written by
+// appendFinding and appendProblem, which write what encoding/json writes
+// without its reflection and second indenting pass
+// (TestStreamedJSONIsEncodingJSON, TestAppendFindingIsEncodingJSON).
 func writeJSON(w io.Writer, doc *Document) error {
 	skel := *doc
-	lists := [][]any{nil, nil, nil}
+	type splice struct {
+		mark   string
+		prefix string // of each element's lines
+		n      int
+		elem   func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error)
+	}
+	var splices []splice
 	if doc.Findings != nil {
-		lists[0] = anySlice(doc.Findings)
 		skel.Findings = []rules.Finding{}
+		splices = append(splices, splice{"\n  \"findings\": []", "    ", len(doc.Findings), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
+			if out, ok := appendFinding(b, &doc.Findings[i], "    "); ok {
+				return out, nil
+			}
+			e, err := enc(&doc.Findings[i])
+			return append(b, e...), err
+		}})
 	}
 	if doc.Runs != nil {
-		lists[1] = anySlice(doc.Runs)
 		skel.Runs = []RunSummary{}
+		splices = append(splices, splice{"\n  \"runs\": []", "    ", len(doc.Runs), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
+			e, err := enc(&doc.Runs[i])
+			return append(b, e...), err
+		}})
 	}
 	if doc.Facts != nil {
-		lists[2] = anySlice(doc.Facts)
 		skel.Facts = []RunFacts{}
+		splices = append(splices, splice{"\n  \"facts\": []", "    ", len(doc.Facts), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
+			e, err := enc(&doc.Facts[i])
+			return append(b, e...), err
+		}})
+	}
+	if doc.Inputs.Problems != nil {
+		skel.Inputs.Problems = []Problem{}
+		splices = append(splices, splice{"\n    \"problems\": []", "      ", len(doc.Inputs.Problems), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
+			return appendProblem(b, &doc.Inputs.Problems[i], "      "), nil
+		}})
 	}
 	var head bytes.Buffer
 	if err := newIndentEncoder(&head, "").Encode(&skel); err != nil {
@@ -58,35 +86,220 @@ func writeJSON(w io.Writer, doc *Document) error {
 	rest := head.Bytes()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var elem bytes.Buffer
-	enc := newIndentEncoder(&elem, "    ")
-	for i, name := range streamedFields {
-		if lists[i] == nil {
-			continue
+	var elemPrefix string
+	var enc *json.Encoder
+	encode := func(v any) ([]byte, error) {
+		elem.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, err
 		}
-		mark := []byte("\n  \"" + name + "\": []")
-		at := bytes.Index(rest, mark)
+		return bytes.TrimSuffix(elem.Bytes(), []byte("\n")), nil
+	}
+	var buf []byte
+	for _, sp := range splices {
+		at := bytes.Index(rest, []byte(sp.mark))
 		if at < 0 {
-			return fmt.Errorf("encoding report as JSON: no %q list in the document", name)
+			return fmt.Errorf("encoding report as JSON: no %q list in the document", strings.TrimSpace(sp.mark))
 		}
-		bw.Write(rest[:at+len(mark)-1]) // up to and including "["
-		rest = rest[at+len(mark)-1:]    // from "]"
-		for j, v := range lists[i] {
-			if j > 0 {
-				bw.WriteString(",")
+		bw.Write(rest[:at+len(sp.mark)-1]) // up to and including "["
+		rest = rest[at+len(sp.mark)-1:]    // from "]"
+		if elemPrefix != sp.prefix || enc == nil {
+			elemPrefix = sp.prefix
+			enc = newIndentEncoder(&elem, sp.prefix)
+		}
+		for i := range sp.n {
+			buf = buf[:0]
+			if i > 0 {
+				buf = append(buf, ',')
 			}
-			bw.WriteString("\n    ")
-			elem.Reset()
-			if err := enc.Encode(v); err != nil {
+			buf = append(buf, '\n')
+			buf = append(buf, sp.prefix...)
+			var err error
+			if buf, err = sp.elem(buf, i, encode); err != nil {
 				return fmt.Errorf("encoding report as JSON: %w", err)
 			}
-			bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+			bw.Write(buf)
 		}
-		if len(lists[i]) > 0 {
-			bw.WriteString("\n  ")
+		if sp.n > 0 {
+			bw.WriteString("\n" + sp.prefix[2:])
 		}
 	}
 	bw.Write(rest)
 	return bw.Flush()
+}
+
+// appendFinding appends f as encoding/json writes it into an indented
+// report (two spaces, no HTML escaping), its lines after the first
+// prefixed by prefix. It reports false, and appends nothing, for a finding
+// whose time encoding/json would refuse (a year outside 0–9999): the caller
+// then lets encoding/json report the error.
+func appendFinding(b []byte, f *rules.Finding, prefix string) ([]byte, bool) {
+	var ts []byte
+	if !f.Time.IsZero() {
+		var err error
+		if ts, err = f.Time.MarshalJSON(); err != nil {
+			return b, false
+		}
+	}
+	var evTimes [][]byte
+	for _, e := range f.Evidence {
+		var t []byte
+		if !e.Time.IsZero() {
+			var err error
+			if t, err = e.Time.MarshalJSON(); err != nil {
+				return b, false
+			}
+		}
+		evTimes = append(evTimes, t)
+	}
+	in1 := prefix + "  "
+	key := func(b []byte, in, k string) []byte {
+		b = append(b, ",\n"...)
+		b = append(b, in...)
+		b = append(b, '"')
+		b = append(b, k...)
+		return append(b, "\": "...)
+	}
+	b = append(b, "{\n"...)
+	b = append(b, in1...)
+	b = append(b, "\"rule_id\": "...)
+	b = appendJSONString(b, f.RuleID)
+	b = appendJSONString(key(b, in1, "severity"), f.Severity)
+	b = appendJSONString(key(b, in1, "message"), f.Message)
+	b = appendJSONString(key(b, in1, "run_id"), f.RunID)
+	b = appendJSONString(key(b, in1, "run_kind"), f.RunKind)
+	if f.RunPath != "" {
+		b = appendJSONString(key(b, in1, "run_path"), f.RunPath)
+	}
+	b = key(b, in1, "evidence")
+	switch {
+	case f.Evidence == nil:
+		b = append(b, "null"...)
+	case len(f.Evidence) == 0:
+		b = append(b, "[]"...)
+	default:
+		in2, in3 := in1+"  ", in1+"    "
+		b = append(b, '[')
+		for i, e := range f.Evidence {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '\n')
+			b = append(b, in2...)
+			b = append(b, "{\n"...)
+			b = append(b, in3...)
+			b = append(b, "\"file\": "...)
+			b = appendJSONString(b, e.File)
+			b = strconv.AppendInt(key(b, in3, "line"), int64(e.Line), 10)
+			if evTimes[i] != nil {
+				b = append(key(b, in3, "time"), evTimes[i]...)
+			}
+			b = append(b, '\n')
+			b = append(b, in2...)
+			b = append(b, '}')
+		}
+		b = append(b, '\n')
+		b = append(b, in1...)
+		b = append(b, ']')
+	}
+	if ts != nil {
+		b = append(key(b, in1, "time"), ts...)
+	}
+	b = appendJSONString(key(b, in1, "fingerprint"), f.Fingerprint)
+	if f.Suppressed {
+		b = append(key(b, in1, "suppressed"), "true"...)
+	}
+	if r := f.Fact; r != nil {
+		in2 := in1 + "  "
+		b = append(key(b, in1, "fact"), "{\n"...)
+		b = append(b, in2...)
+		b = append(b, "\"run\": "...)
+		b = appendJSONString(b, r.Run)
+		b = appendJSONString(key(b, in2, "run_id"), r.RunID)
+		b = appendJSONString(key(b, in2, "kind"), r.Kind)
+		b = strconv.AppendInt(key(b, in2, "index"), int64(r.Index), 10)
+		b = append(b, '\n')
+		b = append(b, in1...)
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	b = append(b, prefix...)
+	return append(b, '}'), true
+}
+
+// appendProblem appends p as encoding/json writes it into an indented
+// report, its lines after the first prefixed by prefix.
+func appendProblem(b []byte, p *Problem, prefix string) []byte {
+	in1 := prefix + "  "
+	b = append(b, "{\n"...)
+	b = append(b, in1...)
+	b = append(b, "\"file\": "...)
+	b = appendJSONString(b, p.File)
+	if p.Line != 0 {
+		b = append(b, ",\n"...)
+		b = append(b, in1...)
+		b = strconv.AppendInt(append(b, "\"line\": "...), int64(p.Line), 10)
+	}
+	b = append(b, ",\n"...)
+	b = append(b, in1...)
+	b = appendJSONString(append(b, "\"message\": "...), p.Message)
+	b = append(b, '\n')
+	b = append(b, prefix...)
+	return append(b, '}')
+}
+
+// appendJSONString appends s quoted as encoding/json quotes a string
+// without HTML escaping: '"' and '\\' escaped, control characters as \b,
+// \f, \n, \r, \t or \u00XX, invalid UTF-8 as \ufffd, and U+2028 and
+// U+2029 as \u2028 and \u2029.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // newIndentEncoder encodes as the canonical report does (two-space indent,
@@ -98,15 +311,6 @@ func newIndentEncoder(w io.Writer, prefix string) *json.Encoder {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent(prefix, "  ")
 	return enc
-}
-
-// anySlice lists pointers to s's elements.
-func anySlice[T any](s []T) []any {
-	out := make([]any, len(s))
-	for i := range s {
-		out[i] = &s[i]
-	}
-	return out
 }
 
 // maxSavedReport bounds what Decode reads, so a wrong file (a transcript, a

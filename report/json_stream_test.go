@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/rules"
@@ -181,4 +184,77 @@ func TestInertWriterIsInertLinesInPieces(t *testing.T) {
 			t.Fatalf("pieces of %d bytes: got %q, want %q", size, out.Bytes(), want)
 		}
 	}
+}
+
+// appendFinding and appendProblem write what encoding/json writes, on
+// findings and problems of every shape: strings with quotes, backslashes,
+// every control character, HTML characters, U+2028/U+2029 and invalid
+// UTF-8; nil, empty and several evidence; zero and non-zero times (in and
+// out of UTC); suppressed or not; with and without a fact reference.
+func TestAppendFindingIsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"", "a", "plain text", `"q"`, `back\slash`, "<b>&amp;</b>", "\u2028\u2029", "é日本", "\xff", "\xe2\x80", "bad\xc3(", "tab\there", "\x00\x01\x1f\x7f", "\b\f\n\r", "::error::x", "##[group]", "\u202e"}
+	for c := range 32 {
+		pieces = append(pieces, string(rune(c)))
+	}
+	str := func() string {
+		var b strings.Builder
+		for range rng.IntN(4) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	tm := func() time.Time {
+		switch rng.IntN(4) {
+		case 0:
+			return time.Time{}
+		case 1:
+			return time.Date(2026, 5, 6, 9, rng.IntN(60), rng.IntN(60), rng.IntN(3)*500_000_000, time.UTC)
+		case 2:
+			return time.Date(2026, 5, 6, 9, 0, 0, 123456789, time.FixedZone("x", 5400))
+		}
+		return time.Unix(int64(rng.IntN(1<<31)), 0).UTC()
+	}
+	for i := range 3000 {
+		f := rules.Finding{RuleID: str(), Severity: str(), Message: str(), RunID: str(), RunKind: str(), RunPath: str(), Time: tm(), Fingerprint: str(), Suppressed: rng.IntN(2) == 0}
+		switch n := rng.IntN(4); n {
+		case 0:
+		case 1:
+			f.Evidence = []model.Evidence{}
+		default:
+			for range n {
+				f.Evidence = append(f.Evidence, model.Evidence{File: str(), Line: rng.IntN(3) * rng.IntN(100000), Time: tm()})
+			}
+		}
+		if rng.IntN(2) == 0 {
+			f.Fact = &rules.FactRef{Run: str(), RunID: str(), Kind: str(), Index: rng.IntN(3) - 1}
+		}
+		p := Problem{File: str(), Line: rng.IntN(2) * rng.IntN(1000), Message: str()}
+		for _, prefix := range []string{"", "    ", "      "} {
+			got, ok := appendFinding(nil, &f, prefix)
+			if want := encodeIndented(t, &f, prefix); !ok || string(got) != want {
+				t.Fatalf("finding %d, prefix %q: appendFinding wrote\n%s\nencoding/json\n%s", i, prefix, got, want)
+			}
+			if got, want := string(appendProblem(nil, &p, prefix)), encodeIndented(t, &p, prefix); got != want {
+				t.Fatalf("problem %d, prefix %q: appendProblem wrote\n%s\nencoding/json\n%s", i, prefix, got, want)
+			}
+		}
+	}
+	// A time encoding/json refuses is left to encoding/json.
+	bad := rules.Finding{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if out, ok := appendFinding([]byte("x"), &bad, ""); ok || string(out) != "x" {
+		t.Errorf("a year-10000 time: appendFinding reported %v and wrote %q", ok, out)
+	}
+	if _, err := JSON(&Document{Findings: []rules.Finding{bad}}); err == nil {
+		t.Errorf("a report with a year-10000 time encoded without error")
+	}
+}
+
+func encodeIndented(t *testing.T, v any, prefix string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := newIndentEncoder(&buf, prefix).Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
