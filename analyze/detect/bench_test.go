@@ -146,3 +146,43 @@ func TestLargeTranscriptHits(t *testing.T) {
 		t.Fatalf("hits %+v", s.Hits)
 	}
 }
+
+// polledAgents is a session of n background agents, each polled once with
+// TaskOutput (the poll's result names the agent), built in memory.
+func polledAgents(n int) *model.Run {
+	main := &model.Transcript{File: "s.jsonl"}
+	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: main}
+	for i := range n {
+		at := model.Evidence{File: "s.jsonl", Line: 2*i + 1}
+		id, agent := fmt.Sprintf("toolu_%07d", i), fmt.Sprintf("a%016d", i)
+		launched := &model.ToolResult{ToolUseID: id, At: at, Text: "Async agent launched successfully.\nagentId: " + agent}
+		call := &model.ToolCall{ID: id, Name: "Agent", At: at, Result: launched}
+		main.ToolCalls = append(main.ToolCalls, call)
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: call, Owner: "s.jsonl", ToolUseID: id, Tool: "Agent",
+			Description: fmt.Sprintf("Task %d", i), Mode: model.ModeAsync, At: at, AgentID: agent, Result: launched, ResultAt: &at})
+	}
+	for i := range n {
+		at := model.Evidence{File: "s.jsonl", Line: 2*i + 2}
+		main.ToolCalls = append(main.ToolCalls, &model.ToolCall{ID: fmt.Sprintf("toolu_p%07d", i), Name: "TaskOutput", At: at,
+			Result: &model.ToolResult{At: at, Extra: &model.ResultExtra{PollTaskID: fmt.Sprintf("a%016d", i), PollStatus: "completed"}}})
+	}
+	return run
+}
+
+// BenchmarkAnalyzePolledAgents (issue 12, item 12): n background agents
+// polled with TaskOutput in one session. Each agent's outcome used to read
+// every call of its session for its polls (n²: bench/hostile async-20k spent
+// 60% of its time there); the session's polls are indexed once by agent.
+func BenchmarkAnalyzePolledAgents(b *testing.B) {
+	for _, n := range []int{2000, 8000, 32000} {
+		run := polledAgents(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				f := detect.Analyze(run, detect.Options{})
+				if len(f.Subagents) != n || f.Subagents[n-1].Outcome != "completed" {
+					b.Fatalf("%d subagents, last %q", len(f.Subagents), f.Subagents[n-1].Outcome)
+				}
+			}
+		})
+	}
+}
