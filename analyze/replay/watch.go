@@ -138,7 +138,10 @@ type watcher struct {
 }
 
 func newWatcher(w *World, opt Options) *watcher {
-	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: map[string]*occ{}, openByAgent: map[string][]*occ{},
+	// The maps are sized for the journal: growing them one rehash at a
+	// time was a third of a 200,000-line replay.
+	n := len(w.Lines)
+	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: make(map[string]*occ, n), openByAgent: make(map[string][]*occ, n),
 		quietThr: map[handle]time.Duration{}}
 }
 
@@ -167,16 +170,17 @@ func (s *watcher) next(watchs string) string {
 // poll is one iteration of watch_run's loop at simulated instant now. It
 // returns done and the exit code when the watch ends at this poll.
 func (s *watcher) poll(now time.Time) (bool, int) {
-	// Read the journal's appended lines (those written by now).
-	var fresh []journalLine
+	// Read the journal's appended lines (those written by now): the fresh
+	// ones are s.w.Lines[from:s.consumed] after the last truncation, less
+	// the torn ones (a range, not a copy: one poll of a 200,000-line
+	// journal copied every line).
+	from := s.consumed
 	truncated := false
 	for s.consumed < len(s.w.Lines) && !s.w.Lines[s.consumed].At.After(now) {
-		l := s.w.Lines[s.consumed]
+		l := &s.w.Lines[s.consumed]
 		switch l.Kind {
 		case LineTruncate:
-			truncated, fresh = true, nil
-		case LineTorn:
-			// withheld: the offset never moves past an unterminated line
+			truncated, from = true, s.consumed+1
 		case LineTooLong:
 			// An immediate, final verdict: a first poll that ends here prints
 			// no START, since the journal was never parsed.
@@ -184,8 +188,6 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 				Text: []string{"MALFORMED journal line longer than 1 MB"},
 				JSON: pyObj(kv{"event", "MALFORMED"}, kv{"reason", "line longer than 1 MB"})})
 			return true, ExitLimit
-		default:
-			fresh = append(fresh, l)
 		}
 		s.consumed++
 	}
@@ -196,7 +198,11 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 			JSON: pyObj(kv{"event", "RESET"})})
 	}
 	malformedNotice := 0
-	for _, l := range fresh {
+	for i := from; i < s.consumed; i++ {
+		l := &s.w.Lines[i]
+		if l.Kind == LineTorn || l.Kind == LineTruncate {
+			continue // withheld: the offset never moves past an unterminated line
+		}
 		s.lineNo++
 		if l.Kind == LineMalformed {
 			if !s.malformed {
@@ -204,7 +210,7 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 			}
 			continue
 		}
-		s.apply(l)
+		s.apply(*l)
 	}
 	if !s.started {
 		s.started = true
