@@ -84,7 +84,7 @@ func (l *loader) sessionRun(rel string) {
 					seen[sc.Child] = true
 					queue = append(queue, sc.Child)
 				}
-			case c.Name == "Workflow" && owner == main:
+			case c.Name() == "Workflow" && owner == main:
 				wl := l.linkLaunch(main, c)
 				l.requireRunDir(wl)
 				run.Launches = append(run.Launches, wl)
@@ -115,9 +115,9 @@ func notTranscript(t *model.Transcript) string {
 // linkSubagent resolves one Agent/Task call to its agent id and child
 // transcript, recording every source that named the id.
 func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.ToolCall, agents map[string]*model.Transcript) *model.SubagentCall {
-	sc := &model.SubagentCall{Call: c, Owner: owner.File, ToolUseID: c.ID, Tool: c.Name, Description: c.Description,
-		SubagentType: c.SubagentType, At: c.At, Mode: model.ModeSync}
-	if c.RunInBackground {
+	sc := &model.SubagentCall{Call: c, Owner: owner.File, ToolUseID: c.ID, Tool: c.Name(), Description: c.Description(),
+		SubagentType: c.SubagentType(), At: c.At(), Mode: model.ModeSync}
+	if c.RunInBackground() {
 		sc.Mode = model.ModeAsync
 	}
 	ids := map[string][]string{} // id -> sources
@@ -169,7 +169,7 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 			}
 		}
 		if len(order) > 1 {
-			run.Problems = append(run.Problems, model.Problem{At: c.At, Message: fmt.Sprintf("call %s is linked to several agent ids (%s); using %s", c.ID, strings.Join(order, ", "), best)})
+			run.Problems = append(run.Problems, model.Problem{At: c.At(), Message: fmt.Sprintf("call %s is linked to several agent ids (%s); using %s", c.ID, strings.Join(order, ", "), best)})
 		}
 		if discover.ValidID(best) {
 			sc.AgentID = best
@@ -177,7 +177,7 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 			sort.Strings(src)
 			sc.LinkedBy = dedupe(src)
 		} else {
-			run.Problems = append(run.Problems, model.Problem{At: c.At, Message: fmt.Sprintf("call %s names agent id %q, which is not a valid id; not linked", c.ID, best)})
+			run.Problems = append(run.Problems, model.Problem{At: c.At(), Message: fmt.Sprintf("call %s names agent id %q, which is not a valid id; not linked", c.ID, best)})
 		}
 	}
 	if sc.AgentID != "" {
@@ -325,7 +325,7 @@ func allNotifications(t *model.Transcript) []*model.Notification {
 
 // linkLaunch reads a Workflow call's result, notifications and TaskStops.
 func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.WorkflowLaunch {
-	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID, At: c.At}
+	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID, At: c.At()}
 	if r := c.Result; r != nil {
 		wl.RunID, wl.TaskID, wl.Status = r.RunID(), r.TaskID(), r.Status()
 		at := r.At
@@ -340,8 +340,8 @@ func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.Wo
 	}
 	if wl.TaskID != "" {
 		for _, s := range main.ToolCalls {
-			if s.Name == "TaskStop" && s.TaskID == wl.TaskID {
-				wl.Stops = append(wl.Stops, s.At)
+			if s.Name() == "TaskStop" && s.TaskID() == wl.TaskID {
+				wl.Stops = append(wl.Stops, s.At())
 			}
 		}
 	}
@@ -432,7 +432,7 @@ func (l *loader) workflowRun(dir string) {
 			if p := l.transcript(prel); p != nil {
 				run.Main = p
 				for _, c := range p.ToolCalls {
-					if c.Name == "Workflow" && c.Result != nil && c.Result.RunID() == runID {
+					if c.Name() == "Workflow" && c.Result != nil && c.Result.RunID() == runID {
 						run.Launch = l.linkLaunch(p, c)
 					}
 				}

@@ -20,10 +20,10 @@ func (a *analysis) runAliases() map[string][]string {
 	var out map[string][]string
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
-			if c.Name != "Bash" || !strings.Contains(c.Command, "alias.") {
+			if c.Name() != "Bash" || !strings.Contains(c.Command(), "alias.") {
 				continue
 			}
-			for name, values := range ship.ConfigAliases(c.Command) {
+			for name, values := range ship.ConfigAliases(c.Command()) {
 				if out == nil {
 					out = map[string][]string{}
 				}

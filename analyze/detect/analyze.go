@@ -380,7 +380,7 @@ func reviewEvidence(a *pass) any {
 		} else if sc.ResultAt != nil {
 			done = *sc.ResultAt
 		}
-		for _, i := range named(sc.Call.Prompt+"\n"+sc.Description, false) {
+		for _, i := range named(sc.Call.Prompt()+"\n"+sc.Description, false) {
 			k := killed[i]
 			if sc.ToolUseID == k.toolUseID || !before(k.known, sc.At, false) {
 				continue
@@ -572,7 +572,7 @@ func (a *analysis) preclassify() {
 	var calls []*model.ToolCall
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
-			if c.Name == "Bash" {
+			if c.Name() == "Bash" {
 				calls = append(calls, c)
 			}
 		}
@@ -594,7 +594,7 @@ func (a *analysis) preclassify() {
 					return
 				}
 				for j := i; j < min(i+64, len(calls)); j++ {
-					out[j] = ship.Classify(calls[j].Command, a.shipOpts)
+					out[j] = ship.Classify(calls[j].Command(), a.shipOpts)
 				}
 			}
 		}()
@@ -610,7 +610,7 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 	if r, ok := a.classified[c]; ok {
 		return r
 	}
-	r := ship.Classify(c.Command, a.shipOpts)
+	r := ship.Classify(c.Command(), a.shipOpts)
 	a.classified[c] = r
 	return r
 }
@@ -626,14 +626,14 @@ func shipFacts(a *pass) any {
 		for _, c := range t.ToolCalls {
 			var acts []ship.Action
 			switch {
-			case c.Name == "Bash":
+			case c.Name() == "Bash":
 				acts = a.classify(c).Actions
-			case a.isPublishTool(c.Name):
-				acts = []ship.Action{{Kind: ship.KindPublish, Command: c.Name}}
+			case a.isPublishTool(c.Name()):
+				acts = []ship.Action{{Kind: ship.KindPublish, Command: c.Name()}}
 			}
 			for _, act := range acts {
-				f := model.ShipFact{RunID: a.run.ID, Kind: act.Kind, Command: act.Command, Tool: c.Name,
-					Branch: act.Branch, RefKind: act.RefKind, Possible: act.Possible, Time: c.At.Time, At: c.At, OutstandingKilled: []string{}}
+				f := model.ShipFact{RunID: a.run.ID, Kind: act.Kind, Command: act.Command, Tool: c.Name(),
+					Branch: act.Branch, RefKind: act.RefKind, Possible: act.Possible, Time: c.At().Time, At: c.At(), OutstandingKilled: []string{}}
 				if act.RefKind == ship.RefTag {
 					f.Tag = act.Target
 				}
@@ -641,7 +641,7 @@ func shipFacts(a *pass) any {
 					f.Branch = t.GitBranch
 				}
 				facts = append(facts, f)
-				copied = append(copied, c.Copied)
+				copied = append(copied, c.Copied())
 			}
 		}
 	}

@@ -156,15 +156,15 @@ func polledAgents(n int) *model.Run {
 		at := model.Evidence{File: "s.jsonl", Line: 2*i + 1}
 		id, agent := fmt.Sprintf("toolu_%07d", i), fmt.Sprintf("a%016d", i)
 		launched := &model.ToolResult{ToolUseID: id, At: at, Text: "Async agent launched successfully.\nagentId: " + agent}
-		call := &model.ToolCall{ID: id, Name: "Agent", At: at, Result: launched}
+		call := model.NewToolCall(model.CallInput{ID: id, Name: "Agent", At: at, Result: launched})
 		main.ToolCalls = append(main.ToolCalls, call)
 		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: call, Owner: "s.jsonl", ToolUseID: id, Tool: "Agent",
 			Description: fmt.Sprintf("Task %d", i), Mode: model.ModeAsync, At: at, AgentID: agent, Result: launched, ResultAt: &at})
 	}
 	for i := range n {
 		at := model.Evidence{File: "s.jsonl", Line: 2*i + 2}
-		main.ToolCalls = append(main.ToolCalls, &model.ToolCall{ID: fmt.Sprintf("toolu_p%07d", i), Name: "TaskOutput", At: at,
-			Result: &model.ToolResult{At: at, Extra: &model.ResultExtra{PollTaskID: fmt.Sprintf("a%016d", i), PollStatus: "completed"}}})
+		main.ToolCalls = append(main.ToolCalls, model.NewToolCall(model.CallInput{ID: fmt.Sprintf("toolu_p%07d", i), Name: "TaskOutput", At: at,
+			Result: &model.ToolResult{At: at, Extra: &model.ResultExtra{PollTaskID: fmt.Sprintf("a%016d", i), PollStatus: "completed"}}}))
 	}
 	return run
 }

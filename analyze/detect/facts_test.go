@@ -116,8 +116,8 @@ func TestNoFactsForNilRun(t *testing.T) {
 
 func TestPublishToolsAreConfigurable(t *testing.T) {
 	run := &model.Run{Kind: model.KindSession, ID: "s", Main: &model.Transcript{File: "s.jsonl", ToolCalls: []*model.ToolCall{
-		{ID: "t1", Name: "mcp__claude_ai_Gmail__create_draft", At: model.Evidence{File: "s.jsonl", Line: 1}},
-		{ID: "t2", Name: "mcp__acme__publish_page", At: model.Evidence{File: "s.jsonl", Line: 2}},
+		model.NewToolCall(model.CallInput{ID: "t1", Name: "mcp__claude_ai_Gmail__create_draft", At: model.Evidence{File: "s.jsonl", Line: 1}}),
+		model.NewToolCall(model.CallInput{ID: "t2", Name: "mcp__acme__publish_page", At: model.Evidence{File: "s.jsonl", Line: 2}}),
 	}}}
 	kinds := func(f model.Facts) []string {
 		var out []string

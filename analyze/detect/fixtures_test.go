@@ -149,7 +149,7 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 		tr := loadRun(t, "detect-background-bash", model.KindSession).Main
 		bal, status := queueBalance(tr)
 		c := tr.CallByID("toolu_bash06")
-		if bal["toolu_bash06"] != 1 || status["toolu_bash06"] != "failed" || c == nil || c.Name != "Bash" {
+		if bal["toolu_bash06"] != 1 || status["toolu_bash06"] != "failed" || c == nil || c.Name() != "Bash" {
 			t.Fatalf("balance %v status %v call %+v", bal, status, c)
 		}
 	})

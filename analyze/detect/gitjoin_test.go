@@ -114,12 +114,14 @@ func TestTrustUnknownKilledWorkIsNotOffTheBranch(t *testing.T) {
 	run := loadRun(t, "detect-sync-killed", model.KindSession)
 	for _, a := range run.Agents {
 		for _, c := range a.ToolCalls {
-			switch c.Name {
+			switch in := c.Input(); c.Name() {
 			case "Write":
-				c.Name, c.FilePath = "Bash", ""
-				c.Command = `python3 -c "open('disclosure.md','w').write('x')"`
+				in.Name, in.FilePath = "Bash", ""
+				in.Command = `python3 -c "open('disclosure.md','w').write('x')"`
+				c.Set(in)
 			case "Bash":
-				c.Command = "git commit -qam wip"
+				in.Command = "git commit -qam wip"
+				c.Set(in)
 				if c.Result != nil {
 					c.Result.Text, c.Result.TextLen = "", 0
 				}

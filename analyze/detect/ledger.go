@@ -35,7 +35,7 @@ var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]* ([0-9a-f]{7,40})\] `)
 // LedgerOf builds the ledger of t. A file-writing call whose result is an
 // error wrote nothing; one with no result (cut off mid-call) counts as written.
 func LedgerOf(t *model.Transcript, opts ship.Options) Ledger {
-	return ledgerOf(t, func(c *model.ToolCall) ship.Analysis { return ship.Classify(c.Command, opts) })
+	return ledgerOf(t, func(c *model.ToolCall) ship.Analysis { return ship.Classify(c.Command(), opts) })
 }
 
 // ledgerOf is LedgerOf with the shell classification supplied, so that one
@@ -53,21 +53,21 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 	}
 	for _, c := range t.ToolCalls {
 		switch {
-		case fileWriters[c.Name]:
+		case fileWriters[c.Name()]:
 			if c.Result != nil && c.Result.IsError {
 				continue
 			}
-			if c.FilePath == "" {
+			if c.FilePath() == "" {
 				l.Partial = true
 				continue
 			}
-			add(c.FilePath)
-		case c.Name == "Bash":
+			add(c.FilePath())
+		case c.Name() == "Bash":
 			a := classify(c)
 			for _, w := range a.Writes {
 				add(w)
 			}
-			if a.MayWrite || len(c.Command) >= model.CommandLimit {
+			if a.MayWrite || len(c.Command()) >= model.CommandLimit {
 				l.Partial = true
 			}
 			if a.Commits > 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 // TestPreclassifyIsSerial: the facts of a run with hundreds of shell
@@ -24,8 +25,8 @@ func TestPreclassifyIsSerial(t *testing.T) {
 	}
 	n := 0
 	for _, c := range run.Main.ToolCalls {
-		if c.Name == "Bash" {
-			c.Command = commands[n%len(commands)]
+		if c.Name() == "Bash" {
+			setCommand(c, commands[n%len(commands)])
 			n++
 		}
 	}
@@ -42,4 +43,11 @@ func TestPreclassifyIsSerial(t *testing.T) {
 	if len(serial.Ships) == 0 {
 		t.Fatal("no ship facts: the commands above were not classified")
 	}
+}
+
+// setCommand replaces a loaded shell call's command.
+func setCommand(c *model.ToolCall, cmd string) {
+	in := c.Input()
+	in.Command = cmd
+	c.Set(in)
 }

@@ -54,7 +54,7 @@ func agentCalls(t *model.Transcript) map[string]string {
 		if !c.IsSubagentSpawn() {
 			continue
 		}
-		d := c.Description
+		d := c.Description()
 		if d == "" {
 			d = noDescription
 		}

@@ -18,7 +18,7 @@ func (b *tb) next() model.Evidence {
 }
 
 func (b *tb) call(id, name, desc string) *tb {
-	b.t.ToolCalls = append(b.t.ToolCalls, &model.ToolCall{ID: id, Name: name, Description: desc, At: b.next()})
+	b.t.ToolCalls = append(b.t.ToolCalls, model.NewToolCall(model.CallInput{ID: id, Name: name, Description: desc, At: b.next()}))
 	return b
 }
 

@@ -33,8 +33,8 @@ func TestTrustShipFactsOfTagsAndHiddenPushes(t *testing.T) {
 	} {
 		run := loadRun(t, "detect-ship-after-kill", model.KindSession)
 		for _, c := range run.Main.ToolCalls {
-			if c.Name == "Bash" && c.Command == "npm test; git -C /work/repo push origin feat/detect:main" {
-				c.Command = tc.command
+			if c.Name() == "Bash" && c.Command() == "npm test; git -C /work/repo push origin feat/detect:main" {
+				setCommand(c, tc.command)
 			}
 		}
 		f := detect.Analyze(run, detect.Options{})
@@ -80,11 +80,11 @@ func TestTrustAliasesAndComputedCommandsInARun(t *testing.T) {
 		var target *model.ToolCall
 		for _, c := range run.Main.ToolCalls {
 			switch {
-			case c.Name == "Bash" && c.Command == "npm test; git -C /work/repo push origin feat/detect:main":
-				c.Command = tc.command
+			case c.Name() == "Bash" && c.Command() == "npm test; git -C /work/repo push origin feat/detect:main":
+				setCommand(c, tc.command)
 				target = c
-			case c.Name == "Bash" && c.Command == "echo git push" && tc.define != "":
-				c.Command = tc.define // a call after the push: order does not matter
+			case c.Name() == "Bash" && c.Command() == "echo git push" && tc.define != "":
+				setCommand(c, tc.define) // a call after the push: order does not matter
 			}
 		}
 		if target == nil {
@@ -93,7 +93,7 @@ func TestTrustAliasesAndComputedCommandsInARun(t *testing.T) {
 		f := detect.Analyze(run, detect.Options{})
 		var push *model.ShipFact
 		for i := range f.Ships {
-			if f.Ships[i].At == target.At {
+			if f.Ships[i].At == target.At() {
 				push = &f.Ships[i]
 			}
 		}

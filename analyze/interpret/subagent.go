@@ -106,10 +106,10 @@ func Polls(t *model.Transcript, agentID string) []*model.ToolResult {
 	}
 	var out []*model.ToolResult
 	for _, c := range t.ToolCalls {
-		if !IsPoll(c.Name) || c.Result == nil {
+		if !IsPoll(c.Name()) || c.Result == nil {
 			continue
 		}
-		if c.Result.PollTaskID() == agentID || c.Result.PollTaskID() == "" && c.TaskID == agentID {
+		if c.Result.PollTaskID() == agentID || c.Result.PollTaskID() == "" && c.TaskID() == agentID {
 			out = append(out, c.Result)
 		}
 	}
@@ -125,12 +125,12 @@ func PollsByTask(t *model.Transcript) map[string][]*model.ToolResult {
 		return out
 	}
 	for _, c := range t.ToolCalls {
-		if !IsPoll(c.Name) || c.Result == nil {
+		if !IsPoll(c.Name()) || c.Result == nil {
 			continue
 		}
 		id := c.Result.PollTaskID()
 		if id == "" {
-			id = c.TaskID
+			id = c.TaskID()
 		}
 		if id != "" {
 			out[id] = append(out[id], c.Result)

@@ -67,7 +67,7 @@ func TestSubagentOutcome(t *testing.T) {
 // its input; polls of other tasks and other tools are not the agent's.
 func TestPolls(t *testing.T) {
 	mk := func(name, input, polled, status string) *model.ToolCall {
-		return &model.ToolCall{Name: name, TaskID: input, Result: result("", false, &model.ResultExtra{PollTaskID: polled, PollStatus: status})}
+		return model.NewToolCall(model.CallInput{Name: name, TaskID: input, Result: result("", false, &model.ResultExtra{PollTaskID: polled, PollStatus: status})})
 	}
 	tr := &model.Transcript{ToolCalls: []*model.ToolCall{
 		mk("TaskOutput", "a1", "a1", "running"),
@@ -92,7 +92,7 @@ func TestPollsByTaskAgreesWithPolls(t *testing.T) {
 	names := []string{"TaskOutput", "AgentOutputTool", "BashOutput", "TaskStop", "Bash"}
 	tr := &model.Transcript{}
 	for i := range 200 {
-		c := &model.ToolCall{Name: names[i%len(names)], TaskID: ids[i%len(ids)]}
+		c := model.NewToolCall(model.CallInput{Name: names[i%len(names)], TaskID: ids[i%len(ids)]})
 		if i%7 != 0 {
 			c.Result = result("", false, &model.ResultExtra{PollTaskID: ids[(i/3)%len(ids)], PollStatus: "running"})
 		}

@@ -129,41 +129,6 @@ type Tail struct {
 	LastMeaningful *Event `json:"last_meaningful,omitempty"`
 }
 
-// ToolCall is one tool_use block with the inputs pmcheck reads.
-type ToolCall struct {
-	ID   string   `json:"id"`
-	Name string   `json:"name"`
-	At   Evidence `json:"at"`
-	// Timestamp is the row's own timestamp.
-	Timestamp time.Time `json:"timestamp,omitzero"`
-
-	// Agent / Task / Workflow inputs.
-	Description     string `json:"description,omitempty"`
-	Prompt          string `json:"prompt,omitempty"` // capped at PromptLimit bytes
-	SubagentType    string `json:"subagent_type,omitempty"`
-	RunInBackground bool   `json:"run_in_background,omitempty"`
-	AgentName       string `json:"agent_name,omitempty"`
-	// Workflow inputs.
-	WorkflowName  string `json:"workflow_name,omitempty"`
-	ResumeFromRun string `json:"resume_from_run,omitempty"`
-
-	// Bash input.
-	Command string `json:"command,omitempty"` // capped at CommandLimit bytes
-
-	// File-writing tools (Write, Edit, MultiEdit, NotebookEdit).
-	FilePath string `json:"file_path,omitempty"`
-
-	// TaskStop / KillShell / TaskOutput target.
-	TaskID string `json:"task_id,omitempty"`
-
-	// Copied is true for a call on a row that a resume copied from an earlier
-	// file of the session: that file holds the call; this one repeats it.
-	Copied bool `json:"copied,omitempty"`
-
-	// Result is the tool_result that answered this call, when one was found.
-	Result *ToolResult `json:"-"`
-}
-
 // Limits on what is kept of long inputs.
 const (
 	// DescriptionLimit caps a tool call's description, subagent type and
@@ -191,7 +156,7 @@ const (
 // IsSpawn reports whether the call starts a subagent (Task, Agent) or a
 // Workflow run. TaskCreate, TaskOutput, SendMessage and friends are not spawns.
 func (c *ToolCall) IsSpawn() bool {
-	return c.Name == "Agent" || c.Name == "Task" || c.Name == "Workflow"
+	return c.name == toolAgent || c.name == toolTask || c.name == toolWorkflow
 }
 
 // Retained reports whether calls of a tool are kept in Transcript.ToolCalls.
@@ -208,7 +173,7 @@ func Retained(tool string) bool {
 // result, its notifications) are a resume's copies of an earlier file's
 // rows: only then is the earlier file's reading of the call the whole story.
 func CopiedCall(sc *SubagentCall) bool {
-	if sc.Call == nil || !sc.Call.Copied || sc.Result != nil && !sc.Result.Copied {
+	if sc.Call == nil || !sc.Call.Copied() || sc.Result != nil && !sc.Result.Copied {
 		return false
 	}
 	for _, n := range sc.Notifications {
@@ -220,7 +185,7 @@ func CopiedCall(sc *SubagentCall) bool {
 }
 
 // IsSubagentSpawn reports whether the call is an Agent or Task call.
-func (c *ToolCall) IsSubagentSpawn() bool { return c.Name == "Agent" || c.Name == "Task" }
+func (c *ToolCall) IsSubagentSpawn() bool { return c.name == toolAgent || c.name == toolTask }
 
 // ToolResult is one tool_result block with what pmcheck reads of it and of the
 // row's toolUseResult.

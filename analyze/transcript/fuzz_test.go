@@ -143,9 +143,9 @@ func checkTranscriptCounts(t *testing.T, data []byte, lineCap int64, tr *model.T
 		}
 	}
 	for _, c := range tr.ToolCalls {
-		inRows("tool call", c.At)
-		if len(c.Command) > model.CommandLimit || len(c.Prompt) > model.PromptLimit {
-			t.Fatalf("tool call keeps more than its cap: command %d prompt %d", len(c.Command), len(c.Prompt))
+		inRows("tool call", c.At())
+		if len(c.Command()) > model.CommandLimit || len(c.Prompt()) > model.PromptLimit {
+			t.Fatalf("tool call keeps more than its cap: command %d prompt %d", len(c.Command()), len(c.Prompt()))
 		}
 	}
 	for i, r := range tr.ToolResults {

@@ -546,41 +546,46 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		return
 	}
 	in := &blk.Input
-	c := &model.ToolCall{ID: keep(blk.ID), Name: keep(blk.Name), At: at, Timestamp: ts, Copied: b.copiedRow}
+	call := model.CallInput{ID: keep(blk.ID), Name: blk.Name, At: at, Copied: b.copiedRow}
 	switch blk.Name {
 	case "Agent", "Task":
-		c.Description = capString(in.Description, model.DescriptionLimit)
-		c.Prompt = capString(in.Prompt, model.PromptLimit)
-		c.SubagentType = capString(in.SubagentType, model.DescriptionLimit)
-		c.RunInBackground = in.RunInBackground
-		c.AgentName = capString(in.Name, model.DescriptionLimit)
+		call.Description = capString(in.Description, model.DescriptionLimit)
+		call.Prompt = capString(in.Prompt, model.PromptLimit)
+		call.SubagentType = capString(in.SubagentType, model.DescriptionLimit)
+		call.RunInBackground = in.RunInBackground
+		call.AgentName = capString(in.Name, model.DescriptionLimit)
 	case "Workflow":
-		c.Description = capString(in.Description, model.DescriptionLimit)
-		c.WorkflowName = capString(in.Name, model.DescriptionLimit)
-		c.ResumeFromRun = keep(in.ResumeFromRunID)
-		if c.Description == "" {
-			c.Description = capString(in.ScriptPath, model.DescriptionLimit)
+		call.Description = capString(in.Description, model.DescriptionLimit)
+		call.WorkflowName = capString(in.Name, model.DescriptionLimit)
+		call.ResumeFromRun = keep(in.ResumeFromRunID)
+		if call.Description == "" {
+			call.Description = capString(in.ScriptPath, model.DescriptionLimit)
 		}
 	case "Bash":
-		c.Command = capString(in.Command, model.CommandLimit)
-		c.Description = capString(in.Description, model.DescriptionLimit)
-		c.RunInBackground = in.RunInBackground
+		// A shell call's description is not kept: nothing reads it, and
+		// shell calls are most of the calls a transcript keeps.
+		call.Command = capString(in.Command, model.CommandLimit)
+		call.RunInBackground = in.RunInBackground
 	case "Write", "Edit", "MultiEdit":
-		c.FilePath = keep(in.FilePath)
+		call.FilePath = keep(in.FilePath)
 	case "NotebookEdit":
-		c.FilePath = keep(in.NotebookPath)
-		if c.FilePath == "" {
-			c.FilePath = keep(in.FilePath)
+		call.FilePath = keep(in.NotebookPath)
+		if call.FilePath == "" {
+			call.FilePath = keep(in.FilePath)
 		}
 	case "TaskStop", "KillShell", "TaskOutput", "BashOutput":
-		c.TaskID = keep(in.TaskID)
-		if c.TaskID == "" {
-			c.TaskID = keep(in.ShellID)
+		call.TaskID = keep(in.TaskID)
+		if call.TaskID == "" {
+			call.TaskID = keep(in.ShellID)
 		}
 	}
+	if !model.KnownTool(blk.Name) {
+		call.Name = keep(blk.Name) // kept as a string only when not a known tool
+	}
+	c := b.t.NewToolCall(call)
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
 	if c.ID != "" {
-		b.names[c.ID] = c.Name
+		b.names[c.ID] = c.Name()
 		if _, dup := b.callByID[c.ID]; !dup {
 			b.callByID[c.ID] = c
 		}
@@ -611,7 +616,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		limit = model.AgentResultLimit
 	case "":
 	case "Bash":
-		if c := b.callByID[blk.ToolUseID]; c != nil && !mentionsVCS(c.Command) {
+		if c := b.callByID[blk.ToolUseID]; c != nil && !mentionsVCS(c.Command()) {
 			limit = model.OtherResultLimit
 		}
 	default:
@@ -620,7 +625,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	// The ledgers read a shell result's text only when the command may
 	// commit; the output of any other command (most of a transcript's
 	// bytes) keeps only its flags and length.
-	if c := b.callByID[blk.ToolUseID]; c != nil && c.Name == "Bash" && !mayCommit(c.Command) {
+	if c := b.callByID[blk.ToolUseID]; c != nil && c.Name() == "Bash" && !mayCommit(c.Command()) {
 		limit = 0
 	}
 	res.Text = capString(text, limit)
@@ -729,7 +734,7 @@ func (b *builder) finish() *model.Transcript {
 			}
 		}
 		for _, c := range t.ToolCalls {
-			fix(&c.At)
+			c.SetFirstTime(first)
 		}
 		for _, r := range t.ToolResults {
 			fix(&r.At)

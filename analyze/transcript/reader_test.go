@@ -71,11 +71,11 @@ func TestContentShapes(t *testing.T) {
 		t.Fatalf("want 4 tool calls, got %d", len(tr.ToolCalls))
 	}
 	bash := tr.ToolCalls[0]
-	if bash.Command != "git push origin main" || bash.Result == nil || !bash.Result.IsError || bash.Result.ResultString() != "Error: rejected" {
+	if bash.Command() != "git push origin main" || bash.Result == nil || !bash.Result.IsError || bash.Result.ResultString() != "Error: rejected" {
 		t.Errorf("bash = %+v result %+v", bash, bash.Result)
 	}
-	if tr.ToolCalls[1].FilePath != "" || tr.ToolCalls[2].FilePath != "/r/a.go" {
-		t.Errorf("a number where a path belongs must be dropped alone: %q %q", tr.ToolCalls[1].FilePath, tr.ToolCalls[2].FilePath)
+	if tr.ToolCalls[1].FilePath() != "" || tr.ToolCalls[2].FilePath() != "/r/a.go" {
+		t.Errorf("a number where a path belongs must be dropped alone: %q %q", tr.ToolCalls[1].FilePath(), tr.ToolCalls[2].FilePath())
 	}
 	if r := tr.ToolCalls[2].Result; r == nil || r.Text != "ok" || r.IsError {
 		t.Errorf("edit result = %+v", r)

@@ -210,7 +210,7 @@ func TestAdversarialInvalidUTF8(t *testing.T) {
 	if !reflect.DeepEqual(replaced, []int{2, 3, 4, 5, 6}) || !reflect.DeepEqual(skipped, []int{7}) || main.Rows != 7 {
 		t.Fatalf("read with replacement: %v, skipped: %v, rows %d", replaced, skipped, main.Rows)
 	}
-	if len(main.ToolCalls) != 1 || !utf8.ValidString(main.ToolCalls[0].Description) {
+	if len(main.ToolCalls) != 1 || !utf8.ValidString(main.ToolCalls[0].Description()) {
 		t.Errorf("the Agent call with a bad description: %+v", main.ToolCalls)
 	}
 }

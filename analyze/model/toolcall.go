@@ -1,0 +1,297 @@
+package model
+
+import (
+	"math"
+	"time"
+)
+
+// ToolCall is one tool_use block with the inputs pmcheck reads. A large
+// transcript keeps tens of thousands (every shell command and file write),
+// so a call is 64 bytes: the tool as a small number, the one input its kind
+// reads (a shell command, a file path or a task id) in one string, the line
+// as a uint32 with the write time read from the transcript's staircase, and
+// the inputs only spawns carry (description, prompt, subagent type, names)
+// behind a pointer that other calls leave nil. Read the inputs through the
+// methods of their names.
+type ToolCall struct {
+	ID string
+	// Result is the tool_result that answered this call, when one was found.
+	Result *ToolResult
+
+	arg  string      // the input of the tool's kind (argOf)
+	t    *Transcript // the file holding the call (File, write time), nil when hand-built
+	ext  *callExtra
+	line uint32
+	name toolName
+	flag callFlags
+}
+
+// CallInput is a tool call spelled out: what a reader passes to
+// Transcript.NewToolCall and a test to NewToolCall.
+type CallInput struct {
+	ID   string
+	Name string
+	At   Evidence
+
+	// Agent / Task / Workflow inputs.
+	Description     string
+	Prompt          string // capped at PromptLimit bytes
+	SubagentType    string
+	RunInBackground bool
+	AgentName       string
+	// Workflow inputs.
+	WorkflowName  string
+	ResumeFromRun string
+
+	// Bash input.
+	Command string // capped at CommandLimit bytes
+
+	// File-writing tools (Write, Edit, MultiEdit, NotebookEdit).
+	FilePath string
+
+	// TaskStop / KillShell / TaskOutput target.
+	TaskID string
+
+	// Copied is true for a call on a row that a resume copied from an earlier
+	// file of the session: that file holds the call; this one repeats it.
+	Copied bool
+
+	Result *ToolResult
+}
+
+// callExtra is the rarely set part of a ToolCall.
+type callExtra struct {
+	name                                   string // a tool without a number (MCP tools)
+	description, prompt, subagentType      string
+	agentName, workflowName, resumeFromRun string
+	command, filePath, taskID              string // an input outside the tool's kind
+	at                                     *Evidence
+}
+
+type callFlags uint8
+
+const (
+	flagRunInBackground callFlags = 1 << iota
+	flagCopied
+)
+
+// toolName numbers the retained tools; 0 is any other name (kept in ext).
+type toolName uint8
+
+const (
+	toolOther toolName = iota
+	toolAgent
+	toolTask
+	toolWorkflow
+	toolBash
+	toolWrite
+	toolEdit
+	toolMultiEdit
+	toolNotebookEdit
+	toolTaskStop
+	toolKillShell
+	toolTaskOutput
+	toolBashOutput
+	toolSendMessage
+	toolCount
+)
+
+var toolNames = [toolCount]string{"", "Agent", "Task", "Workflow", "Bash", "Write", "Edit", "MultiEdit",
+	"NotebookEdit", "TaskStop", "KillShell", "TaskOutput", "BashOutput", "SendMessage"}
+
+// KnownTool reports whether a tool's calls hold its name as a number (the
+// retained tools but MCP tools).
+func KnownTool(name string) bool { return toolNumber(name) != toolOther }
+
+func toolNumber(name string) toolName {
+	for i := toolAgent; i < toolCount; i++ {
+		if toolNames[i] == name {
+			return i
+		}
+	}
+	return toolOther
+}
+
+// Which input the arg string holds, by tool.
+const (
+	argNone = iota
+	argCommand
+	argFilePath
+	argTaskID
+)
+
+func argOf(n toolName) int {
+	switch n {
+	case toolBash:
+		return argCommand
+	case toolWrite, toolEdit, toolMultiEdit, toolNotebookEdit:
+		return argFilePath
+	case toolTaskStop, toolKillShell, toolTaskOutput, toolBashOutput:
+		return argTaskID
+	}
+	return argNone
+}
+
+// NewToolCall returns a call holding everything in in, its evidence in full
+// (a hand-built model; a reader uses Transcript.NewToolCall).
+func NewToolCall(in CallInput) *ToolCall {
+	c := newCall(in)
+	at := in.At
+	c.extra().at = &at
+	c.line = clampLine(at.Line)
+	return c
+}
+
+// NewToolCall returns a call of t. in.At must point into t (File t.File,
+// Time the write time of its line, which t's staircase holds from then on):
+// the call keeps only the line and reads the time from the staircase.
+func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
+	c := newCall(in)
+	c.t = t
+	if in.At.Line < 0 || in.At.Line > math.MaxUint32 {
+		at := in.At
+		c.extra().at = &at
+	}
+	c.line = clampLine(in.At.Line)
+	return c
+}
+
+func clampLine(l int) uint32 { return uint32(min(max(l, 0), math.MaxUint32)) }
+
+func newCall(in CallInput) *ToolCall {
+	c := &ToolCall{ID: in.ID, Result: in.Result, name: toolNumber(in.Name)}
+	if c.name == toolOther && in.Name != "" {
+		c.extra().name = in.Name
+	}
+	if in.RunInBackground {
+		c.flag |= flagRunInBackground
+	}
+	if in.Copied {
+		c.flag |= flagCopied
+	}
+	kind := argOf(c.name)
+	for k, v := range [...]string{argCommand: in.Command, argFilePath: in.FilePath, argTaskID: in.TaskID} {
+		switch {
+		case v == "" || k == argNone:
+		case k == kind:
+			c.arg = v
+		case k == argCommand:
+			c.extra().command = v
+		case k == argFilePath:
+			c.extra().filePath = v
+		case k == argTaskID:
+			c.extra().taskID = v
+		}
+	}
+	if in.Description != "" || in.Prompt != "" || in.SubagentType != "" || in.AgentName != "" || in.WorkflowName != "" || in.ResumeFromRun != "" {
+		x := c.extra()
+		x.description, x.prompt, x.subagentType = in.Description, in.Prompt, in.SubagentType
+		x.agentName, x.workflowName, x.resumeFromRun = in.AgentName, in.WorkflowName, in.ResumeFromRun
+	}
+	return c
+}
+
+func (c *ToolCall) extra() *callExtra {
+	if c.ext == nil {
+		c.ext = new(callExtra)
+	}
+	return c.ext
+}
+
+// noCallExtra stands for the rare inputs of a call that has none; read only.
+var noCallExtra callExtra
+
+func (c *ToolCall) x() *callExtra {
+	if c.ext == nil {
+		return &noCallExtra
+	}
+	return c.ext
+}
+
+// Name is the tool's name.
+func (c *ToolCall) Name() string {
+	if c.name == toolOther {
+		return c.x().name
+	}
+	return toolNames[c.name]
+}
+
+// At is the row holding the call: its file, line and write time.
+func (c *ToolCall) At() Evidence {
+	if c.ext != nil && c.ext.at != nil {
+		return *c.ext.at
+	}
+	if c.t == nil {
+		return Evidence{Line: int(c.line)}
+	}
+	return Evidence{File: c.t.File, Line: int(c.line), Time: c.t.WriteTimeAt(int(c.line))}
+}
+
+// SetFirstTime gives a call whose evidence is held in full and has no time
+// the file's first write time (as the staircase does for the others).
+func (c *ToolCall) SetFirstTime(first time.Time) {
+	if c.ext != nil && c.ext.at != nil && c.ext.at.Time.IsZero() {
+		c.ext.at.Time = first
+	}
+}
+
+func (c *ToolCall) input(kind int, other string) string {
+	if argOf(c.name) == kind {
+		return c.arg
+	}
+	return other
+}
+
+// Command is a Bash call's command (capped at CommandLimit bytes).
+func (c *ToolCall) Command() string { return c.input(argCommand, c.x().command) }
+
+// FilePath is the path a file-writing tool (Write, Edit, MultiEdit, NotebookEdit) writes.
+func (c *ToolCall) FilePath() string { return c.input(argFilePath, c.x().filePath) }
+
+// TaskID is the target of TaskStop, KillShell and the output polls.
+func (c *ToolCall) TaskID() string { return c.input(argTaskID, c.x().taskID) }
+
+// Description is an Agent, Task or Workflow call's description (a Workflow
+// without one: its script path).
+func (c *ToolCall) Description() string { return c.x().description }
+
+// Prompt is an Agent or Task call's prompt (capped at PromptLimit bytes).
+func (c *ToolCall) Prompt() string { return c.x().prompt }
+
+// SubagentType is an Agent or Task call's subagent_type.
+func (c *ToolCall) SubagentType() string { return c.x().subagentType }
+
+// AgentName is an Agent or Task call's name input.
+func (c *ToolCall) AgentName() string { return c.x().agentName }
+
+// WorkflowName is a Workflow call's name input.
+func (c *ToolCall) WorkflowName() string { return c.x().workflowName }
+
+// ResumeFromRun is a Workflow call's resumeFromRunId input.
+func (c *ToolCall) ResumeFromRun() string { return c.x().resumeFromRun }
+
+// RunInBackground is the run_in_background input of a spawn or Bash call.
+func (c *ToolCall) RunInBackground() bool { return c.flag&flagRunInBackground != 0 }
+
+// Copied is true for a call on a row that a resume copied from an earlier
+// file of the session: that file holds the call; this one repeats it.
+func (c *ToolCall) Copied() bool { return c.flag&flagCopied != 0 }
+
+// Input spells the call out (its evidence in full).
+func (c *ToolCall) Input() CallInput {
+	return CallInput{ID: c.ID, Name: c.Name(), At: c.At(), Description: c.Description(), Prompt: c.Prompt(),
+		SubagentType: c.SubagentType(), RunInBackground: c.RunInBackground(), AgentName: c.AgentName(),
+		WorkflowName: c.WorkflowName(), ResumeFromRun: c.ResumeFromRun(), Command: c.Command(),
+		FilePath: c.FilePath(), TaskID: c.TaskID(), Copied: c.Copied(), Result: c.Result}
+}
+
+// Set replaces the call's id, tool, inputs and result with in's, keeping
+// where it is (tests edit loaded calls this way).
+func (c *ToolCall) Set(in CallInput) {
+	n := newCall(in)
+	n.t, n.line = c.t, c.line
+	if c.ext != nil && c.ext.at != nil {
+		n.extra().at = c.ext.at
+	}
+	*c = *n
+}
