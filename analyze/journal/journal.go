@@ -37,6 +37,10 @@ func ReadFile(path, file string, opts Options) (*model.Journal, error) {
 	return ReadOptions(f, file, opts)
 }
 
+// errNotJSON stands for encoding/json's syntax error on a line decodeFast
+// found is not JSON.
+var errNotJSON = errors.New("not JSON")
+
 type line struct {
 	Type    *string `json:"type"`
 	Key     *string `json:"key"`
@@ -93,7 +97,14 @@ func ReadOptions(r io.Reader, file string, opts Options) (*model.Journal, error)
 		// decode each).
 		err = nil
 		if data[0] == '{' {
-			err = json.Unmarshal(data, &v)
+			// decodeFast, or encoding/json for the lines it leaves to it.
+			switch valid, done := decodeFast(data, &v); {
+			case !valid:
+				err = errNotJSON
+			case !done:
+				v = line{}
+				err = json.Unmarshal(data, &v)
+			}
 		}
 		var typeErr *json.UnmarshalTypeError
 		if data[0] != '{' || (err != nil && !errors.As(err, &typeErr)) {

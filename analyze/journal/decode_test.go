@@ -1,0 +1,115 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// sameAsUnmarshal fails unless decodeFast agrees with encoding/json on
+// data: invalid exactly when json.Unmarshal returns a syntax error, and,
+// when it decodes the line itself, the fields encoding/json sets.
+func sameAsUnmarshal(t *testing.T, data []byte) {
+	t.Helper()
+	if len(data) == 0 || data[0] != '{' {
+		return
+	}
+	var want line
+	err := json.Unmarshal(data, &want)
+	var typeErr *json.UnmarshalTypeError
+	wantValid := err == nil || errors.As(err, &typeErr)
+	var got line
+	valid, done := decodeFast(data, &got)
+	if valid != wantValid {
+		t.Fatalf("%q: decodeFast valid=%v, encoding/json %v", data, valid, err)
+	}
+	if !valid || !done {
+		return
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "<nil>"
+		}
+		return *p
+	}
+	if str(got.Type) != str(want.Type) || str(got.Key) != str(want.Key) || str(got.AgentID) != str(want.AgentID) {
+		t.Fatalf("%q: decodeFast %s/%s/%s, encoding/json %s/%s/%s", data, str(got.Type), str(got.Key), str(got.AgentID), str(want.Type), str(want.Key), str(want.AgentID))
+	}
+}
+
+// TestDecodeFastIsUnmarshal: on hand-picked edge lines and on lines built
+// at random from JSON pieces (valid and broken), decodeFast agrees with
+// encoding/json.
+func TestDecodeFastIsUnmarshal(t *testing.T) {
+	edge := []string{
+		`{}`, `{ }`, `{"type":"started","key":"k","agentId":"a"}`, `{"TYPE":"x","Key":"y","AGENTID":"z"}`,
+		`{"type":"a","type":"b"}`, `{"type":"a","type":null}`, `{"type":"a","type":7}`, `{"type":7}`, `{"type":[1]}`, `{"type":{}}`,
+		`{"type":true}`, `{"type":"\u0041"}`, `{"type":"é"}`, `{"type":"\xff"}`, `{"typ\u0065":"x"}`, `{"agentıd":"x"}`, `{"\u212aey":"x"}`,
+		`{"type":"a"} `, `{"type":"a"}x`, `{"type":"a",}`, `{"type" "a"}`, `{"type":}`, `{,}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`,
+		`{"a":-0.5e+10}`, `{"a":1E-2}`, `{"a":"\x01"}`, `{"a":"\q"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, `{"a":tru}`, `{"a":nul}`, `{"a":[1,]}`,
+		`{"a":[,1]}`, `{"a":[]}`, `{"a":[[],{}]}`, `{"a":{"b":{"c":[1,2,{"d":null}]}}}`, `{"a":"b"`, `{"a"`, `{`, `{"a":"\"}`,
+		"{\"a\":\t\"b\"\r\n}", `{"pad":"` + strings.Repeat("s", 500) + `","type":"started"}`,
+		`{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`,
+		`{"a":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`,
+		`{"a":` + strings.Repeat(`{"b":`, maxDepth-1) + `1` + strings.Repeat("}", maxDepth-1) + `}`,
+		`{"a":` + strings.Repeat(`{"b":`, maxDepth) + `1` + strings.Repeat("}", maxDepth) + `}`,
+	}
+	for _, e := range edge {
+		sameAsUnmarshal(t, []byte(e))
+	}
+	pieces := []string{`{`, `}`, `[`, `]`, `,`, `:`, ` `, `"type"`, `"key"`, `"agentId"`, `"AgentID"`, `"kEy"`, `"x"`, `"é"`, `"\n"`, `"\u00e9"`,
+		`null`, `true`, `false`, `0`, `-1.5e3`, `01`, `"started"`, `"`, `\`, "\t", "\x00", "\xff", `1.`, `tru`}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var b strings.Builder
+		b.WriteString("{")
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString("}")
+		}
+		sameAsUnmarshal(t, []byte(b.String()))
+	}
+	// Well-formed objects of our fields with values of every kind.
+	vals := []string{`"a"`, `"\u0062"`, `null`, `1`, `[]`, `{}`, `true`, `"é"`}
+	keys := []string{`"type"`, `"key"`, `"agentId"`, `"Type"`, `"KEY"`, `"agentid"`, `"other"`}
+	for range 20000 {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range rng.IntN(5) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(keys[rng.IntN(len(keys))] + ":" + vals[rng.IntN(len(vals))])
+		}
+		b.WriteString("}")
+		sameAsUnmarshal(t, []byte(b.String()))
+	}
+}
+
+// FuzzDecodeFast: whatever the line, decodeFast agrees with encoding/json.
+//
+//	go test ./analyze/journal -run '^$' -fuzz FuzzDecodeFast
+func FuzzDecodeFast(f *testing.F) {
+	for _, s := range []string{`{"type":"started","key":"k","agentId":"a"}`, `{"type":7,"key":null}`, `{"a":[{"b":-1.5e3}]}`, `{"Type":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameAsUnmarshal(t, data) })
+}
+
+// BenchmarkReadStarted: a journal of started lines padded with an unknown
+// field, the bench/hostile started-200k shape, per line.
+func BenchmarkReadStarted(b *testing.B) {
+	var sb strings.Builder
+	for i := range 10000 {
+		sb.WriteString(`{"type":"started","key":"v2:s` + strings.Repeat("0", 60) + string(rune('a'+i%26)) + `","agentId":"as0000000000000` + string(rune('a'+i%26)) + `","pad":"` + strings.Repeat("s", 400) + "\"}\n")
+	}
+	data := sb.String()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Read(strings.NewReader(data), "journal.jsonl")
+	}
+}
