@@ -374,26 +374,29 @@ func (d *Document) Validate() error {
 		}
 		ids[r.ID] = true
 	}
-	for i, f := range d.Findings {
-		where := fmt.Sprintf("finding %d (rule %s, run %s)", i+1, f.RuleID, f.RunID)
+	for i := range d.Findings {
+		f := &d.Findings[i]
+		// Named only when something is wrong: a Sprintf per finding was a
+		// tenth of what a check of 200,000 findings allocated.
+		where := func() string { return fmt.Sprintf("finding %d (rule %s, run %s)", i+1, f.RuleID, f.RunID) }
 		if !ids[f.RuleID] {
-			return fmt.Errorf("%s: rule %q is not among the evaluated rules: add it to the document's rules", where, f.RuleID)
+			return fmt.Errorf("%s: rule %q is not among the evaluated rules: add it to the document's rules", where(), f.RuleID)
 		}
 		if severityRank(f.Severity) > 2 {
-			return fmt.Errorf("%s: severity %q: use error, warning or note", where, f.Severity)
+			return fmt.Errorf("%s: severity %q: use error, warning or note", where(), f.Severity)
 		}
-		if primaryEvidence(f).File == "" {
-			return fmt.Errorf("%s has no evidence with a file: every finding must point at the row that proves it", where)
+		if primaryEvidence(*f).File == "" {
+			return fmt.Errorf("%s has no evidence with a file: every finding must point at the row that proves it", where())
 		}
 		for _, e := range f.Evidence {
 			if e.File == "" {
 				continue
 			}
-			if err := checkEvidencePath(where+" evidence", e.File); err != nil {
-				return err
+			if checkEvidencePath("", e.File) != nil {
+				return checkEvidencePath(where()+" evidence", e.File)
 			}
 			if e.Line < 0 {
-				return fmt.Errorf("%s: evidence %s has line %d: lines are 1-based (0 means the whole file)", where, e.File, e.Line)
+				return fmt.Errorf("%s: evidence %s has line %d: lines are 1-based (0 means the whole file)", where(), e.File, e.Line)
 			}
 		}
 	}

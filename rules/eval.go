@@ -198,7 +198,15 @@ func join(parts ...string) string { return strings.Join(parts, "\x1f") }
 // Version 1 hashed the run id without the path; its entries match nothing
 // now and are reported as stale.
 func Fingerprint(ruleID, runPath, runID, kind, identity string) string {
-	h := sha256.Sum256([]byte(join("pmcheck-finding-v2", ruleID, runPath, runID, kind, identity)))
+	// The parts joined by \x1f into a buffer on the stack, not a joined
+	// string and its copy as bytes (two allocations per finding).
+	var buf [512]byte
+	b := append(buf[:0], "pmcheck-finding-v2"...)
+	for _, p := range [...]string{ruleID, runPath, runID, kind, identity} {
+		b = append(b, '\x1f')
+		b = append(b, p...)
+	}
+	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:16])
 }
 
