@@ -230,10 +230,13 @@ func sessionStartReminders(part string) []string {
 var agentIDLineRE = regexp.MustCompile(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
 
 type builder struct {
-	t        *model.Transcript
-	curMax   time.Time
-	names    map[string]string // tool_use id -> tool name
+	t      *model.Transcript
+	curMax time.Time
+	// callByID maps a retained call's id to the first call with it;
+	// renamed holds the tool of the last call with that id when it differs
+	// from the first's (rare), so toolOf names the last call's tool.
 	callByID map[string]*model.ToolCall
+	renamed  map[string]string
 	pending  map[string][]*model.ToolResult // results seen before their call
 	// other holds ids of calls that are counted but not retained, until
 	// their result arrives (so the map stays as small as the calls in flight).
@@ -269,7 +272,6 @@ func newBuilder(file string) *builder {
 	return &builder{
 		arena:    arenas.Get().(*arena),
 		t:        &model.Transcript{File: file, Types: map[string]int{}, ToolCounts: map[string]int{}},
-		names:    map[string]string{},
 		callByID: map[string]*model.ToolCall{},
 		other:    map[string]struct{}{},
 		pending:  map[string][]*model.ToolResult{},
@@ -585,9 +587,15 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 	c := b.t.NewToolCall(call)
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
 	if c.ID != "" {
-		b.names[c.ID] = c.Name()
-		if _, dup := b.callByID[c.ID]; !dup {
+		if first := b.callByID[c.ID]; first == nil {
 			b.callByID[c.ID] = c
+		} else if first.Name() != c.Name() {
+			if b.renamed == nil {
+				b.renamed = map[string]string{}
+			}
+			b.renamed[c.ID] = c.Name()
+		} else {
+			delete(b.renamed, c.ID)
 		}
 		for _, res := range b.pending[c.ID] {
 			b.t.ToolResults = append(b.t.ToolResults, res)
@@ -611,7 +619,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	// sliver of the rest. A result above its call (rows are not sorted)
 	// keeps the Bash cap.
 	limit := model.BashResultLimit
-	switch b.names[blk.ToolUseID] {
+	switch b.toolOf(blk.ToolUseID) {
 	case "Agent", "Task", "Workflow":
 		limit = model.AgentResultLimit
 	case "":
@@ -639,7 +647,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 			extra.TailAgentID = keep(capID(ms[len(ms)-1][1]))
 		}
 	}
-	if name := b.names[blk.ToolUseID]; name == "TaskOutput" || name == "BashOutput" {
+	if name := b.toolOf(blk.ToolUseID); name == "TaskOutput" || name == "BashOutput" {
 		id, status := pollHead(text)
 		extra.PollTaskID, extra.PollStatus = keep(id), keep(status)
 	}
@@ -664,6 +672,18 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		// file at all: decided when the call shows up or the file ends.
 		b.pending[res.ToolUseID] = append(b.pending[res.ToolUseID], res)
 	}
+}
+
+// toolOf is the tool of the last retained call with the given id ("" when
+// none has it).
+func (b *builder) toolOf(id string) string {
+	if n, ok := b.renamed[id]; ok {
+		return n
+	}
+	if c := b.callByID[id]; c != nil {
+		return c.Name()
+	}
+	return ""
 }
 
 // maxIDLen caps the ids and statuses a result names. A real id is a few

@@ -232,3 +232,33 @@ func TestReplayedRowsAreCountedOnce(t *testing.T) {
 		t.Fatalf("rows=%d duplicates=%d calls=%d; want 3, 1, 1", tr.Rows, tr.Duplicates, len(tr.ToolCalls))
 	}
 }
+
+// TestResultCapFollowsTheLastCallOfItsID: when two retained calls share an
+// id, the result's text cap is the last call's tool's (an output poll's
+// header is read only for a poll), whichever call the result links to.
+func TestResultCapFollowsTheLastCallOfItsID(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	use := func(name, input string) string {
+		return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"` + name + `","input":` + input + `}]}}`
+	}
+	result := `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"<task_id>b7</task_id>\n<status>running</status>\n` + long + `"}]}}`
+	for _, c := range []struct {
+		calls      []string
+		keep       int
+		pollStatus string
+	}{
+		{[]string{use("Bash", `{"command":"git log"}`)}, model.BashResultLimit, ""},
+		{[]string{use("Bash", `{"command":"git log"}`), use("Agent", `{"description":"d"}`)}, model.AgentResultLimit, ""},
+		{[]string{use("Agent", `{"description":"d"}`), use("TaskOutput", `{"task_id":"b7"}`)}, model.OtherResultLimit, "running"},
+		{[]string{use("Agent", `{"description":"d"}`), use("TaskOutput", `{"task_id":"b7"}`), use("Agent", `{"description":"d"}`)}, model.AgentResultLimit, ""},
+	} {
+		tr := read(t, append(c.calls, result)...)
+		r := tr.ToolCalls[0].Result
+		if r == nil {
+			t.Fatalf("%d calls: the result is not linked", len(c.calls))
+		}
+		if len(r.Text) != c.keep || r.PollStatus() != c.pollStatus {
+			t.Errorf("%d calls: kept %d bytes, poll status %q; want %d and %q", len(c.calls), len(r.Text), r.PollStatus(), c.keep, c.pollStatus)
+		}
+	}
+}
