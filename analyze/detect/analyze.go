@@ -127,8 +127,21 @@ type analysis struct {
 	opts     Options
 	shipOpts ship.Options
 	// classified caches each Bash call's parse: the ledgers and the ship
-	// facts all read it, and parsing is the costliest step per call.
-	classified map[*model.ToolCall]ship.Analysis
+	// facts all read it, and parsing is the costliest step per call. It
+	// maps a call to its analysis in found; analyses without lists (most:
+	// "may write", or nothing found) are stored once and shared (plain), as
+	// a transcript has tens of thousands of shell calls and an 80-byte
+	// analysis for each cost a 1 GiB transcript's check 17 MiB.
+	classified map[*model.ToolCall]int32
+	found      []ship.Analysis
+	plain      map[plainAnalysis]int32
+}
+
+// plainAnalysis is a ship.Analysis without lists, as a map key.
+type plainAnalysis struct {
+	mayWrite   bool
+	commits    int
+	parseError string
 }
 
 // Analyze derives the facts of one run. Watchdog facts are the replay's and
@@ -137,7 +150,7 @@ func Analyze(run *model.Run, opts Options) model.Facts {
 	a := &analysis{run: run, opts: opts.WithDefaults()}
 	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
 	a.shipOpts.Aliases = a.runAliases() // aliases.go
-	a.classified = map[*model.ToolCall]ship.Analysis{}
+	a.classified = map[*model.ToolCall]int32{}
 	a.preclassify()
 	if run == nil {
 		return model.Facts{Attempts: []model.AttemptFact{}, Subagents: []model.SubagentFact{}, Ships: []model.ShipFact{}, Watchdogs: []model.WatchdogFact{}}
@@ -601,18 +614,35 @@ func (a *analysis) preclassify() {
 	}
 	wg.Wait()
 	for i, c := range calls {
-		a.classified[c] = out[i]
+		a.remember(c, out[i])
 	}
 }
 
 // classify parses a Bash call's command once per analysis.
 func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
-	if r, ok := a.classified[c]; ok {
-		return r
+	if i, ok := a.classified[c]; ok {
+		return a.found[i]
 	}
 	r := ship.Classify(c.Command(), a.shipOpts)
-	a.classified[c] = r
+	a.remember(c, r)
 	return r
+}
+
+// remember caches a call's analysis.
+func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) {
+	if r.Actions == nil && r.Writes == nil {
+		k := plainAnalysis{r.MayWrite, r.Commits, r.ParseError}
+		if i, ok := a.plain[k]; ok {
+			a.classified[c] = i
+			return
+		}
+		if a.plain == nil {
+			a.plain = map[plainAnalysis]int32{}
+		}
+		a.plain[k] = int32(len(a.found))
+	}
+	a.classified[c] = int32(len(a.found))
+	a.found = append(a.found, r)
 }
 
 // shipFacts is the ships step: every ship action in the run's transcripts,
