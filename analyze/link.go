@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/journal"
@@ -498,23 +500,36 @@ func (l *loader) orphanRuns() {
 }
 
 // sidecarIndex maps a sidecar's toolUseId to the agent transcripts it
-// describes. Sidecars are read once per root, and they are small.
+// describes. Sidecars are read once per root for it, in parallel (a fleet
+// has one per subagent, and this runs on the linking goroutine), and only
+// their toolUseIds are kept: an agent transcript's own sidecar is read
+// again with it (sidecarMeta).
 func (l *loader) sidecarIndex() map[string][]string {
 	if l.metaByToolUse != nil {
 		return l.metaByToolUse
 	}
 	l.metaByToolUse = map[string][]string{}
-	l.metas = map[string]*model.Meta{}
 	files := make([]string, 0, len(l.inv.Metas))
 	for f := range l.inv.Metas {
 		files = append(files, f)
 	}
 	sort.Strings(files)
-	for _, f := range files {
-		m := readMeta(l.abs(l.inv.Metas[f]), l.show(l.inv.Metas[f]))
-		l.metas[f] = m
-		if m.ToolUseID != "" && !layout.InWorkflowRun(f) {
-			l.metaByToolUse[m.ToolUseID] = append(l.metaByToolUse[m.ToolUseID], f)
+	ids := make([]string, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(l.jobs(), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+				ids[i] = l.sidecarMeta(files[i]).ToolUseID
+			}
+		}()
+	}
+	wg.Wait()
+	for i, f := range files {
+		if ids[i] != "" && !layout.InWorkflowRun(f) {
+			l.metaByToolUse[ids[i]] = append(l.metaByToolUse[ids[i]], f)
 		}
 	}
 	return l.metaByToolUse

@@ -159,9 +159,8 @@ type loader struct {
 	ahead   map[string]readAhead
 	agents  *agentIndex
 	claimed map[string]bool // agent files that belong to a run
-	// metaByToolUse and metas are filled on first use by sidecarIndex.
+	// metaByToolUse is filled on first use by sidecarIndex.
 	metaByToolUse map[string][]string
-	metas         map[string]*model.Meta
 	// notes indexes each transcript's notifications once (link.go).
 	notes map[*model.Transcript]*notificationIndex
 
@@ -176,9 +175,6 @@ type loader struct {
 	quiet   bool // linking again: problems were reported the first time
 	failed  map[string]bool
 	flagged map[string]bool
-	// copies holds the resume copies' skip sets (resume.go), so a copy read
-	// again is read with its rows marked.
-	copies map[string]map[uint64]uint64
 	// parents are the Workflow runs' parent transcripts, kept from their
 	// session's run until the Workflow runs are linked.
 	parents map[string]*model.Transcript
@@ -219,12 +215,13 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	}
 	var t *model.Transcript
 	var err error
+	var meta *model.Meta
 	if a, ok := l.ahead[rel]; ok {
 		delete(l.ahead, rel)
 		if a.panicked != nil {
 			panic(a.panicked)
 		}
-		t, err = a.t, a.err
+		t, err, meta = a.t, a.err, a.meta
 	} else {
 		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	}
@@ -252,17 +249,21 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		t.AgentID = id
 		t.Helper = discover.IsHelperAgent(id)
 		if _, ok := l.inv.Metas[rel]; ok {
-			t.Meta = l.sidecarMeta(rel)
+			if meta == nil {
+				meta = l.sidecarMeta(rel)
+			}
+			t.Meta = meta
 		}
 	}
 	l.transcripts[rel] = t
 	return t
 }
 
-// readOptions are the reader's options for one file: a resume copy is read
-// with its copied rows marked.
+// readOptions are the reader's options for one file. (A resume copy is
+// read with its rows marked once, by markResumeCopies, and not read again:
+// its run is linked from that reading, and a Workflow run's parent is kept.)
 func (l *loader) readOptions(rel string) transcript.Options {
-	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Copied: l.copies[rel]}
+	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk}
 }
 
 func readReason(err error) string {
@@ -288,10 +289,11 @@ func (l *loader) load(tgt target) {
 	l.sessionRun(tgt.session)
 }
 
-// sidecarMeta returns the parsed sidecar of an agent transcript.
+// sidecarMeta reads the sidecar of an agent transcript (it has one: rel is
+// a key of inv.Metas). Safe for concurrent use.
 func (l *loader) sidecarMeta(rel string) *model.Meta {
-	l.sidecarIndex()
-	return l.metas[rel]
+	m := l.inv.Metas[rel]
+	return readMeta(l.abs(m), l.show(m))
 }
 
 // displayRoot is the prefix evidence paths carry: the root as given when it is

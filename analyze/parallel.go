@@ -25,8 +25,9 @@ import (
 
 // readAhead is one transcript read before linking.
 type readAhead struct {
-	t   *model.Transcript
-	err error
+	t    *model.Transcript
+	err  error
+	meta *model.Meta // an agent transcript's sidecar, when it has one
 	// panicked holds a panic raised while reading, re-raised on the loading
 	// goroutine so that it reaches the command's recover (exit 3, internal
 	// error) instead of ending the process from a worker.
@@ -329,5 +330,9 @@ func (l *loader) readOne(rel string) (r readAhead) {
 		}
 	}()
 	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
-	return readAhead{t: t, err: err}
+	r = readAhead{t: t, err: err}
+	if _, ok := l.inv.Metas[rel]; ok && err == nil && layout.AgentIDFromName(path.Base(rel)) != "" {
+		r.meta = l.sidecarMeta(rel) // its sidecar, read here rather than on the linking goroutine
+	}
+	return r
 }

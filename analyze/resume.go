@@ -66,17 +66,15 @@ func (l *loader) markResumeCopies() {
 		return t.RowHashes
 	}
 	for _, j := range copies {
-		// Only the copy's own uuids are looked up when it is read, so the
-		// skip set holds those alone: its cost is the copy's rows times its
-		// originals (at most maxOriginals), however large the originals are.
-		// A later original's hash wins, as it did when whole sets were merged.
+		// The skip set is the originals' row hashes merged, a later
+		// original's hash winning: at most maxOriginals of them. Only the
+		// copy's own uuids are looked up when it is read, so what else it
+		// holds changes nothing (the heads keep only the uuids that start a
+		// file, not all of the copy's).
 		skip := map[uint64]uint64{}
 		for _, i := range originals[j] {
-			rh := rowHashes(i)
-			for _, u := range files[j].uuids {
-				if c, ok := rh[u]; ok {
-					skip[u] = c
-				}
+			for u, c := range rowHashes(i) {
+				skip[u] = c
 			}
 			if lastUse[i] == j {
 				hashes[i] = nil // j is its last copy
@@ -88,10 +86,6 @@ func (l *loader) markResumeCopies() {
 			continue // keep the first reading
 		}
 		t.UUIDs = nil
-		if l.copies == nil {
-			l.copies = map[string]map[uint64]uint64{}
-		}
-		l.copies[rel] = skip
 		l.relink(l.headIndex[j], rel, t) // stream.go
 	}
 }

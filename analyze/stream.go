@@ -1,16 +1,21 @@
 package analyze
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
-	"os"
+	"errors"
+	"io"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
 
 // A fleet is not held whole: runs stream through the analysis. The loader
@@ -241,13 +246,22 @@ func (l *loader) stream() {
 	}
 	l.parents = map[string]*model.Transcript{}
 	sessions := l.inv.Sessions
+	firsts := l.firstUUIDs()
 	l.slots = make([]int, len(sessions))
 	pf := l.prefetch(len(sessions), l.sessionFiles)
 	for k, s := range sessions {
 		l.ahead = pf.next()
 		l.key = problemKey{0, k}
 		if t := l.transcript(s); t != nil {
-			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, t.UUIDs})
+			// Only the uuids that start a session file can make a file a
+			// holder (resumeOriginals), so only those are kept.
+			var uuids []uint64
+			for _, u := range t.UUIDs {
+				if firsts == nil || firsts[u] {
+					uuids = append(uuids, u)
+				}
+			}
+			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, uuids})
 			l.headIndex = append(l.headIndex, k)
 			t.UUIDs = nil
 		}
@@ -355,13 +369,18 @@ type fileTask struct {
 	i int
 }
 
+// jobs is how many goroutines read or analyse at once.
+func (l *loader) jobs() int {
+	if l.opts.Jobs > 0 {
+		return l.opts.Jobs
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
 // prefetch starts reading the files of units 0..n-1 (files(k) lists unit
 // k's) in order. With one job nothing is read ahead: the linker reads.
 func (l *loader) prefetch(n int, files func(k int) []string) *prefetcher {
-	jobs := l.opts.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := l.jobs()
 	if jobs == 1 || n == 0 {
 		return nil
 	}
@@ -394,14 +413,10 @@ func (l *loader) prefetch(n int, files func(k int) []string) *prefetcher {
 	go func() {
 		defer close(tasks)
 		for k := range n {
-			var fs []string
-			for _, f := range files(k) {
-				// Files that cannot be stat'ed are left to the linker,
-				// which reports them.
-				if st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(f))); err == nil && st.Mode().IsRegular() {
-					fs = append(fs, f)
-				}
-			}
+			// A file that cannot be read is read ahead all the same: the
+			// reader refuses what is not a regular file without blocking,
+			// and the linker reports the error as if it had read it.
+			fs := files(k)
 			u := &unitRead{files: fs, res: make([]readAhead, len(fs)), done: make(chan struct{})}
 			u.left.Store(int32(len(fs)))
 			if len(fs) == 0 {
@@ -444,3 +459,131 @@ func (p *prefetcher) stop() {
 		close(p.quit)
 	}
 }
+
+// firstUUIDs returns the hashes of the session files' first row uuids
+// (Transcript.FirstUUID), so that only those need be kept of the files'
+// uuids until the resume copies are looked for; nil (keep them all) when a
+// file could not be read. Each file is read only up to its first row with
+// a uuid, in parallel.
+func (l *loader) firstUUIDs() map[uint64]bool {
+	sessions := l.inv.Sessions
+	hs := make([]uint64, len(sessions))
+	var failed atomic.Bool
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(l.jobs(), len(sessions)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(sessions); i = int(next.Add(1)) - 1 {
+				h, ok := l.firstUUID(sessions[i])
+				if !ok {
+					failed.Store(true)
+				}
+				hs[i] = h
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() {
+		return nil
+	}
+	set := make(map[uint64]bool, len(hs))
+	for _, h := range hs {
+		set[h] = true
+	}
+	return set
+}
+
+// maxFirstRows bounds the bytes read before a session file's first row
+// with a uuid; past it the file is read whole.
+const maxFirstRows = 1 << 20
+
+var uuidKey = []byte(`"uuid"`)
+
+// firstUUID reads a session file up to its first row with a uuid and
+// returns the uuid's hash (0 when it has none); ok is false when the file
+// could not be read. The lines up to and including the first line that
+// holds "uuid" are read as a transcript: the reader sees the same lines in
+// the same order as when it reads the whole file, so the first uuid it
+// finds there is the file's (a row's uuid key written with escapes is on an
+// earlier line, which is read too). When that line's row has none, the
+// next such line is added, up to maxFirstRows and four readings; then the
+// whole file is read.
+func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			h, ok = 0, false // the linker reads the file again and reports
+		}
+	}()
+	name := filepath.Join(l.root, filepath.FromSlash(rel))
+	f, err := jsonl.OpenRegular(name)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	br := firstReaders.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() {
+		br.Reset(nil)
+		firstReaders.Put(br)
+	}()
+	opts := transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk}
+	read := func(prefix []byte) (*model.Transcript, error) {
+		if opts.LineCap > 0 && opts.LineCap+1 < 256<<10 {
+			return transcript.Read(bytes.NewReader(prefix), l.show(rel), opts) // a buffer sized to the cap
+		}
+		// A reader big enough that the line reader uses it as it is
+		// (a new 256 KiB buffer per file would be most of the cost).
+		dr := decodeReaders.Get().(*bufio.Reader)
+		dr.Reset(bytes.NewReader(prefix))
+		defer func() {
+			dr.Reset(nil)
+			decodeReaders.Put(dr)
+		}()
+		return transcript.Read(dr, l.show(rel), opts)
+	}
+	var prefix []byte
+	for tries := 0; len(prefix) <= maxFirstRows && tries < 4; {
+		line, err := br.ReadSlice('\n')
+		for err == bufio.ErrBufferFull && len(prefix)+len(line) <= maxFirstRows {
+			prefix = append(prefix, line...)
+			line, err = br.ReadSlice('\n')
+		}
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return 0, false
+		}
+		prefix = append(prefix, line...)
+		if err == bufio.ErrBufferFull {
+			break // a line longer than the bound
+		}
+		if bytes.Contains(line, uuidKey) || err == io.EOF {
+			tries++
+			t, rerr := read(prefix)
+			var gaveUp *jsonl.GaveUpError
+			if errors.As(rerr, &gaveUp) {
+				return 0, true // the linker reports it; it holds no session
+			}
+			if rerr != nil {
+				return 0, false
+			}
+			if t.FirstUUID != 0 || err == io.EOF {
+				return t.FirstUUID, true
+			}
+		}
+	}
+	t, err := transcript.ReadFile(name, l.show(rel), opts)
+	var gaveUp *jsonl.GaveUpError
+	if errors.As(err, &gaveUp) {
+		return 0, true
+	}
+	if err != nil {
+		return 0, false
+	}
+	return t.FirstUUID, true
+}
+
+var (
+	firstReaders  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	decodeReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
+)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
@@ -68,6 +69,19 @@ func TestEachIsLoadWhateverJobs(t *testing.T) {
 // copied rows marked; the result is the marked one.
 func TestEachMarksResumeCopies(t *testing.T) {
 	root := filepath.Join("..", "fixtures", "runs", "interpret-resume-copied-rows")
+	// The rows of the later file that the earlier one holds, read directly.
+	first, err := transcript.ReadFile(filepath.Join(root, "70000000-0000-4000-8000-000000000007.jsonl"), "a", transcript.Options{RowHashes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := transcript.ReadFile(filepath.Join(root, "70000000-0000-4000-8000-000000000008.jsonl"), "b", transcript.Options{Copied: first.RowHashes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := later.Copied
+	if want < 2 {
+		t.Fatalf("the fixture's later file holds %d copied rows; want several", want)
+	}
 	for _, jobs := range []int{1, 2} {
 		var calls atomic.Int32
 		_, copied, err := analyze.Each([]string{root}, analyze.Options{Jobs: jobs}, func(r *analyze.Run, _ int) int {
@@ -77,8 +91,8 @@ func TestEachMarksResumeCopies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(copied) != 2 || copied[0] != 0 || copied[1] == 0 {
-			t.Fatalf("jobs %d: copied rows per run = %v; want [0 n>0] (the later file is the copy)", jobs, copied)
+		if len(copied) != 2 || copied[0] != 0 || copied[1] != want {
+			t.Fatalf("jobs %d: copied rows per run = %v; want [0 %d] (the later file is the copy)", jobs, copied, want)
 		}
 		if n := calls.Load(); n != 3 {
 			t.Errorf("jobs %d: fn called %d times; want 3 (the copy twice)", jobs, n)

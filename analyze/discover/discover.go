@@ -83,7 +83,7 @@ func Walk(root string) (*Inventory, error) {
 		return nil, err
 	}
 	inv := &Inventory{AgentFiles: map[string][]string{}, Metas: map[string]string{}}
-	metas := map[string]bool{}
+	metas := map[string]string{} // each sidecar's path, kept as the walk made it
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		rel, rerr := filepath.Rel(root, p)
 		if rerr != nil {
@@ -142,7 +142,7 @@ func Walk(root string) (*Inventory, error) {
 		case name == layout.Journal:
 			inv.WorkflowDirs = append(inv.WorkflowDirs, dir)
 		case layout.IsMetaName(name):
-			metas[rel] = true
+			metas[rel] = rel
 		case layout.IsTranscriptName(name):
 			if id := layout.AgentIDFromName(name); id != "" {
 				inv.AgentFiles[id] = append(inv.AgentFiles[id], rel)
@@ -157,8 +157,9 @@ func Walk(root string) (*Inventory, error) {
 	}
 	for _, files := range inv.AgentFiles {
 		for _, f := range files {
-			m := layout.MetaOf(f)
-			if metas[m] {
+			// The walk's own string, not the one MetaOf builds for the
+			// lookup: an inventory of a fleet holds one per subagent.
+			if m, ok := metas[layout.MetaOf(f)]; ok {
 				inv.Metas[f] = m
 			}
 		}

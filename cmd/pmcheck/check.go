@@ -176,7 +176,7 @@ func runFacts(runs []runResult, dropped bool) []report.RunFacts {
 	}
 	out := make([]report.RunFacts, 0, len(runs))
 	for _, r := range runs {
-		out = append(out, r.Facts)
+		out = append(out, *r.Facts)
 	}
 	return out
 }

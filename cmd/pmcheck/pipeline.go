@@ -38,12 +38,12 @@ type evaluated struct {
 // the report's input summary needs, and its findings.
 type runResult struct {
 	Summary report.RunSummary
-	Facts   report.RunFacts
-	input   int // index of the path given (problems are listed once per file and path)
+	Facts   *report.RunFacts // nil when dropped
+	input   int              // index of the path given (problems are listed once per file and path)
 	files   int
 	bad     int
-	// fileProblems are the malformed lines of each transcript of the run,
-	// by file; problems the journal's and the run's.
+	// fileProblems are the malformed lines of the run's transcripts that
+	// have any, by file; problems the journal's and the run's.
 	fileProblems []fileProblems
 	problems     []report.Problem
 	findings     []rules.Finding
@@ -96,16 +96,17 @@ func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOption
 	facts := analyze.Facts([]*analyze.Run{run}, fopts)
 	r := runResult{Summary: report.RunSummaryFromFact(facts[0].Run), input: input}
 	r.findings, r.err = rules.Evaluate(p.Pack, facts)
-	if p.DropFacts {
-		r.Facts = report.RunFacts{Facts: analyze.RunFacts{Run: facts[0].Run}}
-	} else {
-		r.Facts = report.NewRunFacts(facts[0])
+	if !p.DropFacts {
+		rf := report.NewRunFacts(facts[0])
+		r.Facts = &rf
 	}
 	s := analyze.RunStats(run)
 	r.files, r.bad = s.Files, s.Malformed
 	for _, t := range append([]*analyze.Transcript{run.Main}, run.Agents...) {
 		if t != nil {
-			r.fileProblems = append(r.fileProblems, fileProblems{t.File, malformedProblems(t.File, t.Malformed, t.MalformedCount)})
+			if ps := malformedProblems(t.File, t.Malformed, t.MalformedCount); len(ps) > 0 {
+				r.fileProblems = append(r.fileProblems, fileProblems{t.File, ps})
+			}
 		}
 	}
 	if run.Journal != nil {

@@ -1,0 +1,74 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
+)
+
+// TestFirstUUIDIsTheReadersFirstUUID: reading a session file up to its first
+// row with a uuid gives the first uuid a reading of the whole file gives, on
+// every session file of the fixtures and the corpus and on shapes made to
+// mislead a reader that looks for the key: junk and rows without a uuid
+// first, a key written with escapes, "uuid" only nested, a first line
+// longer than the read buffer, a line over the line cap, no uuid at all,
+// no newline at the end.
+func TestFirstUUIDIsTheReadersFirstUUID(t *testing.T) {
+	dir := t.TempDir()
+	row := func(uuid string) string {
+		return `{"type":"user","uuid":"` + uuid + `","timestamp":"2026-05-09T12:00:00.000Z","sessionId":"s","message":{"role":"user","content":"hi"}}`
+	}
+	long := strings.Repeat("x", 300<<10)
+	shapes := map[string]string{
+		"plain":     row("u1") + "\n" + row("u2") + "\n",
+		"junkfirst": "not json\n{\"type\":\"summary\",\"summary\":\"s\"}\n" + row("u1") + "\n",
+		"escaped":   `{"type":"user","\u0075uid":"esc","sessionId":"s"}` + "\n" + row("u1") + "\n",
+		"nested":    `{"type":"user","sessionId":"s","toolUseResult":{"uuid":"nested"}}` + "\n" + row("u1") + "\n",
+		"nestedx5":  strings.Repeat(`{"type":"user","sessionId":"s","toolUseResult":{"uuid":"nested"}}`+"\n", 5) + row("u1") + "\n",
+		"longfirst": `{"type":"user","sessionId":"s","message":{"role":"user","content":"` + long + `"}}` + "\n" + row("u1") + "\n",
+		"longuuid":  `{"type":"user","uuid":"u0","sessionId":"s","message":{"role":"user","content":"` + long + `"}}` + "\n",
+		"none":      `{"type":"user","sessionId":"s"}` + "\n",
+		"torn":      row("u1"),
+		"dup":       row("u1") + "\n" + row("u1") + "\n",
+		"badrow":    `{"type":"user","uuid":7,"sessionId":"s"}` + "\n" + row("u1") + "\n",
+		"empty":     "",
+	}
+	for name, content := range shapes {
+		if err := os.WriteFile(filepath.Join(dir, name+".jsonl"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := []string{dir, filepath.Join("..", "fixtures", "runs")}
+	if c := testcorpus.Dir(t); c != "" {
+		roots = append(roots, c)
+	}
+	n := 0
+	for _, root := range roots {
+		inv, err := discover.Walk(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, caps := range []int64{0, 100 << 10} {
+			l := &loader{root: root, inv: inv, opts: Options{LineCap: caps}}
+			for _, rel := range inv.Sessions {
+				got, ok := l.firstUUID(rel)
+				whole, err := transcript.ReadFile(filepath.Join(root, rel), rel, transcript.Options{LineCap: caps})
+				if err != nil || !ok {
+					t.Fatalf("%s: %v, ok %v", rel, err, ok)
+				}
+				if got != whole.FirstUUID {
+					t.Errorf("%s (cap %d): first uuid %x; the whole file's is %x", rel, caps, got, whole.FirstUUID)
+				}
+				n++
+			}
+		}
+	}
+	if n < 2*len(shapes) {
+		t.Fatalf("compared %d files", n)
+	}
+}
