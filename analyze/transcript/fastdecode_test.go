@@ -384,3 +384,30 @@ func TestProbeNeedlesHaveNoNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsAtIsContains compares containsAt with strings.Contains on
+// every string of up to 7 letters over a small alphabet, for needles that
+// overlap themselves and for every anchor position.
+func TestContainsAtIsContains(t *testing.T) {
+	needles := []string{"aab", "aba", "ab", "b", "abab"}
+	var all []string
+	var grow func(s string)
+	grow = func(s string) {
+		all = append(all, s)
+		if len(s) < 7 {
+			for _, c := range "abc" {
+				grow(s + string(c))
+			}
+		}
+	}
+	grow("")
+	for _, n := range needles {
+		for k := range len(n) {
+			for _, s := range all {
+				if got, want := containsAt(s, n, k), strings.Contains(s, n); got != want {
+					t.Fatalf("containsAt(%q, %q, %d) = %v, strings.Contains = %v", s, n, k, got, want)
+				}
+			}
+		}
+	}
+}

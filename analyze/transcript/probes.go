@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/harness"
@@ -30,13 +29,32 @@ const agentIDProbe = "agentId:"
 // textProbes answers the probes for one text.
 func textProbes(s string) uint8 {
 	var p uint8
-	if strings.Contains(s, harness.PartialNotice()) {
+	if containsAt(s, harness.PartialNotice(), 0) { // "P" is rare
 		p |= probeNotice
 	}
-	if strings.Contains(s, agentIDProbe) {
+	if containsAt(s, agentIDProbe, 5) { // "I", a tenth as common as "a"
 		p |= probeAgentID
 	}
 	return p
+}
+
+// containsAt is strings.Contains(s, needle), with the candidates found by
+// needle[k] instead of needle[0]. strings.Index tries every occurrence of
+// the needle's first byte, and "a" of "agentId:" occurs every 26 bytes of
+// a transcript.
+func containsAt(s, needle string, k int) bool {
+	c := needle[k]
+	for i := k; i < len(s); {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			return false
+		}
+		if p := i + j - k; p+len(needle) <= len(s) && s[p:p+len(needle)] == needle {
+			return true
+		}
+		i += j + 1
+	}
+	return false
 }
 
 // contentProbes answers the probes for c.text() without joining its parts:
@@ -59,5 +77,5 @@ func contentProbes(c *content) uint8 {
 // typ whose trimmed line is data: only user and attachment rows carry marks,
 // and only lines that hold markProbe are decoded again to look for them.
 func mayHoldMark(typ string, data []byte) bool {
-	return (typ == "user" || typ == "attachment") && bytes.Contains(data, markProbe)
+	return (typ == "user" || typ == "attachment") && containsAt(view(data), markProbe, len(markProbe)-1) // "=" is rarer than "v"
 }

@@ -85,7 +85,7 @@ var markRE = harness.SegmentMarkPattern
 // bytes.Index runs from candidates for its first byte, and "v" is rare in
 // JSON rows (never in uuids or hex ids), where "r" of "resume-gate" is not,
 // which made this probe cost 8% of reading.
-var markProbe = []byte("v1 outstanding=")
+const markProbe = "v1 outstanding="
 
 // markRow is what marksInRow reads of a row that holds the probe.
 type markRow struct {

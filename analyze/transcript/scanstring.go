@@ -1,9 +1,9 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -132,34 +132,52 @@ func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
 }
 
 // unescape appends the decoded form of a validated body with escapes and
-// valid UTF-8 to buf.
+// valid UTF-8 to buf. It copies a word at a time: buf is grown by the body
+// and a word first (decoding never lengthens a body), each word is stored
+// whole and the output advanced by the bytes before its first backslash.
 func unescape(buf, body []byte) []byte {
-	for {
-		k := bytes.IndexByte(body, '\\')
-		if k < 0 {
-			return append(buf, body...)
-		}
-		buf = append(buf, body[:k]...)
-		body = body[k:]
-		if c := body[1]; c != 'u' {
-			buf = append(buf, unescapeByte[c])
-			body = body[2:]
+	buf = slices.Grow(buf, len(body)+8)
+	o := len(buf)
+	out := buf[:cap(buf)]
+	r := 0
+	for r < len(body) {
+		if r+8 <= len(body) {
+			w := load64(body, r)
+			binary.LittleEndian.PutUint64(out[o:o+8], w)
+			b := w ^ ('\\' * lo8)
+			m := (b - lo8) &^ b & hi8
+			if m == 0 {
+				r, o = r+8, o+8
+				continue
+			}
+			k := bits.TrailingZeros64(m) / 8
+			r, o = r+k, o+k
+		} else if c := body[r]; c != '\\' {
+			out[o] = c
+			r, o = r+1, o+1
 			continue
 		}
-		rr := getu4(body)
-		body = body[6:]
+		// body[r] is a backslash.
+		if c := body[r+1]; c != 'u' {
+			out[o] = unescapeByte[c]
+			r, o = r+2, o+1
+			continue
+		}
+		rr := getu4(body[r:])
+		r += 6
 		if utf16.IsSurrogate(rr) {
 			// A valid pair is decoded together; a lone half is U+FFFD
 			// and what follows is read on its own.
-			if dec := utf16.DecodeRune(rr, getu4(body)); dec != unicode.ReplacementChar {
+			if dec := utf16.DecodeRune(rr, getu4(body[r:])); dec != unicode.ReplacementChar {
 				rr = dec
-				body = body[6:]
+				r += 6
 			} else {
 				rr = unicode.ReplacementChar
 			}
 		}
-		buf = utf8.AppendRune(buf, rr)
+		o += utf8.EncodeRune(out[o:], rr)
 	}
+	return buf[:o]
 }
 
 // bigEndian is whether this machine stores words big end first.
