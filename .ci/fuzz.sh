@@ -17,6 +17,7 @@ targets=(
   "./analyze/transcript FuzzParseNotification"
   "./analyze/transcript FuzzFastDecoder"
   "./analyze/transcript FuzzParallelRead"
+  "./analyze/transcript FuzzStringEnd"
   "./analyze/journal FuzzReadAndAttempts"
   "./analyze/detect FuzzDecodeMark"
   "./analyze/detect FuzzMarkRoundTrip"

@@ -57,7 +57,13 @@ var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 // quote). One loop for the whole body: a stop (quote, backslash, control
 // character) comes every 13 bytes on average in real transcripts, so what
 // a stop costs matters as much as the word loop.
-func stringEnd(d []byte, i int) (end int, all uint64, esc, ok bool) {
+//
+// stringEnd itself is stringEndWords (scanstring_scalar.go) unless the
+// build has GOEXPERIMENT=simd on amd64 (scanstring_simd.go).
+//
+// stringEndWords is stringEnd a word at a time from d[i], with the OR of
+// the bytes and the escape flag of a part already read.
+func stringEndWords(d []byte, i int, all uint64, esc bool) (end int, _ uint64, _, ok bool) {
 	for {
 		for i+8 <= len(d) {
 			w := load64(d, i)
@@ -132,31 +138,37 @@ func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
 }
 
 // unescape appends the decoded form of a validated body with escapes and
-// valid UTF-8 to buf. It copies a word at a time: buf is grown by the body
-// and a word first (decoding never lengthens a body), each word is stored
-// whole and the output advanced by the bytes before its first backslash.
+// valid UTF-8 to buf. The runs between escapes are copied a word (in a
+// GOEXPERIMENT=simd build, 32 bytes: copyBlocks) at a time: buf is grown
+// by the body and a block first (decoding never lengthens a body), so each
+// block is stored whole and the output advanced by the bytes before its
+// first backslash.
 func unescape(buf, body []byte) []byte {
-	buf = slices.Grow(buf, len(body)+8)
+	buf = slices.Grow(buf, len(body)+32)
 	o := len(buf)
 	out := buf[:cap(buf)]
 	r := 0
-	for r < len(body) {
-		if r+8 <= len(body) {
+	for {
+		// Copy up to the next backslash or the end.
+		r, o = copyBlocks(out, o, body, r)
+		for r+8 <= len(body) {
 			w := load64(body, r)
 			binary.LittleEndian.PutUint64(out[o:o+8], w)
 			b := w ^ ('\\' * lo8)
-			m := (b - lo8) &^ b & hi8
-			if m == 0 {
-				r, o = r+8, o+8
-				continue
+			if m := (b - lo8) &^ b & hi8; m != 0 {
+				k := bits.TrailingZeros64(m) / 8
+				r, o = r+k, o+k
+				goto esc
 			}
-			k := bits.TrailingZeros64(m) / 8
-			r, o = r+k, o+k
-		} else if c := body[r]; c != '\\' {
-			out[o] = c
-			r, o = r+1, o+1
-			continue
+			r, o = r+8, o+8
 		}
+		for ; r < len(body) && body[r] != '\\'; r, o = r+1, o+1 {
+			out[o] = body[r]
+		}
+		if r >= len(body) {
+			return buf[:o]
+		}
+	esc:
 		// body[r] is a backslash.
 		if c := body[r+1]; c != 'u' {
 			out[o] = unescapeByte[c]
@@ -177,7 +189,6 @@ func unescape(buf, body []byte) []byte {
 		}
 		o += utf8.EncodeRune(out[o:], rr)
 	}
-	return buf[:o]
 }
 
 // bigEndian is whether this machine stores words big end first.
