@@ -153,19 +153,33 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 		attempts []*model.Attempt
 		orphans  []model.Orphan
 	)
-	lastByKey := map[string]*model.Attempt{}
+	// The attempts are allocated together and the maps sized for them: a
+	// journal of 200,000 started lines made as many allocations and grew
+	// its maps one rehash at a time.
+	started := 0
+	for i := range j.Lines {
+		if j.Lines[i].Type == "started" {
+			started++
+		}
+	}
+	slab := make([]model.Attempt, started)
+	if started > 0 {
+		attempts = make([]*model.Attempt, 0, started)
+	}
+	lastByKey := make(map[string]*model.Attempt, started)
 	// open holds, per agent id, the attempts not closed yet in start order: a
 	// result closes the latest one, so it is a stack, and a result costs
 	// O(1) instead of a scan back over every attempt (40,000 orphan results
 	// took 23 s that way).
-	open := map[string][]*model.Attempt{}
+	open := make(map[string][]*model.Attempt, started)
 	looked := 0 // attempts looked at to close results (countLooked)
 	for _, l := range j.Lines {
 		at := model.Evidence{File: j.File, Line: l.Line}
 		switch l.Type {
 		case "started":
 			key := KeyOf(l)
-			a := &model.Attempt{Key: key, Ordinal: 1, AgentID: l.AgentID, Started: at}
+			a := &slab[len(attempts)]
+			*a = model.Attempt{Key: key, Ordinal: 1, AgentID: l.AgentID, Started: at}
 			if prev := lastByKey[key]; prev != nil {
 				a.Ordinal = prev.Ordinal + 1
 				prev.SupersededBy = a.Ordinal
