@@ -66,15 +66,15 @@ func (l *loader) markResumeCopies() {
 		return t.RowHashes
 	}
 	for _, j := range copies {
-		// The skip set is the originals' row hashes merged, a later
-		// original's hash winning: at most maxOriginals of them. Only the
-		// copy's own uuids are looked up when it is read, so what else it
-		// holds changes nothing (the heads keep only the uuids that start a
-		// file, not all of the copy's).
-		skip := map[uint64]uint64{}
+		// The originals' row hashes are handed to the reader as they are,
+		// a later original's winning: merging them into one set for every
+		// copy would cost each copy its originals' rows, however few rows
+		// the copy has (one large file and thousands of small copies of
+		// parts of it: quadratic).
+		skip := make([]map[uint64]uint64, 0, len(originals[j]))
 		for _, i := range originals[j] {
-			for u, c := range rowHashes(i) {
-				skip[u] = c
+			if rh := rowHashes(i); rh != nil {
+				skip = append(skip, rh)
 			}
 			if lastUse[i] == j {
 				hashes[i] = nil // j is its last copy

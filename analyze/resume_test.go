@@ -113,3 +113,50 @@ func BenchmarkLoadSharedUUIDs(b *testing.B) {
 		})
 	}
 }
+
+// oneOriginalManyCopies writes a session of n rows and n later sessions,
+// copy m holding only row m of the first (its resumed replay, another
+// sessionId): each copy names the large file as its original.
+func oneOriginalManyCopies(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	row := func(sid string, m int, ts string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":%q,"timestamp":%q,"message":{"role":"user","content":"step %d"}}`+"\n", m, sid, ts, m)
+	}
+	var big []byte
+	first := "00000000-0000-4000-8000-000000000000"
+	for m := range n {
+		big = append(big, row(first, m, "2026-05-07T09:00:00Z")...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, first+".jsonl"), big, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for m := range n {
+		sid := fmt.Sprintf("00000000-0000-4000-8000-%012d", m+1)
+		if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(row(sid, m, "2026-05-07T09:00:00Z")), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkLoadOneOriginalManyCopies (issue 12, item 12): one session of n
+// rows and n small sessions, each a resume's copy of one of its rows. A
+// copy's originals' row hashes used to be merged into one set per copy (n
+// copies × n rows); the reader now looks them up in place.
+func BenchmarkLoadOneOriginalManyCopies(b *testing.B) {
+	for _, n := range []int{2000, 8000} {
+		dir := oneOriginalManyCopies(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				res, err := Load([]string{dir}, Options{})
+				if err != nil || len(res.Runs) != n+1 {
+					b.Fatalf("%v: %d runs, want %d", err, len(res.Runs), n+1)
+				}
+				if c := res.Runs[n].Main.Copied; c != 1 {
+					b.Fatalf("the last copy has %d copied rows, want 1", c)
+				}
+			}
+		})
+	}
+}

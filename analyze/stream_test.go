@@ -74,7 +74,7 @@ func TestEachMarksResumeCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	later, err := transcript.ReadFile(filepath.Join(root, "70000000-0000-4000-8000-000000000008.jsonl"), "b", transcript.Options{Copied: first.RowHashes})
+	later, err := transcript.ReadFile(filepath.Join(root, "70000000-0000-4000-8000-000000000008.jsonl"), "b", transcript.Options{Copied: []map[uint64]uint64{first.RowHashes}})
 	if err != nil {
 		t.Fatal(err)
 	}

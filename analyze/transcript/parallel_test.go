@@ -67,7 +67,7 @@ func TestParallelReadIsSerialRead(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			sameAsSerial(t, p, data, Options{RowHashes: true, Copied: own.RowHashes})
+			sameAsSerial(t, p, data, Options{RowHashes: true, Copied: []map[uint64]uint64{own.RowHashes}})
 			return nil
 		})
 		if err != nil {

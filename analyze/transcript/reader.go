@@ -25,12 +25,16 @@ import (
 type Options struct {
 	// LineCap is the longest line read (jsonl.DefaultLineCap when 0).
 	LineCap int64
-	// Copied maps the uuid hashes (HashUUID) of rows an earlier file of the
-	// same session holds to those rows' content hashes: a row with such a
-	// uuid and the same content (all but its sessionId) was copied into this
-	// file by a resume; it is counted (Transcript.Copied) and its calls are
-	// marked Copied. A row with the uuid but other content is not a copy.
-	Copied map[uint64]uint64
+	// Copied are the row hashes (Transcript.RowHashes) of earlier files of
+	// the same session: each maps the uuid hashes (HashUUID) of a file's
+	// rows to those rows' content hashes, a later map's entry winning over
+	// an earlier's. A row with such a uuid and the same content (all but its
+	// sessionId) was copied into this file by a resume; it is counted
+	// (Transcript.Copied) and its calls are marked Copied. A row with the
+	// uuid but other content is not a copy. The maps are looked up, not
+	// merged, so a copy costs its own rows times the files it names, however
+	// large those files are.
+	Copied []map[uint64]uint64
 	// RowHashes asks for Transcript.RowHashes.
 	RowHashes bool
 	// GiveUp stops reading at the line where the file is clearly mostly
@@ -245,7 +249,7 @@ type builder struct {
 	uuids uuidSet
 	// copied holds the rows an earlier file of the session holds
 	// (Options.Copied); copiedRow is set while such a row is applied.
-	copied    map[uint64]uint64
+	copied    []map[uint64]uint64
 	copiedRow bool
 	// rowHashes collects each row's content hash (Options.RowHashes).
 	rowHashes      map[uint64]uint64
@@ -411,7 +415,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		if b.rowHashes != nil {
 			b.rowHashes[h] = contentHash(data, r.SessionID)
 		}
-		if want, ok := b.copied[h]; ok && contentHash(data, r.SessionID) == want {
+		if want, ok := b.copiedHash(h); ok && contentHash(data, r.SessionID) == want {
 			b.copiedRow = true
 			t.Copied++
 		}
@@ -717,6 +721,17 @@ func (b *builder) setOptions(opts Options) {
 	if opts.RowHashes {
 		b.rowHashes = map[uint64]uint64{}
 	}
+}
+
+// copiedHash is the content hash Options.Copied gives a row uuid hash: the
+// last map's that holds it.
+func (b *builder) copiedHash(h uint64) (uint64, bool) {
+	for i := len(b.copied) - 1; i >= 0; i-- {
+		if c, ok := b.copied[i][h]; ok {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 func (b *builder) finish() *model.Transcript {

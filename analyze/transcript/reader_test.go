@@ -262,3 +262,34 @@ func TestResultCapFollowsTheLastCallOfItsID(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiedLaterOriginalWins: Options.Copied lists the earlier files' row
+// hashes; for a uuid more than one of them holds, the last one's content
+// hash decides, as when the sets were merged in order. A row matches only
+// its own content.
+func TestCopiedLaterOriginalWins(t *testing.T) {
+	data := []byte(`{"type":"user","uuid":"u1","sessionId":"s2","timestamp":"2026-05-07T09:00:00Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"user","uuid":"u2","sessionId":"s2","timestamp":"2026-05-07T09:00:01Z","message":{"role":"user","content":"there"}}` + "\n")
+	own, err := Read(bytes.NewReader(data), "s2.jsonl", Options{RowHashes: true})
+	if err != nil || len(own.RowHashes) != 2 {
+		t.Fatalf("%v, %d row hashes", err, len(own.RowHashes))
+	}
+	h1 := HashUUID("u1")
+	wrong := map[uint64]uint64{h1: own.RowHashes[h1] + 1}
+	for _, tc := range []struct {
+		copied []map[uint64]uint64
+		want   int
+	}{
+		{nil, 0},
+		{[]map[uint64]uint64{own.RowHashes}, 2},
+		{[]map[uint64]uint64{wrong}, 0},
+		{[]map[uint64]uint64{own.RowHashes, wrong}, 1}, // u1 from the later, wrong: u2 only
+		{[]map[uint64]uint64{wrong, own.RowHashes}, 2},
+		{[]map[uint64]uint64{nil, wrong, nil}, 0},
+	} {
+		got, err := Read(bytes.NewReader(data), "s2.jsonl", Options{Copied: tc.copied})
+		if err != nil || got.Copied != tc.want {
+			t.Errorf("Copied %v: %v, %d rows copied, want %d", tc.copied, err, got.Copied, tc.want)
+		}
+	}
+}
