@@ -135,11 +135,11 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 	}
 	if r := c.Result; r != nil {
 		sc.Result = r
-		at := r.At
+		at := r.At()
 		sc.ResultAt = &at
 		add(r.AgentID(), LinkToolUseResult)
 		add(r.TailAgentID(), LinkResultTail)
-		if r.IsAsync || r.Status() == "async_launched" || strings.HasPrefix(r.Text, "Async agent launched") {
+		if r.IsAsync() || r.Status() == "async_launched" || strings.HasPrefix(r.Text, "Async agent launched") {
 			sc.Mode = model.ModeAsync
 		}
 	}
@@ -330,7 +330,7 @@ func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.Wo
 	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID, At: c.At()}
 	if r := c.Result; r != nil {
 		wl.RunID, wl.TaskID, wl.Status = r.RunID(), r.TaskID(), r.Status()
-		at := r.At
+		at := r.At()
 		wl.ResultAt = &at
 	}
 	idx := l.notifications(main)

@@ -155,7 +155,7 @@ func polledAgents(n int) *model.Run {
 	for i := range n {
 		at := model.Evidence{File: "s.jsonl", Line: 2*i + 1}
 		id, agent := fmt.Sprintf("toolu_%07d", i), fmt.Sprintf("a%016d", i)
-		launched := &model.ToolResult{ToolUseID: id, At: at, Text: "Async agent launched successfully.\nagentId: " + agent}
+		launched := model.NewToolResult(model.ResultInput{ToolUseID: id, At: at, Text: "Async agent launched successfully.\nagentId: " + agent})
 		call := model.NewToolCall(model.CallInput{ID: id, Name: "Agent", At: at, Result: launched})
 		main.ToolCalls = append(main.ToolCalls, call)
 		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: call, Owner: "s.jsonl", ToolUseID: id, Tool: "Agent",
@@ -164,7 +164,7 @@ func polledAgents(n int) *model.Run {
 	for i := range n {
 		at := model.Evidence{File: "s.jsonl", Line: 2*i + 2}
 		main.ToolCalls = append(main.ToolCalls, model.NewToolCall(model.CallInput{ID: fmt.Sprintf("toolu_p%07d", i), Name: "TaskOutput", At: at,
-			Result: &model.ToolResult{At: at, Extra: &model.ResultExtra{PollTaskID: fmt.Sprintf("a%016d", i), PollStatus: "completed"}}}))
+			Result: model.NewToolResult(model.ResultInput{At: at, Extra: &model.ResultExtra{PollTaskID: fmt.Sprintf("a%016d", i), PollStatus: "completed"}})}))
 	}
 	return run
 }

@@ -159,7 +159,7 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 			ids := agentIDs(tr)
 			found := false
 			for _, r := range tr.ToolResults {
-				if ids[r.ToolUseID] && r.HasPartialNotice && !r.StartsWithAPIErrorPrefix {
+				if ids[r.ToolUseID] && r.HasPartialNotice() && !r.StartsWithAPIErrorPrefix() {
 					found = true
 				}
 			}
@@ -180,7 +180,7 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 				kill = r
 			}
 		}
-		if kill == nil || seg.State != detect.MarkItems || !reflect.DeepEqual(seg.Items, []string{"Fix three disclosure defects"}) || seg.InWindow(kill.At.Line) {
+		if kill == nil || seg.State != detect.MarkItems || !reflect.DeepEqual(seg.Items, []string{"Fix three disclosure defects"}) || seg.InWindow(kill.At().Line) {
 			t.Fatalf("kill %+v segments %+v", kill, seg)
 		}
 	})

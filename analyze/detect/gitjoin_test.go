@@ -123,7 +123,9 @@ func TestTrustUnknownKilledWorkIsNotOffTheBranch(t *testing.T) {
 				in.Command = "git commit -qam wip"
 				c.Set(in)
 				if c.Result != nil {
-					c.Result.Text, c.Result.TextLen = "", 0
+					rin := c.Result.Input()
+					rin.Text, rin.TextLen = "", 0
+					c.Result.Set(rin)
 				}
 			}
 		}

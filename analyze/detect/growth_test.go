@@ -66,7 +66,7 @@ func TestPerCallLookupsGrowLinearly(t *testing.T) {
 		for i, sc := range run.Subagents {
 			sc.AgentID = fmt.Sprintf("a%016d", i)
 			poll := model.NewToolCall(model.CallInput{ID: fmt.Sprintf("toolu_poll%06d", i), Name: "TaskOutput", TaskID: sc.AgentID, At: sc.At,
-				Result: &model.ToolResult{ToolUseID: fmt.Sprintf("toolu_poll%06d", i), At: sc.At, Extra: &model.ResultExtra{PollTaskID: sc.AgentID, PollStatus: "running"}}})
+				Result: model.NewToolResult(model.ResultInput{ToolUseID: fmt.Sprintf("toolu_poll%06d", i), At: sc.At, Extra: &model.ResultExtra{PollTaskID: sc.AgentID, PollStatus: "running"}})})
 			main.ToolCalls = append(main.ToolCalls, poll)
 		}
 		visits = 0

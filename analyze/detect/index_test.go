@@ -103,7 +103,7 @@ func branchRun(n, w int) (*model.Run, *gitjoin.Branch) {
 	for i := range n {
 		id := fmt.Sprintf("toolu_kill%06d", i)
 		c := model.NewToolCall(model.CallInput{ID: id, Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(2 * i)})
-		res := &model.ToolResult{ToolUseID: id, IsError: true, Text: "boom", At: at(2*i + 1)}
+		res := model.NewToolResult(model.ResultInput{ToolUseID: id, IsError: true, Text: "boom", At: at(2*i + 1)})
 		child := &model.Transcript{File: "agent-" + id + ".jsonl", Cwd: "/work/repo"}
 		for j := range w {
 			rel := fmt.Sprintf("src/m%06d/f%03d.go", i, j)
@@ -117,7 +117,7 @@ func branchRun(n, w int) (*model.Run, *gitjoin.Branch) {
 		if i%4 == 0 {
 			b.Paths = append(b.Paths, "reviews/"+id+".md")
 		}
-		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Child: child, Owner: "s.jsonl", ToolUseID: id, Description: c.Description(), Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: &res.At})
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Child: child, Owner: "s.jsonl", ToolUseID: id, Description: c.Description(), Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
 	}
 	slices.Sort(b.Paths)
 	return run, b

@@ -54,7 +54,7 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 	for _, c := range t.ToolCalls {
 		switch {
 		case fileWriters[c.Name()]:
-			if c.Result != nil && c.Result.IsError {
+			if c.Result != nil && c.Result.IsError() {
 				continue
 			}
 			if c.FilePath() == "" {
@@ -80,7 +80,7 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 					ids = append(ids, m[1])
 				}
 				l.Commits = append(l.Commits, ids...)
-				failed := c.Result != nil && c.Result.IsError
+				failed := c.Result != nil && c.Result.IsError()
 				if len(ids) > 0 {
 					l.CommitCommands += a.Commits
 				} else if !failed {

@@ -25,10 +25,10 @@ func subagentReasons(sc *model.SubagentCall, end interpret.SubagentEnd) []model.
 		if s := sc.Result.Status(); s != "" {
 			what += ", status " + s
 		}
-		if sc.Result != nil && sc.Result.StartsWithAPIErrorPrefix {
+		if sc.Result != nil && sc.Result.StartsWithAPIErrorPrefix() {
 			what += ", starts with the API-error prefix"
 		}
-		if sc.Result != nil && sc.Result.HasPartialNotice {
+		if sc.Result != nil && sc.Result.HasPartialNotice() {
 			what += ", carries the partial-output notice"
 		}
 		out = append(out, model.Reason{What: what, At: *sc.ResultAt})

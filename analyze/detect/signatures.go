@@ -67,7 +67,7 @@ func agentCalls(t *model.Transcript) map[string]string {
 // it holds the partial-output notice and, left-trimmed, begins with the
 // harness prefix. (Rule 1 — resolving to an Agent/Task call — is the caller's.)
 func SignatureA(r *model.ToolResult) bool {
-	return r != nil && r.HasPartialNotice && r.StartsWithAPIErrorPrefix
+	return r != nil && r.HasPartialNotice() && r.StartsWithAPIErrorPrefix()
 }
 
 // ScanTranscript runs Signature A and B over the current segment of t.
@@ -81,14 +81,14 @@ func ScanTranscript(t *model.Transcript) Scan {
 
 	// Signature A, in file order.
 	for _, r := range t.ToolResults {
-		if !w.InWindow(r.At.Line) {
+		if !w.InWindow(r.Line()) {
 			continue
 		}
 		desc, ok := calls[r.ToolUseID]
 		if !ok || !SignatureA(r) {
 			continue
 		}
-		s.Hits = append(s.Hits, Hit{ToolUseID: r.ToolUseID, Description: desc, Signature: "A", Rule: RuleA, At: r.At})
+		s.Hits = append(s.Hits, Hit{ToolUseID: r.ToolUseID, Description: desc, Signature: "A", Rule: RuleA, At: r.At()})
 	}
 
 	// Signature B, reference rule: balance and latest status per tool-use id

@@ -23,7 +23,7 @@ func (b *tb) call(id, name, desc string) *tb {
 }
 
 func (b *tb) result(id string, notice, prefix bool) *tb {
-	b.t.ToolResults = append(b.t.ToolResults, &model.ToolResult{ToolUseID: id, HasPartialNotice: notice, StartsWithAPIErrorPrefix: prefix, At: b.next()})
+	b.t.ToolResults = append(b.t.ToolResults, model.NewToolResult(model.ResultInput{ToolUseID: id, HasPartialNotice: notice, StartsWithAPIErrorPrefix: prefix, At: b.next()}))
 	return b
 }
 

@@ -65,37 +65,37 @@ func SubagentOutcome(sc *model.SubagentCall, polls []*model.ToolResult) Subagent
 	}
 	switch {
 	case refusedBeforeLaunch(r):
-		return SubagentEnd{OutcomeRejected, r.At, "result"}
+		return SubagentEnd{OutcomeRejected, r.At(), "result"}
 	case declinedByUser(r) && !ran(sc):
 		// The permission prompt's answer; with the same words a user who
 		// pressed Esc on a running agent is answered, so it is a rejection
 		// only when nothing shows the agent ran.
-		return SubagentEnd{OutcomeRejected, r.At, "result"}
+		return SubagentEnd{OutcomeRejected, r.At(), "result"}
 	case declinedByUser(r):
-		return SubagentEnd{OutcomeStopped, r.At, "result"}
+		return SubagentEnd{OutcomeStopped, r.At(), "result"}
 	}
-	if sc.Mode == model.ModeAsync || r.IsAsync || r.Status() == "async_launched" {
+	if sc.Mode == model.ModeAsync || r.IsAsync() || r.Status() == "async_launched" {
 		// Only a final status ends the agent; running, pending,
 		// in_progress and words not known to be final say it was alive.
 		for i := len(polls) - 1; i >= 0; i-- {
 			switch st := polls[i].PollStatus(); st {
 			case "completed", "killed", "stopped", "failed":
-				return SubagentEnd{st, polls[i].At, "poll"}
+				return SubagentEnd{st, polls[i].At(), "poll"}
 			case "error":
-				return SubagentEnd{OutcomeFailed, polls[i].At, "poll"}
+				return SubagentEnd{OutcomeFailed, polls[i].At(), "poll"}
 			}
 		}
-		return SubagentEnd{OutcomeNeverReturned, r.At, "result"}
+		return SubagentEnd{OutcomeNeverReturned, r.At(), "result"}
 	}
 	switch {
-	case r.StartsWithAPIErrorPrefix:
-		return SubagentEnd{OutcomeTerminatedEarly, r.At, "result"}
+	case r.StartsWithAPIErrorPrefix():
+		return SubagentEnd{OutcomeTerminatedEarly, r.At(), "result"}
 	case stoppedByUser(r):
-		return SubagentEnd{OutcomeStopped, r.At, "result"}
-	case r.IsError:
-		return SubagentEnd{OutcomeFailed, r.At, "result"}
+		return SubagentEnd{OutcomeStopped, r.At(), "result"}
+	case r.IsError():
+		return SubagentEnd{OutcomeFailed, r.At(), "result"}
 	}
-	return SubagentEnd{OutcomeCompleted, r.At, "result"}
+	return SubagentEnd{OutcomeCompleted, r.At(), "result"}
 }
 
 // Polls returns the output polls in t (TaskOutput, AgentOutputTool and
@@ -161,7 +161,7 @@ var userRejectedPrefixes = []string{
 
 // stoppedByUser: an error result that says the user interrupted the call.
 func stoppedByUser(r *model.ToolResult) bool {
-	return r.IsError && (r.Interrupted || hasAnyPrefix(r.ResultString(), userStoppedPrefixes)) ||
+	return r.IsError() && (r.Interrupted() || hasAnyPrefix(r.ResultString(), userStoppedPrefixes)) ||
 		hasAnyPrefix(r.Text, userStoppedPrefixes)
 }
 
@@ -171,7 +171,7 @@ func stoppedByUser(r *model.ToolResult) bool {
 // auto-mode safety check that could not run. A result that names an agent id
 // is never one: that agent ran.
 func refusedBeforeLaunch(r *model.ToolResult) bool {
-	if !r.IsError || r.AgentID() != "" || r.TailAgentID() != "" || r.StartsWithAPIErrorPrefix {
+	if !r.IsError() || r.AgentID() != "" || r.TailAgentID() != "" || r.StartsWithAPIErrorPrefix() {
 		return false
 	}
 	text := strings.TrimSpace(r.Text)
@@ -187,7 +187,7 @@ var refusedPrefixes = []string{"Agent type '", "Error: Agent type '", "InputVali
 // declinedByUser: the permission-prompt answer "the user doesn't want to
 // proceed" / "User rejected tool use".
 func declinedByUser(r *model.ToolResult) bool {
-	return r.IsError && r.AgentID() == "" && r.TailAgentID() == "" &&
+	return r.IsError() && r.AgentID() == "" && r.TailAgentID() == "" &&
 		(hasAnyPrefix(r.Text, userRejectedPrefixes) || hasAnyPrefix(r.ResultString(), userRejectedPrefixes))
 }
 

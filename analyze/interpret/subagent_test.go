@@ -7,7 +7,7 @@ import (
 )
 
 func result(text string, isError bool, extra *model.ResultExtra) *model.ToolResult {
-	return &model.ToolResult{Text: text, IsError: isError, Extra: extra, At: model.Evidence{File: "s.jsonl", Line: 3}}
+	return model.NewToolResult(model.ResultInput{Text: text, IsError: isError, Extra: extra, At: model.Evidence{File: "s.jsonl", Line: 3}})
 }
 
 // TestSubagentOutcome covers every outcome, the negative cases first: a
@@ -36,7 +36,7 @@ func TestSubagentOutcome(t *testing.T) {
 		{"interrupted during the call", model.SubagentCall{Mode: model.ModeSync, Result: result("The user doesn't want to take this action right now. STOP what you are doing.", true, nil)}, nil, OutcomeStopped, "result", true},
 		{"interrupted for tool use", model.SubagentCall{Mode: model.ModeSync, Result: result("[Request interrupted by user for tool use]", true, nil)}, nil, OutcomeStopped, "result", true},
 		{"interrupted for tool use, not flagged", model.SubagentCall{Mode: model.ModeSync, Result: result("[Request interrupted by user for tool use]", false, nil)}, nil, OutcomeStopped, "result", true},
-		{"terminated early", model.SubagentCall{Mode: model.ModeSync, Result: &model.ToolResult{StartsWithAPIErrorPrefix: true, IsError: true}}, nil, OutcomeTerminatedEarly, "result", true},
+		{"terminated early", model.SubagentCall{Mode: model.ModeSync, Result: model.NewToolResult(model.ResultInput{StartsWithAPIErrorPrefix: true, IsError: true})}, nil, OutcomeTerminatedEarly, "result", true},
 		{"completed", model.SubagentCall{Mode: model.ModeSync, Result: result("Done.", false, nil)}, nil, OutcomeCompleted, "result", false},
 		{"background, no word", model.SubagentCall{Mode: model.ModeAsync, Result: result("Async agent launched successfully.", false, nil)}, nil, OutcomeNeverReturned, "result", false},
 		{"background, poll running", model.SubagentCall{Mode: model.ModeAsync, Result: result("Async agent launched successfully.", false, nil)},

@@ -173,7 +173,7 @@ func Retained(tool string) bool {
 // result, its notifications) are a resume's copies of an earlier file's
 // rows: only then is the earlier file's reading of the call the whole story.
 func CopiedCall(sc *SubagentCall) bool {
-	if sc.Call == nil || !sc.Call.Copied() || sc.Result != nil && !sc.Result.Copied {
+	if sc.Call == nil || !sc.Call.Copied() || sc.Result != nil && !sc.Result.Copied() {
 		return false
 	}
 	for _, n := range sc.Notifications {
@@ -186,34 +186,6 @@ func CopiedCall(sc *SubagentCall) bool {
 
 // IsSubagentSpawn reports whether the call is an Agent or Task call.
 func (c *ToolCall) IsSubagentSpawn() bool { return c.name == toolAgent || c.name == toolTask }
-
-// ToolResult is one tool_result block with what pmcheck reads of it and of the
-// row's toolUseResult.
-type ToolResult struct {
-	ToolUseID string    `json:"tool_use_id"`
-	At        Evidence  `json:"at"`
-	Timestamp time.Time `json:"timestamp,omitzero"`
-	IsError   bool      `json:"is_error,omitempty"`
-	// HasPartialNotice is true when the whole text contains the harness's
-	// partial-output notice (see package harness); StartsWithAPIErrorPrefix when
-	// the text, left-trimmed, begins with the harness's API-error prefix.
-	HasPartialNotice         bool `json:"has_partial_notice,omitempty"`
-	StartsWithAPIErrorPrefix bool `json:"starts_with_api_error_prefix,omitempty"`
-	// From toolUseResult (trunk results only).
-	IsAsync     bool `json:"is_async,omitempty"`
-	Interrupted bool `json:"interrupted,omitempty"`
-	// Copied: the row is a resume's copy of an earlier file's (ToolCall.Copied).
-	Copied bool `json:"copied,omitempty"`
-	// Text is the start of the joined text (capped by tool kind).
-	Text string `json:"text,omitempty"`
-	// TextLen is the length in bytes of the whole joined text.
-	TextLen int `json:"text_len"`
-	// Extra holds the ids and strings that only agent, Workflow and failed
-	// results carry; nil when all are empty, as for most results, which
-	// halves the size of a result (a transcript keeps tens of thousands).
-	// Read them through the methods of the same names, which are nil-safe.
-	Extra *ResultExtra `json:"extra,omitempty"`
-}
 
 // ResultExtra is the rarely set part of a ToolResult.
 type ResultExtra struct {
@@ -232,6 +204,11 @@ type ResultExtra struct {
 	// (running, completed, failed, killed, …).
 	PollTaskID string `json:"poll_task_id,omitempty"`
 	PollStatus string `json:"poll_status,omitempty"`
+
+	// at is the evidence of a hand-built result, or of one past the lines a
+	// uint32 holds; textLen a text length past what a uint32 holds.
+	at      *Evidence
+	textLen int
 }
 
 // noExtra stands for the rare fields of a result that has none; read only.

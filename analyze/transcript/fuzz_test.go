@@ -149,8 +149,8 @@ func checkTranscriptCounts(t *testing.T, data []byte, lineCap int64, tr *model.T
 		}
 	}
 	for i, r := range tr.ToolResults {
-		inRows("tool result", r.At)
-		if i > 0 && tr.ToolResults[i-1].At.Line > r.At.Line {
+		inRows("tool result", r.At())
+		if i > 0 && tr.ToolResults[i-1].Line() > r.At().Line {
 			t.Fatalf("tool results out of line order")
 		}
 		if len(r.Text) > model.AgentResultLimit {

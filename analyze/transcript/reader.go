@@ -617,7 +617,13 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		return
 	}
 	text := blk.Content.text()
-	res := &model.ToolResult{ToolUseID: keep(blk.ToolUseID), At: at, Timestamp: ts, IsError: blk.IsError, TextLen: len(text), Copied: b.copiedRow}
+	call := b.callByID[blk.ToolUseID]
+	in := model.ResultInput{At: at, IsError: blk.IsError, TextLen: len(text), Copied: b.copiedRow}
+	if call != nil {
+		in.ToolUseID = call.ID // the same bytes, kept once
+	} else {
+		in.ToolUseID = keep(blk.ToolUseID)
+	}
 	// Keep what the detectors read: agent results in full up to a cap (the
 	// notice, the tail), the head of shell output that may name a commit, a
 	// sliver of the rest. A result above its call (rows are not sorted)
@@ -628,7 +634,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		limit = model.AgentResultLimit
 	case "":
 	case "Bash":
-		if c := b.callByID[blk.ToolUseID]; c != nil && !mentionsVCS(c.Command()) {
+		if call != nil && !mentionsVCS(call.Command()) {
 			limit = model.OtherResultLimit
 		}
 	default:
@@ -637,12 +643,12 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	// The ledgers read a shell result's text only when the command may
 	// commit; the output of any other command (most of a transcript's
 	// bytes) keeps only its flags and length.
-	if c := b.callByID[blk.ToolUseID]; c != nil && c.Name() == "Bash" && !mayCommit(c.Command()) {
+	if call != nil && call.Name() == "Bash" && !mayCommit(call.Command()) {
 		limit = 0
 	}
-	res.Text = capString(text, limit)
-	res.HasPartialNotice = blk.Content.probes&probeNotice != 0 // probes.go
-	res.StartsWithAPIErrorPrefix = strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.APIErrorPrefix)
+	in.Text = capString(text, limit)
+	in.HasPartialNotice = blk.Content.probes&probeNotice != 0 // probes.go
+	in.StartsWithAPIErrorPrefix = strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.APIErrorPrefix)
 	// The literal guard skips the regexp (a backtracking scan of every byte of
 	// every result) on the results that cannot match; the outcome is unchanged.
 	var extra model.ResultExtra
@@ -659,17 +665,18 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		if u.str != "" {
 			extra.ResultString = capString(u.str, model.TextHeadLimit)
 		}
-		extra.Status, extra.AgentID, res.IsAsync = keep(capID(u.Status)), keep(capID(u.AgentID)), u.IsAsync
+		extra.Status, extra.AgentID, in.IsAsync = keep(capID(u.Status)), keep(capID(u.AgentID)), u.IsAsync
 		extra.RunID, extra.TaskID, extra.BackgroundTaskID = keep(capID(u.RunID)), keep(capID(u.TaskID)), keep(capID(u.BackgroundTaskID))
-		res.Interrupted = u.Interrupted
+		in.Interrupted = u.Interrupted
 	}
 	if extra != (model.ResultExtra{}) {
-		res.Extra = &extra
+		in.Extra = &extra
 	}
-	if c := b.callByID[blk.ToolUseID]; c != nil {
+	res := b.t.NewToolResult(in)
+	if call != nil {
 		b.t.ToolResults = append(b.t.ToolResults, res)
-		if c.Result == nil {
-			c.Result = res
+		if call.Result == nil {
+			call.Result = res
 		}
 	} else {
 		// Its call is further down, or not a retained tool, or not in the
@@ -755,7 +762,7 @@ func (b *builder) finish() *model.Transcript {
 	for _, id := range ids {
 		t.ToolResults = append(t.ToolResults, b.pending[id]...)
 	}
-	sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].At.Line < t.ToolResults[j].At.Line })
+	sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].Line() < t.ToolResults[j].Line() })
 	if !t.FirstTime.IsZero() && t.Steps.Len() > 0 {
 		first := t.Steps.First().At()
 		fix := func(e *model.Evidence) {
@@ -772,7 +779,7 @@ func (b *builder) finish() *model.Transcript {
 			c.SetFirstTime(first)
 		}
 		for _, r := range t.ToolResults {
-			fix(&r.At)
+			r.SetFirstTime(first)
 		}
 		for _, n := range t.Notifications {
 			fix(&n.At)

@@ -71,13 +71,13 @@ func TestContentShapes(t *testing.T) {
 		t.Fatalf("want 4 tool calls, got %d", len(tr.ToolCalls))
 	}
 	bash := tr.ToolCalls[0]
-	if bash.Command() != "git push origin main" || bash.Result == nil || !bash.Result.IsError || bash.Result.ResultString() != "Error: rejected" {
+	if bash.Command() != "git push origin main" || bash.Result == nil || !bash.Result.IsError() || bash.Result.ResultString() != "Error: rejected" {
 		t.Errorf("bash = %+v result %+v", bash, bash.Result)
 	}
 	if tr.ToolCalls[1].FilePath() != "" || tr.ToolCalls[2].FilePath() != "/r/a.go" {
 		t.Errorf("a number where a path belongs must be dropped alone: %q %q", tr.ToolCalls[1].FilePath(), tr.ToolCalls[2].FilePath())
 	}
-	if r := tr.ToolCalls[2].Result; r == nil || r.Text != "ok" || r.IsError {
+	if r := tr.ToolCalls[2].Result; r == nil || r.Text != "ok" || r.IsError() {
 		t.Errorf("edit result = %+v", r)
 	}
 	if late := tr.ToolCalls[3]; late.Result == nil || late.Result.Text != "answer before call" {
@@ -97,7 +97,7 @@ func TestAgentResultFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := tr.ToolCalls[0].Result
-	if r == nil || !r.HasPartialNotice || !r.StartsWithAPIErrorPrefix || r.TailAgentID() != "a1234567" {
+	if r == nil || !r.HasPartialNotice() || !r.StartsWithAPIErrorPrefix() || r.TailAgentID() != "a1234567" {
 		t.Fatalf("result = %+v", r)
 	}
 }

@@ -27,8 +27,8 @@ func TestBashResultText(t *testing.T) {
 			t.Fatalf("%q: call or result missing: %+v", c.command, tr.ToolCalls)
 		}
 		r := tr.ToolCalls[0].Result
-		if r.Text != c.want || r.TextLen != len("[main 1a2b3c4] x") {
-			t.Errorf("%q: result text %q (len %d), want %q (len %d)", c.command, r.Text, r.TextLen, c.want, len("[main 1a2b3c4] x"))
+		if r.Text != c.want || r.TextLen() != len("[main 1a2b3c4] x") {
+			t.Errorf("%q: result text %q (len %d), want %q (len %d)", c.command, r.Text, r.TextLen(), c.want, len("[main 1a2b3c4] x"))
 		}
 	}
 }
