@@ -178,6 +178,8 @@ type loader struct {
 	// parents are the Workflow runs' parent transcripts, kept from their
 	// session's run until the Workflow runs are linked.
 	parents map[string]*model.Transcript
+	// firsts are the session files' first row uuids (firstUUIDs).
+	firsts map[uint64]bool
 	// heads are the session files' first rows and uuids, gathered while
 	// the sessions stream by, for markResumeCopies; slots the run of each.
 	heads     []resumeFile

@@ -331,6 +331,9 @@ func (l *loader) readOne(rel string) (r readAhead) {
 	}()
 	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	r = readAhead{t: t, err: err}
+	if err == nil && l.firsts != nil && layout.AgentIDFromName(path.Base(rel)) == "" {
+		t.UUIDs = l.firstsOf(t) // stream.go
+	}
 	if _, ok := l.inv.Metas[rel]; ok && err == nil && layout.AgentIDFromName(path.Base(rel)) != "" {
 		r.meta = l.sidecarMeta(rel) // its sidecar, read here rather than on the linking goroutine
 	}

@@ -246,22 +246,14 @@ func (l *loader) stream() {
 	}
 	l.parents = map[string]*model.Transcript{}
 	sessions := l.inv.Sessions
-	firsts := l.firstUUIDs()
+	l.firsts = l.firstUUIDs()
 	l.slots = make([]int, len(sessions))
 	pf := l.prefetch(len(sessions), l.sessionFiles)
 	for k, s := range sessions {
 		l.ahead = pf.next()
 		l.key = problemKey{0, k}
 		if t := l.transcript(s); t != nil {
-			// Only the uuids that start a session file can make a file a
-			// holder (resumeOriginals), so only those are kept.
-			var uuids []uint64
-			for _, u := range t.UUIDs {
-				if firsts == nil || firsts[u] {
-					uuids = append(uuids, u)
-				}
-			}
-			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, uuids})
+			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t)})
 			l.headIndex = append(l.headIndex, k)
 			t.UUIDs = nil
 		}
@@ -460,6 +452,21 @@ func (p *prefetcher) stop() {
 	}
 }
 
+// firstsOf returns the uuids of a session file that start some session
+// file: only those can make it a holder (resumeOriginals), so only those are
+// kept of its uuids. The readers call it (a map lookup per row) so that the
+// linker has little left to do; it is safe for concurrent use.
+// Filtering a filtered list gives it back.
+func (l *loader) firstsOf(t *model.Transcript) []uint64 {
+	var uuids []uint64
+	for _, u := range t.UUIDs {
+		if l.firsts == nil || l.firsts[u] {
+			uuids = append(uuids, u)
+		}
+	}
+	return uuids
+}
+
 // firstUUIDs returns the hashes of the session files' first row uuids
 // (Transcript.FirstUUID), so that only those need be kept of the files'
 // uuids until the resume copies are looked for; nil (keep them all) when a
@@ -584,6 +591,6 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 }
 
 var (
-	firstReaders  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	firstReaders  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 	decodeReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
 )
