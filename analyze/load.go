@@ -294,7 +294,7 @@ func (l *loader) load(tgt target) {
 // sidecarMeta reads the sidecar of an agent transcript (it has one: rel is
 // a key of inv.Metas). Safe for concurrent use.
 func (l *loader) sidecarMeta(rel string) *model.Meta {
-	m := l.inv.Metas[rel]
+	m := layout.MetaOf(rel)
 	return readMeta(l.abs(m), l.show(m))
 }
 

@@ -166,7 +166,7 @@ func (s Shard) Has(rel string) bool {
 
 // filter keeps the shard's part of an inventory.
 func (s Shard) filter(inv *discover.Inventory) *discover.Inventory {
-	out := &discover.Inventory{AgentFiles: map[string][]string{}, Metas: map[string]string{}}
+	out := &discover.Inventory{AgentFiles: map[string][]string{}, Metas: map[string]bool{}}
 	for _, f := range inv.Sessions {
 		if s.Has(f) {
 			out.Sessions = append(out.Sessions, f)

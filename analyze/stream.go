@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -52,6 +53,11 @@ func Each[T any](paths []string, opts Options, fn func(run *model.Run, input int
 		out[slot] = v
 		mu.Unlock()
 	})
+	s.grow = func(n int) { // room for the runs a walk found, grown once
+		mu.Lock()
+		out = slices.Grow(out, n)
+		mu.Unlock()
+	}
 	res := &Result{}
 	for i, p := range paths {
 		if err := loadPath(res, p, opts, s, i); err != nil {
@@ -60,9 +66,19 @@ func Each[T any](paths []string, opts Options, fn func(run *model.Run, input int
 		}
 	}
 	s.close()
+	// The loader's indexes (tens of MB for a fleet: every path, the agent
+	// files, the sidecars) are garbage now. Collected and given back before
+	// the caller renders its report, they do not add to what rendering
+	// allocates: a fleet's peak memory stays the streaming's.
+	debug.FreeOSMemory()
+	for len(out) < len(s.keys) {
+		var zero T
+		out = append(out, zero)
+	}
 	// Runs are sorted by (path, kind); runs of one path and kind (orphan
 	// groups of one folder, a root given twice) keep the order they were
-	// linked in.
+	// linked in. They were linked almost in that order; the results are
+	// put in place without a second list (a fleet's can be tens of MB).
 	order := make([]int, len(s.keys))
 	for i := range order {
 		order[i] = i
@@ -71,13 +87,29 @@ func Each[T any](paths []string, opts Options, fn func(run *model.Run, input int
 		x, y := s.keys[a], s.keys[b]
 		return cmp.Or(cmp.Compare(x.path, y.path), cmp.Compare(x.kind, y.kind))
 	})
-	sorted := make([]T, len(order))
-	for i, k := range order {
-		if k < len(out) {
-			sorted[i] = out[k]
+	permute(out, order)
+	return res, out, nil
+}
+
+// permute puts xs[order[i]] at i for every i, in place, following the
+// permutation's cycles; order is used up.
+func permute[T any](xs []T, order []int) {
+	for i := range order {
+		if order[i] < 0 {
+			continue
+		}
+		tmp, j := xs[i], i
+		for {
+			k := order[j]
+			order[j] = -1
+			if k == i {
+				xs[j] = tmp
+				break
+			}
+			xs[j] = xs[k]
+			j = k
 		}
 	}
-	return res, sorted, nil
 }
 
 // sink runs the caller's function over linked runs, jobs at once.
@@ -89,6 +121,8 @@ type sink struct {
 	busy  sync.WaitGroup // runs handed on and not yet done
 	done  sync.WaitGroup // workers
 	mu    sync.Mutex
+	// grow makes room for n more runs (a hint).
+	grow func(n int)
 	// panicked is the first panic of a worker, raised again on the loading
 	// goroutine (drain) so that the command's recover sees it.
 	panicked any
@@ -236,6 +270,10 @@ func (l *loader) flushErrors() {
 // stream links every run of a root, one at a time.
 func (l *loader) stream() {
 	l.agentIndex()
+	if n := len(l.inv.Sessions) + len(l.inv.WorkflowDirs); l.out.grow != nil {
+		l.out.keys = slices.Grow(l.out.keys, n)
+		l.out.grow(n)
+	}
 	// The parent transcripts of Workflow runs are kept from their session
 	// until the runs are linked: one reading, one transcript for both runs.
 	parents := map[string]bool{}

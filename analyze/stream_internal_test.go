@@ -72,3 +72,38 @@ func TestFirstUUIDIsTheReadersFirstUUID(t *testing.T) {
 		t.Fatalf("compared %d files", n)
 	}
 }
+
+// TestPermute: permute puts xs[order[i]] at i, for every permutation of
+// up to five elements.
+func TestPermute(t *testing.T) {
+	var perms func(n int) [][]int
+	perms = func(n int) [][]int {
+		if n == 0 {
+			return [][]int{{}}
+		}
+		var out [][]int
+		for _, p := range perms(n - 1) {
+			for i := 0; i <= len(p); i++ {
+				q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	for n := 0; n <= 5; n++ {
+		for _, order := range perms(n) {
+			xs := make([]string, n)
+			for i := range xs {
+				xs[i] = string(rune('a' + i))
+			}
+			want := make([]string, n)
+			for i, k := range order {
+				want[i] = xs[k]
+			}
+			permute(xs, append([]int(nil), order...))
+			if strings.Join(xs, "") != strings.Join(want, "") {
+				t.Fatalf("permute(%v) = %v; want %v", order, xs, want)
+			}
+		}
+	}
+}

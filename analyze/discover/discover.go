@@ -28,8 +28,10 @@ type Inventory struct {
 	WorkflowDirs []string
 	// AgentFiles maps an agent id to every agent-<id>.jsonl with that id.
 	AgentFiles map[string][]string
-	// Metas maps an agent transcript path to its .meta.json sidecar path.
-	Metas map[string]string
+	// Metas holds the agent transcript paths that have a .meta.json sidecar
+	// (at layout.MetaOf of the path; a fleet has one per subagent, so the
+	// sidecar's path is not kept too).
+	Metas map[string]bool
 	// Refused lists entries that were not used, each with the reason.
 	Refused []Refusal
 }
@@ -82,8 +84,8 @@ func Walk(root string) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv := &Inventory{AgentFiles: map[string][]string{}, Metas: map[string]string{}}
-	metas := map[string]string{} // each sidecar's path, kept as the walk made it
+	inv := &Inventory{AgentFiles: map[string][]string{}, Metas: map[string]bool{}}
+	metas := map[string]bool{}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		rel, rerr := filepath.Rel(root, p)
 		if rerr != nil {
@@ -142,7 +144,7 @@ func Walk(root string) (*Inventory, error) {
 		case name == layout.Journal:
 			inv.WorkflowDirs = append(inv.WorkflowDirs, dir)
 		case layout.IsMetaName(name):
-			metas[rel] = rel
+			metas[rel] = true
 		case layout.IsTranscriptName(name):
 			if id := layout.AgentIDFromName(name); id != "" {
 				inv.AgentFiles[id] = append(inv.AgentFiles[id], rel)
@@ -157,10 +159,8 @@ func Walk(root string) (*Inventory, error) {
 	}
 	for _, files := range inv.AgentFiles {
 		for _, f := range files {
-			// The walk's own string, not the one MetaOf builds for the
-			// lookup: an inventory of a fleet holds one per subagent.
-			if m, ok := metas[layout.MetaOf(f)]; ok {
-				inv.Metas[f] = m
+			if metas[layout.MetaOf(f)] {
+				inv.Metas[f] = true
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/layout"
 )
 
 func TestValidID(t *testing.T) {
@@ -75,7 +77,7 @@ func TestWalkClassifies(t *testing.T) {
 	if len(inv.AgentFiles) != 3 || inv.AgentFiles["a1"][0] != "proj/s1/subagents/agent-a1.jsonl" {
 		t.Errorf("agent files = %v", inv.AgentFiles)
 	}
-	if inv.Metas["proj/s1/subagents/agent-a1.jsonl"] != "proj/s1/subagents/agent-a1.meta.json" {
+	if !inv.Metas["proj/s1/subagents/agent-a1.jsonl"] || layout.MetaOf("proj/s1/subagents/agent-a1.jsonl") != "proj/s1/subagents/agent-a1.meta.json" {
 		t.Errorf("metas = %v", inv.Metas)
 	}
 }

@@ -200,20 +200,23 @@ func inputsSummary(res *analyze.Result, runs []runResult) report.Inputs {
 	// A file that belongs to several runs (a Workflow run's parent
 	// transcript is also its session's) is listed once per path given.
 	type fileOf struct {
-		input int
+		input int32
 		file  string
 	}
 	seen := map[fileOf]bool{}
 	for _, r := range runs {
-		in.Files += r.files
+		in.Files += int(r.files)
 		in.Malformed += r.bad
-		for _, fp := range r.fileProblems {
+		if r.more == nil {
+			continue
+		}
+		for _, fp := range r.more.fileProblems {
 			if k := (fileOf{r.input, fp.file}); !seen[k] {
 				seen[k] = true
 				in.Problems = append(in.Problems, fp.problems...)
 			}
 		}
-		in.Problems = append(in.Problems, r.problems...)
+		in.Problems = append(in.Problems, r.more.problems...)
 	}
 	for _, p := range res.Skipped {
 		in.Problems = append(in.Problems, report.Problem{File: p.At.File, Line: p.At.Line, Message: "skipped: " + p.Message})

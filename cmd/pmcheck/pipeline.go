@@ -39,9 +39,15 @@ type evaluated struct {
 type runResult struct {
 	Summary report.RunSummary
 	Facts   *report.RunFacts // nil when dropped
-	input   int              // index of the path given (problems are listed once per file and path)
-	files   int
+	input   int32            // index of the path given (problems are listed once per file and path)
+	files   int32
 	bad     int
+	// more holds what few runs have (nil when none), so that a fleet's
+	// results stay small.
+	more *runMore
+}
+
+type runMore struct {
 	// fileProblems are the malformed lines of the run's transcripts that
 	// have any, by file; problems the journal's and the run's.
 	fileProblems []fileProblems
@@ -80,11 +86,15 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	}
 	var findings []rules.Finding
 	for i := range runs {
-		if runs[i].err != nil {
-			return nil, usageError("%v", runs[i].err)
+		m := runs[i].more
+		if m == nil {
+			continue
 		}
-		findings = append(findings, runs[i].findings...)
-		runs[i].findings = nil
+		if m.err != nil {
+			return nil, usageError("%v", m.err)
+		}
+		findings = append(findings, m.findings...)
+		m.findings = nil
 	}
 	rules.SortFindings(findings)
 	return &evaluated{Res: res, Runs: runs, Findings: findings}, nil
@@ -94,26 +104,30 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 // what the reports need.
 func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOptions) runResult {
 	facts := analyze.Facts([]*analyze.Run{run}, fopts)
-	r := runResult{Summary: report.RunSummaryFromFact(facts[0].Run), input: input}
-	r.findings, r.err = rules.Evaluate(p.Pack, facts)
+	r := runResult{Summary: report.RunSummaryFromFact(facts[0].Run), input: int32(input)}
+	var m runMore
+	m.findings, m.err = rules.Evaluate(p.Pack, facts)
 	if !p.DropFacts {
 		rf := report.NewRunFacts(facts[0])
 		r.Facts = &rf
 	}
 	s := analyze.RunStats(run)
-	r.files, r.bad = s.Files, s.Malformed
+	r.files, r.bad = int32(s.Files), s.Malformed
 	for _, t := range append([]*analyze.Transcript{run.Main}, run.Agents...) {
 		if t != nil {
 			if ps := malformedProblems(t.File, t.Malformed, t.MalformedCount); len(ps) > 0 {
-				r.fileProblems = append(r.fileProblems, fileProblems{t.File, ps})
+				m.fileProblems = append(m.fileProblems, fileProblems{t.File, ps})
 			}
 		}
 	}
 	if run.Journal != nil {
-		r.problems = append(r.problems, malformedProblems(run.Journal.File, run.Journal.Malformed, run.Journal.MalformedCount)...)
+		m.problems = append(m.problems, malformedProblems(run.Journal.File, run.Journal.Malformed, run.Journal.MalformedCount)...)
 	}
 	for _, pr := range run.Problems {
-		r.problems = append(r.problems, report.Problem{File: pr.At.File, Line: pr.At.Line, Message: pr.Message})
+		m.problems = append(m.problems, report.Problem{File: pr.At.File, Line: pr.At.Line, Message: pr.Message})
+	}
+	if m.findings != nil || m.err != nil || m.fileProblems != nil || m.problems != nil {
+		r.more = &m
 	}
 	return r
 }
