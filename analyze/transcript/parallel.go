@@ -26,8 +26,11 @@ const (
 	// parallel: below it the goroutines cost more than they save, and a
 	// fleet of small files is already read in parallel one file per job.
 	parallelMin = 4 << 20
-	// chunkBytes is about how many bytes of lines one chunk holds.
-	chunkBytes = 512 << 10
+	// chunkBytes is about how many bytes of lines one chunk holds. The
+	// chunks in flight (with their decoded rows and arenas) are most of
+	// what reading holds besides the model: 256 KiB decodes as fast as
+	// 512 did on a 1 GiB file and held 4-7 MiB less.
+	chunkBytes = 256 << 10
 )
 
 // lineMeta is a line of a chunk: the jsonl.Line without its data, and
