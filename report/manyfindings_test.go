@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -103,4 +104,27 @@ func TestManyFindingsEveryFormat(t *testing.T) {
 			t.Errorf("page of %d bytes; it must count the findings not drawn", len(out))
 		}
 	})
+}
+
+// BenchmarkRenderManyFindings shows each format's growth in findings
+// (report it with -benchmem): text, JSON and JUnit grow with the findings
+// they list (JUnit up to junitMaxListed per testcase), the others stay flat
+// past their caps.
+func BenchmarkRenderManyFindings(b *testing.B) {
+	for _, n := range []int{10000, 40000} {
+		doc := manyFindingsMixed(n)
+		for _, format := range Formats {
+			if format == FormatSARIF {
+				continue // refused above sarifMaxResults
+			}
+			b.Run(fmt.Sprintf("%s/%d", format, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := renderValid(&countingWriter{}, doc, format, Options{StopToken: "t"}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
