@@ -19,6 +19,7 @@ targets=(
   "./analyze/transcript FuzzParallelRead"
   "./analyze/transcript FuzzStringEnd"
   "./analyze/journal FuzzReadAndAttempts"
+  "./analyze/journal FuzzDecodeFast"
   "./analyze/detect FuzzDecodeMark"
   "./analyze/detect FuzzMarkRoundTrip"
   "./analyze/detect/ship FuzzClassify"
