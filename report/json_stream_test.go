@@ -213,7 +213,7 @@ func TestAppendFindingIsEncodingJSON(t *testing.T) {
 		case 2:
 			return time.Date(2026, 5, 6, 9, 0, 0, 123456789, time.FixedZone("x", 5400))
 		}
-		return time.Unix(int64(rng.IntN(1<<31)), 0).UTC()
+		return time.Unix(rng.Int64N(1<<31), 0).UTC()
 	}
 	for i := range 3000 {
 		f := rules.Finding{RuleID: str(), Severity: str(), Message: str(), RunID: str(), RunKind: str(), RunPath: str(), Time: tm(), Fingerprint: str(), Suppressed: rng.IntN(2) == 0}

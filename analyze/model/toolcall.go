@@ -148,7 +148,7 @@ func NewToolCall(in CallInput) *ToolCall {
 func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
 	c := newCall(in)
 	c.t = t
-	if in.At.Line < 0 || in.At.Line > math.MaxUint32 {
+	if in.At.Line < 0 || int64(in.At.Line) > math.MaxUint32 {
 		at := in.At
 		c.extra().at = &at
 	}
@@ -156,7 +156,7 @@ func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
 	return c
 }
 
-func clampLine(l int) uint32 { return uint32(min(max(l, 0), math.MaxUint32)) }
+func clampLine(l int) uint32 { return uint32(min(max(int64(l), 0), math.MaxUint32)) }
 
 func newCall(in CallInput) *ToolCall {
 	c := &ToolCall{ID: in.ID, Result: in.Result, name: toolNumber(in.Name)}

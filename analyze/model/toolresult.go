@@ -80,7 +80,7 @@ func NewToolResult(in ResultInput) *ToolResult {
 func (t *Transcript) NewToolResult(in ResultInput) *ToolResult {
 	r := newResult(in)
 	r.t = t
-	if in.At.Line < 0 || in.At.Line > math.MaxUint32 {
+	if in.At.Line < 0 || int64(in.At.Line) > math.MaxUint32 {
 		at := in.At
 		r.ensureExtra().at = &at
 	}
@@ -99,7 +99,7 @@ func newResult(in ResultInput) *ToolResult {
 			r.flag |= f.f
 		}
 	}
-	if in.TextLen >= 0 && in.TextLen <= math.MaxUint32 {
+	if in.TextLen >= 0 && int64(in.TextLen) <= math.MaxUint32 {
 		r.textLen = uint32(in.TextLen)
 	} else {
 		r.ensureExtra().textLen = in.TextLen
