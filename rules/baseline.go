@@ -5,7 +5,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -60,16 +59,7 @@ func LoadBaseline(path string) (*Baseline, error) {
 // ParseBaseline reads a baseline held in memory, strictly: unknown keys,
 // malformed or duplicate fingerprints are errors with their position.
 func ParseBaseline(name string, data []byte) (*Baseline, error) {
-	l := &loader{file: name, src: data}
-	root := l.document(data)
-	var b *Baseline
-	if root != nil {
-		b = l.baseline(root)
-	}
-	if err := l.err(); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return parseDocument(name, data, baselineFile, (*loader).baseline)
 }
 
 func (l *loader) baseline(root *yaml.Node) *Baseline {
@@ -77,17 +67,9 @@ func (l *loader) baseline(root *yaml.Node) *Baseline {
 	if top == nil {
 		return nil
 	}
-	vn, ok := top["version"]
-	if !ok {
-		l.nodeErrorf(root, "missing key \"version\"; a baseline starts with \"version: %d\"", FormatVersion)
-		return nil
-	}
-	if vn.Kind != yaml.ScalarNode || vn.ShortTag() != "!!int" {
-		l.nodeErrorf(vn, "\"version\" must be an integer, got %s; write \"version: %d\"", describe(vn), FormatVersion)
-		return nil
-	}
-	if v, err := strconv.Atoi(vn.Value); err != nil || v != FormatVersion {
-		l.nodeErrorf(vn, "unsupported baseline version %s; this pmcheck reads version %d", vn.Value, FormatVersion)
+	// A baseline with the wrong version is not read further: its entries
+	// could mean something else.
+	if !l.version(root, top) {
 		return nil
 	}
 	b := &Baseline{}

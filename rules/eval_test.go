@@ -288,7 +288,8 @@ func TestBaselineErrors(t *testing.T) {
 		{"version: 1\nfindings:\n  - fingerprint: " + fp + "\n  - fingerprint: " + fp + "\n", `b.yaml:4:18: duplicate fingerprint ` + fp + `; the first is at line 3, column 5`},
 		{"version: 1\nfindings:\n  - x\n", `b.yaml:3:5: a baseline entry must be a mapping, got a string`},
 		{"- version: 1\n", `b.yaml:1:1: the baseline must be a mapping, got a list`},
-		{"", `b.yaml:1:1: the file is empty; a rule file starts with "version: 1" and a "rules" list`},
+		{"", `b.yaml:1:1: the file is empty; a baseline starts with "version: 1" and a "findings" list`},
+		{"version: 1\nfindings: []\n---\nversion: 1\n", `b.yaml:3:1: a second YAML document starts here; a baseline holds one document, so remove the "---" separator`},
 	} {
 		_, err := ParseBaseline("b.yaml", []byte(tc.src))
 		if err == nil || err.Error() != tc.want {

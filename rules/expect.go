@@ -87,16 +87,7 @@ func LoadExpectations(path string) (*Expectations, error) {
 // ParseExpectations reads an expectations file held in memory; name is used
 // in error positions. Every problem is reported (a *LoadError).
 func ParseExpectations(name string, data []byte) (*Expectations, error) {
-	l := &loader{file: name, src: data}
-	root := l.document(data)
-	var e *Expectations
-	if root != nil {
-		e = l.expectations(root)
-	}
-	if err := l.err(); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return parseDocument(name, data, expectationsFile, (*loader).expectations)
 }
 
 func (l *loader) expectations(root *yaml.Node) *Expectations {
@@ -104,17 +95,7 @@ func (l *loader) expectations(root *yaml.Node) *Expectations {
 	if top == nil {
 		return nil
 	}
-	vn, ok := top["version"]
-	switch {
-	case !ok:
-		l.nodeErrorf(root, "missing key \"version\"; an expectations file starts with \"version: %d\"", FormatVersion)
-	case vn.Kind != yaml.ScalarNode || vn.ShortTag() != "!!int":
-		l.nodeErrorf(vn, "\"version\" must be an integer, got %s; write \"version: %d\"", describe(vn), FormatVersion)
-	default:
-		if v, err := strconv.Atoi(vn.Value); err != nil || v != FormatVersion {
-			l.nodeErrorf(vn, "unsupported expectations version %s; this pmcheck reads version %d", vn.Value, FormatVersion)
-		}
-	}
+	l.version(root, top)
 	e := &Expectations{File: l.file}
 	if n, ok := top["run"]; ok {
 		if s, ok := l.str(n, "run"); ok {

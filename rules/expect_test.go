@@ -9,6 +9,7 @@ import (
 func TestExpectationsErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"findings: []\n", `e.yaml:1:1: missing key "version"; an expectations file starts with "version: 1"`},
+		{"# nothing\n", `e.yaml:1:1: the file is empty; an expectations file starts with "version: 1" and a "findings" list`},
 		{"version: 1\n", `e.yaml:1:1: missing key "findings"; list the expected findings ("findings: []" when the rules must report nothing)`},
 		{"version: 2\nfindings: []\n", `e.yaml:1:10: unsupported expectations version 2; this pmcheck reads version 1`},
 		{"version: 1\nfindings: []\nexpect: 1\n", `e.yaml:3:1: unknown key "expect" in the expectations file; expected one of "findings", "rules", "run", "version"`},

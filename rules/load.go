@@ -136,16 +136,55 @@ func readSmallFile(path, what string) ([]byte, error) {
 // Parse compiles a rule file held in memory; name is used in error positions.
 // Every problem is reported (a *LoadError), not only the first.
 func Parse(name string, data []byte) (*Pack, error) {
-	l := &loader{file: name, src: data}
-	root := l.document(data)
-	var pack *Pack
-	if root != nil {
-		pack = l.pack(root)
+	return parseDocument(name, data, ruleFile, (*loader).pack)
+}
+
+// A fileKind names a kind of pmcheck YAML file in its messages.
+type fileKind struct {
+	file string // with its article: "a rule file"
+	noun string // as in "unsupported rule file version"
+	list string // the key of the list it holds
+}
+
+var (
+	ruleFile         = fileKind{"a rule file", "rule file", "rules"}
+	baselineFile     = fileKind{"a baseline", "baseline", "findings"}
+	expectationsFile = fileKind{"an expectations file", "expectations", "findings"}
+)
+
+// parseDocument reads one YAML document of a pmcheck file of the given kind
+// with body, and returns what body built or every problem the loader
+// recorded.
+func parseDocument[T any](name string, data []byte, kind fileKind, body func(*loader, *yaml.Node) *T) (*T, error) {
+	l := &loader{file: name, kind: kind, src: data}
+	var v *T
+	if root := l.document(data); root != nil {
+		v = body(l, root)
 	}
 	if err := l.err(); err != nil {
 		return nil, err
 	}
-	return pack, nil
+	return v, nil
+}
+
+// version checks the "version" key of a file's top mapping. It reports a
+// problem and returns false when the key is missing, not an integer, or not
+// FormatVersion.
+func (l *loader) version(root *yaml.Node, top map[string]*yaml.Node) bool {
+	vn, ok := top["version"]
+	switch {
+	case !ok:
+		l.nodeErrorf(root, "missing key \"version\"; %s starts with \"version: %d\"", l.kind.file, FormatVersion)
+	case vn.Kind != yaml.ScalarNode || vn.ShortTag() != "!!int":
+		l.nodeErrorf(vn, "\"version\" must be an integer, got %s; write \"version: %d\"", describe(vn), FormatVersion)
+	default:
+		if v, err := strconv.Atoi(vn.Value); err != nil || v != FormatVersion {
+			l.nodeErrorf(vn, "unsupported %s version %s; this pmcheck reads version %d", l.kind.noun, vn.Value, FormatVersion)
+		} else {
+			return true
+		}
+	}
+	return false
 }
 
 // err returns the problems found, in file order, or nil.
@@ -164,6 +203,7 @@ func (l *loader) err() error {
 
 type loader struct {
 	file  string
+	kind  fileKind
 	src   []byte
 	lines []string // src split into lines, built on first use
 	errs  []*PosError
@@ -199,7 +239,7 @@ func (l *loader) document(data []byte) (root *yaml.Node) {
 	var doc yaml.Node
 	if err := safeDecode(dec, &doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			l.errorf(1, 1, "the file is empty; a rule file starts with \"version: 1\" and a \"rules\" list")
+			l.empty()
 		} else {
 			l.yamlError(err)
 		}
@@ -207,17 +247,21 @@ func (l *loader) document(data []byte) (root *yaml.Node) {
 	}
 	var extra yaml.Node
 	if err := safeDecode(dec, &extra); err == nil {
-		l.errorf(extra.Line, extra.Column, "a second YAML document starts here; a rule file holds one document, so remove the \"---\" separator")
+		l.errorf(extra.Line, extra.Column, "a second YAML document starts here; %s holds one document, so remove the \"---\" separator", l.kind.file)
 		return nil
 	} else if !errors.Is(err, io.EOF) {
 		l.yamlError(err)
 		return nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		l.errorf(1, 1, "the file is empty; a rule file starts with \"version: 1\" and a \"rules\" list")
+		l.empty()
 		return nil
 	}
 	return doc.Content[0]
+}
+
+func (l *loader) empty() {
+	l.errorf(1, 1, "the file is empty; %s starts with \"version: %d\" and a %q list", l.kind.file, FormatVersion, l.kind.list)
 }
 
 // safeDecode turns a parser panic into an error: bad input must never crash.
@@ -362,17 +406,7 @@ func (l *loader) pack(root *yaml.Node) *Pack {
 	}
 	// A version problem is reported and the rest of the file is still
 	// checked, so one pass lists every problem.
-	vn, ok := top["version"]
-	switch {
-	case !ok:
-		l.nodeErrorf(root, "missing key \"version\"; a rule file starts with \"version: %d\"", FormatVersion)
-	case vn.Kind != yaml.ScalarNode || vn.ShortTag() != "!!int":
-		l.nodeErrorf(vn, "\"version\" must be an integer, got %s; write \"version: %d\"", describe(vn), FormatVersion)
-	default:
-		if v, err := strconv.Atoi(vn.Value); err != nil || v != FormatVersion {
-			l.nodeErrorf(vn, "unsupported rule file version %s; this pmcheck reads version %d", vn.Value, FormatVersion)
-		}
-	}
+	l.version(root, top)
 	pack := &Pack{settingsFrom: settingsFrom{}}
 	before := len(l.errs)
 	l.settings(top, pack)
