@@ -200,6 +200,18 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			wrap = true
 		}
 	}
+	return writeOutputs(outs, stdout, wrap, opts.StopToken, func(w io.Writer, format string) error {
+		return renderValid(w, doc, format, opts)
+	})
+}
+
+// writeOutputs writes every output with render, the one way check and
+// rules test write theirs: files through a temporary file each, renamed in
+// place only after every output was written; standard output last, wrapped
+// in stop-commands when wrap is set (except the github format, which pauses
+// workflow commands itself), and rendered in memory first unless its format
+// streams, so that a rendering error leaves standard output untouched.
+func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, render func(w io.Writer, format string) error) error {
 	var (
 		temps    []*os.File
 		names    []string
@@ -217,7 +229,7 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			toStdout = i
 			if !streamed(o.Format) {
 				var buf bytes.Buffer
-				if err := renderValid(&buf, doc, o.Format, opts); err != nil {
+				if err := render(&buf, o.Format); err != nil {
 					return fmt.Errorf("rendering %s: %w", o.Format, err)
 				}
 				rendered = buf.Bytes()
@@ -229,7 +241,7 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			return err
 		}
 		temps, names = append(temps, tmp), append(names, o.Path)
-		if err := renderValid(tmp, doc, o.Format, opts); err != nil {
+		if err := render(tmp, o.Format); err != nil {
 			return fmt.Errorf("writing %s report %s: %w", o.Format, o.Path, err)
 		}
 		if err := finishTemp(tmp, o.Path); err != nil {
@@ -240,17 +252,17 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 		o := outs[toStdout]
 		var err error
 		if wrap && o.Format != FormatGitHub {
-			err = writeStopCommands(stdout, opts.StopToken, func(w io.Writer) error {
+			err = writeStopCommands(stdout, token, func(w io.Writer) error {
 				if rendered != nil {
 					_, err := w.Write(rendered)
 					return err
 				}
-				return renderValid(w, doc, o.Format, opts)
+				return render(w, o.Format)
 			})
 		} else if rendered != nil {
 			_, err = stdout.Write(rendered)
 		} else {
-			err = renderValid(stdout, doc, o.Format, opts)
+			err = render(stdout, o.Format)
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -264,39 +265,35 @@ func RuleTestJUnit(t *RuleTest) ([]byte, error) {
 // RuleTestFormats are the formats `rules test` writes.
 var RuleTestFormats = []string{FormatText, FormatJSON, FormatJUnit}
 
-// WriteRuleTestOutputs renders t once per output (all before writing any),
-// files replaced atomically, as WriteOutputs does for check.
+// WriteRuleTestOutputs renders t once per output, as WriteOutputs does for
+// check (files replaced atomically, standard output last). The caller
+// pauses workflow commands around standard output under GitHub Actions.
 func WriteRuleTestOutputs(t *RuleTest, outs []Output, stdout io.Writer) error {
-	rendered := make([][]byte, len(outs))
-	for i, o := range outs {
-		var err error
-		switch o.Format {
+	for _, o := range outs {
+		if !slices.Contains(RuleTestFormats, o.Format) {
+			return fmt.Errorf("--format %s: rules test writes %s", o.Format, strings.Join(RuleTestFormats, ", "))
+		}
+	}
+	return writeOutputs(outs, stdout, false, "", func(w io.Writer, format string) error {
+		var (
+			b   []byte
+			err error
+		)
+		switch format {
 		// As in Render: the human formats get the pass that keeps transcript
 		// text from reading as a workflow command in a CI log.
 		case FormatText:
-			rendered[i] = inertLines(RuleTestText(t), false)
+			b = inertLines(RuleTestText(t), false)
 		case FormatJSON:
-			rendered[i], err = RuleTestJSON(t)
+			b, err = RuleTestJSON(t)
 		case FormatJUnit:
-			rendered[i], err = RuleTestJUnit(t)
-			rendered[i] = inertLines(rendered[i], false)
-		default:
-			return fmt.Errorf("--format %s: rules test writes %s", o.Format, strings.Join(RuleTestFormats, ", "))
+			b, err = RuleTestJUnit(t)
+			b = inertLines(b, false)
 		}
 		if err != nil {
-			return fmt.Errorf("rendering %s: %w", o.Format, err)
-		}
-	}
-	for i, o := range outs {
-		if o.ToStdout() {
-			if _, err := stdout.Write(rendered[i]); err != nil {
-				return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
-			}
-			continue
-		}
-		if err := WriteFileAtomic(o.Path, rendered[i]); err != nil {
 			return err
 		}
-	}
-	return nil
+		_, err = w.Write(b)
+		return err
+	})
 }

@@ -330,3 +330,35 @@ findings:
 		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
 	}
 }
+
+// TestRulesTestWritesEveryOutput: rules test writes its outputs as check
+// does: every file whole, text on standard output, and nothing at all when
+// one format is one rules test does not write.
+func TestRulesTestWritesEveryOutput(t *testing.T) {
+	dir := ruleCase(t, "rule-quiet-agent-good", "")
+	outDir := t.TempDir()
+	js, ju := filepath.Join(outDir, "r.json"), filepath.Join(outDir, "r.xml")
+	out, errOut, code := runRulesCLI(t, "rules", "test", "-f", "json="+js, "-f", "junit="+ju, "-f", "text", dir)
+	if code != ExitOK || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	var doc struct {
+		Summary struct{ Passed int } `json:"summary"`
+	}
+	if data, err := os.ReadFile(js); err != nil || json.Unmarshal(data, &doc) != nil || doc.Summary.Passed != 1 {
+		t.Errorf("JSON report: %v, %+v", err, doc)
+	}
+	if data, err := os.ReadFile(ju); err != nil || !strings.HasPrefix(string(data), "<?xml") || strings.Count(string(data), "<testcase ") != 1 {
+		t.Errorf("JUnit report: %v\n%s", err, data)
+	}
+	other := filepath.Join(outDir, "other.json")
+	if _, errOut, code := runRulesCLI(t, "rules", "test", "-f", "json="+other, "-f", "sarif", dir); code != ExitUsage || !strings.Contains(errOut, "rules test writes text, json, junit") {
+		t.Errorf("sarif beside json: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(other); !os.IsNotExist(err) {
+		t.Errorf("a refused run left %s behind (%v)", other, err)
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 2 {
+		t.Errorf("the output folder holds %d entries, want the two reports (no temporary files)", len(entries))
+	}
+}
