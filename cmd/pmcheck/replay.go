@@ -19,10 +19,7 @@ import (
 type ReplayCmd struct {
 	Run_ string `arg:"" name:"run" help:"Workflow run directory, its journal.jsonl, a session transcript that launched one Workflow run, or a run-id prefix under --root."`
 
-	Interval   Seconds `default:"5" help:"Seconds between polls (watch's --interval)."`
-	QuietAfter Seconds `default:"300" name:"quiet-after" help:"Seconds of transcript silence before the first QUIET; doubles after each."`
-	DoneGrace  Seconds `default:"30" name:"done-grace" help:"Seconds every key must stay resolved before DONE."`
-	MaxHours   float64 `default:"6" name:"max-hours" help:"Hours after the start at which LIMIT ends the watch."`
+	WatchTiming
 
 	Timestamps bool   `help:"Prefix every line with its simulated time (RFC 3339, UTC); in --json, add a time field."`
 	Start      string `help:"Start the watch at this instant (RFC 3339) instead of the Workflow launch."`
@@ -41,6 +38,19 @@ type ReplayCmd struct {
 	HarnessToolSilence Seconds `default:"-1" name:"harness-tool-silence" group:"watchdogs" help:"Executor-harness tool-silence window, seconds (0 disables; default max(max-duration/2, inactivity))."`
 	RuntimeStall       Seconds `default:"180" name:"runtime-stall" group:"watchdogs" help:"Workflow runtime stall window, seconds."`
 	RuntimeMaxAttempts int     `default:"6" name:"runtime-max-attempts" group:"watchdogs" help:"Workflow runtime attempts per agent."`
+}
+
+// WatchTiming is watch's timing, the same flags for replay (the simulated
+// clock) and watch (the real one).
+type WatchTiming struct {
+	Interval   Seconds `default:"5" help:"Seconds between polls."`
+	QuietAfter Seconds `default:"300" name:"quiet-after" help:"Seconds of transcript silence before the first QUIET; doubles after each."`
+	DoneGrace  Seconds `default:"30" name:"done-grace" help:"Seconds every key must stay resolved before DONE."`
+	MaxHours   float64 `default:"6" name:"max-hours" help:"Hours after the start at which LIMIT ends the watch."`
+}
+
+func (w WatchTiming) options() analyze.ReplayOptions {
+	return analyze.ReplayOptions{Interval: w.Interval.d(), QuietAfter: w.QuietAfter.d(), DoneGrace: w.DoneGrace.d(), MaxHours: w.MaxHours}
 }
 
 // Seconds is a flag given in seconds as watch takes them ("5", "2.5"), or
@@ -66,7 +76,7 @@ func (s Seconds) d() time.Duration { return time.Duration(s) }
 
 func (c *ReplayCmd) config() (analyze.ReplayConfig, error) {
 	cfg := analyze.ReplayConfig{
-		Watch: analyze.ReplayOptions{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours},
+		Watch: c.WatchTiming.options(),
 		Watchdogs: analyze.WatchdogOptions{
 			PWTick: c.PWTick.d(), PWInactivity: c.PWInactivity.d(), PWKillAfter: c.PWKillAfter.d(),
 			HarnessInactivity: c.HarnessInactivity.d(), HarnessMaxDuration: c.HarnessMaxDuration.d(),

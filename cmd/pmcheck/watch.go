@@ -18,10 +18,7 @@ import (
 type WatchCmd struct {
 	Run_ string `arg:"" name:"run" help:"Workflow run directory (it may not exist yet), its journal.jsonl, the session transcript that launches it, or a run-id prefix under --root."`
 
-	Interval   Seconds `default:"5" help:"Seconds between polls."`
-	QuietAfter Seconds `default:"300" name:"quiet-after" help:"Seconds of transcript silence before the first QUIET; doubles after each."`
-	DoneGrace  Seconds `default:"30" name:"done-grace" help:"Seconds every key must stay resolved before DONE."`
-	MaxHours   float64 `default:"6" name:"max-hours" help:"Hours after the start at which LIMIT ends the watch."`
+	WatchTiming
 
 	Timestamps bool   `help:"Prefix every line with the time it was printed (RFC 3339, UTC); in --json, add a time field."`
 	JSON       bool   `name:"json" help:"Print watch's --json objects, one per line."`
@@ -53,7 +50,7 @@ const journalWait = 60 * time.Second
 // Run follows the run and returns watch's exit code.
 func (c *WatchCmd) Run(env *Env) error {
 	defer guardStdout(env)()
-	opt := analyze.ReplayOptions{Interval: c.Interval.d(), QuietAfter: c.QuietAfter.d(), DoneGrace: c.DoneGrace.d(), MaxHours: c.MaxHours}
+	opt := c.WatchTiming.options()
 	if err := opt.Validate(); err != nil {
 		return usageError("watch: %v", err)
 	}

@@ -211,8 +211,8 @@ func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mo
 	dst := t.TempDir()
 	clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
 	clk.flush()
-	cmd := &WatchCmd{Run_: target(dst), Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
-		DoneGrace: Seconds(30 * time.Second), MaxHours: 6, clock: clk}
+	cmd := &WatchCmd{Run_: target(dst), WatchTiming: WatchTiming{Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
+		DoneGrace: Seconds(30 * time.Second), MaxHours: 6}, clock: clk}
 	for _, m := range mode {
 		switch m {
 		case "--timestamps":
@@ -357,8 +357,8 @@ func TestWatchResetsOnATruncatedJournal(t *testing.T) {
 func TestWatchWaitsForTheJournalThenGivesUp(t *testing.T) {
 	dst := t.TempDir()
 	clk := &scriptedClock{t: t, now: time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC), dst: dst, rec: &recording{}}
-	cmd := &WatchCmd{Run_: filepath.Join(dst, "sess", "subagents", "workflows", "wf_never01"), Interval: Seconds(25 * time.Second),
-		QuietAfter: Seconds(300 * time.Second), DoneGrace: Seconds(30 * time.Second), MaxHours: 6, clock: clk}
+	cmd := &WatchCmd{Run_: filepath.Join(dst, "sess", "subagents", "workflows", "wf_never01"), WatchTiming: WatchTiming{Interval: Seconds(25 * time.Second),
+		QuietAfter: Seconds(300 * time.Second), DoneGrace: Seconds(30 * time.Second), MaxHours: 6}, clock: clk}
 	var out, errs bytes.Buffer
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
 	ee, ok := err.(*ExitError)
@@ -415,8 +415,8 @@ func TestWatchRealTimeSmoke(t *testing.T) {
 			fh.Close()
 		}
 	}()
-	cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), Interval: Seconds(5 * time.Second / speed),
-		QuietAfter: Seconds(300 * time.Second / speed), DoneGrace: Seconds(30 * time.Second / speed), MaxHours: 10.0 / 3600}
+	cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), WatchTiming: WatchTiming{Interval: Seconds(5 * time.Second / speed),
+		QuietAfter: Seconds(300 * time.Second / speed), DoneGrace: Seconds(30 * time.Second / speed), MaxHours: 10.0 / 3600}}
 	var out, errs bytes.Buffer
 	begin := time.Now()
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
