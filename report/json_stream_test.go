@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -36,16 +35,7 @@ func wholeJSON(t *testing.T, doc *Document) []byte {
 // writes the whole Document, including empty lists and the Document with no
 // finding, run or fact.
 func TestStreamedJSONIsEncodingJSON(t *testing.T) {
-	files, err := filepath.Glob("../golden/report/runs/*.json.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, _ := filepath.Glob("../golden/report/*.json.golden")
-	files = append(files, more...)
-	if len(files) < 50 {
-		t.Fatalf("found %d JSON report goldens, want the saved reports of every fixture", len(files))
-	}
-	for _, f := range files {
+	for _, f := range savedReportGoldens(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
