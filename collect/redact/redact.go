@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -215,23 +216,33 @@ func (a allowlist) allows(secret, match, line string) bool {
 	return regexHit || stopHit
 }
 
-// Own rules. Each names the secret with the group "secret".
-var (
-	// scheme://user:password@host — the password only.
-	urlPasswordRE = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'"<>]{1,256}:(?P<secret>[^\s/@'"<>]{1,256})@[A-Za-z0-9.-]`)
-	// NAME=value and NAME: value where NAME is an environment-style name
-	// (upper case) that says it holds a secret.
-	assignmentRE = regexp.MustCompile(`\b(?P<name>[A-Z][A-Z0-9_]{0,60})[ \t]*(?:=|: )[ \t]*(?P<q>['"]?)(?P<secret>[^\s'"<>$\x60;&|(){}]{6,512})`)
-	secretNameRE = regexp.MustCompile(`(?:^|_)(?:SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|TOKEN|APIKEY|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|CREDENTIALS|AUTH|CLIENT_SECRET)(?:$|_)`)
-	// Suffixes that name where a secret is, not the secret.
-	notSecretNameRE = regexp.MustCompile(`_(?:FILE|PATH|DIR|URL|URI|NAME|ID|COUNT|LENGTH|SIZE|TYPE|MODE|HEADER|ENV|VAR|KEY_ID|EXPIRY|EXPIRES|TTL|ENABLED|REQUIRED)$`)
-	// JSON fields whose name says the value is a secret.
-	secretFieldRE    = regexp.MustCompile(`(?i)^(?:[a-z0-9]+[_-]?)*(?:api[_-]?key|secret|client[_-]?secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token|bearer[_-]?token|private[_-]?key|token)$`)
-	notSecretFieldRE = regexp.MustCompile(`(?i)(?:tokens|[_-]?(?:count|type|id|name|path|file|url|length|limit|usage))$`)
-)
+// Own rules. Each names the secret with the group "secret". They are
+// compiled on first use: compiling them when the package is initialised
+// (their counted repetitions make large programs) cost every pmcheck
+// command about a millisecond, and only collect redacts.
+type ownRegexps struct {
+	urlPasswordRE, assignmentRE, secretNameRE, notSecretNameRE, secretFieldRE, notSecretFieldRE *regexp.Regexp
+}
+
+var ownREs = sync.OnceValue(func() *ownRegexps {
+	return &ownRegexps{
+		// scheme://user:password@host — the password only.
+		urlPasswordRE: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'"<>]{1,256}:(?P<secret>[^\s/@'"<>]{1,256})@[A-Za-z0-9.-]`),
+		// NAME=value and NAME: value where NAME is an environment-style name
+		// (upper case) that says it holds a secret.
+		assignmentRE: regexp.MustCompile(`\b(?P<name>[A-Z][A-Z0-9_]{0,60})[ \t]*(?:=|: )[ \t]*(?P<q>['"]?)(?P<secret>[^\s'"<>$\x60;&|(){}]{6,512})`),
+		secretNameRE: regexp.MustCompile(`(?:^|_)(?:SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|TOKEN|APIKEY|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|CREDENTIALS|AUTH|CLIENT_SECRET)(?:$|_)`),
+		// Suffixes that name where a secret is, not the secret.
+		notSecretNameRE: regexp.MustCompile(`_(?:FILE|PATH|DIR|URL|URI|NAME|ID|COUNT|LENGTH|SIZE|TYPE|MODE|HEADER|ENV|VAR|KEY_ID|EXPIRY|EXPIRES|TTL|ENABLED|REQUIRED)$`),
+		// JSON fields whose name says the value is a secret.
+		secretFieldRE:    regexp.MustCompile(`(?i)^(?:[a-z0-9]+[_-]?)*(?:api[_-]?key|secret|client[_-]?secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token|bearer[_-]?token|private[_-]?key|token)$`),
+		notSecretFieldRE: regexp.MustCompile(`(?i)(?:tokens|[_-]?(?:count|type|id|name|path|file|url|length|limit|usage))$`),
+	}
+})
 
 // ownRules are pmcheck's rules as rule values (checked after gitleaks').
 func ownRules() []rule {
+	urlPasswordRE := ownREs().urlPasswordRE
 	return []rule{
 		{id: LabelURLPassword, re: urlPasswordRE, secretGroup: urlPasswordRE.SubexpIndex("secret"), keywords: []string{"://"}},
 	}
@@ -250,7 +261,7 @@ func (r *Redactor) String(s, field string) (string, Counts) {
 		return s, nil
 	}
 	var spans []span
-	if field != "" && secretFieldRE.MatchString(field) && !notSecretFieldRE.MatchString(field) &&
+	if field != "" && ownREs().secretFieldRE.MatchString(field) && !ownREs().notSecretFieldRE.MatchString(field) &&
 		len(s) >= 8 && !strings.ContainsAny(s, " \n<>") && !strings.HasPrefix(s, "[REDACTED:") {
 		return Marker(LabelField), Counts{LabelField: 1}
 	}
@@ -375,6 +386,8 @@ func findAssignments(s string) []span {
 		return nil
 	}
 	var out []span
+	re := ownREs()
+	assignmentRE, secretNameRE, notSecretNameRE := re.assignmentRE, re.secretNameRE, re.notSecretNameRE
 	name, sec := assignmentRE.SubexpIndex("name"), assignmentRE.SubexpIndex("secret")
 	for _, m := range assignmentRE.FindAllStringSubmatchIndex(s, -1) {
 		n := s[m[2*name]:m[2*name+1]]
