@@ -135,6 +135,9 @@ type analysis struct {
 	classified map[*model.ToolCall]int32
 	found      []ship.Analysis
 	plain      map[plainAnalysis]int32
+	// byCommand finds a command classified on demand before (a run too
+	// small for preclassify still repeats its test command).
+	byCommand map[string]int32
 }
 
 // plainAnalysis is a ship.Analysis without lists, as a map key.
@@ -577,7 +580,9 @@ func gitJoin(a *pass) any {
 // preclassify fills the classification cache on every CPU before the
 // serial walk: parsing the shell commands was most of the detectors' time
 // and ran on one core. Classify is a pure function of the command and the
-// options, so the cache holds exactly what classify would compute.
+// options, so the cache holds exactly what classify would compute, and a
+// command that recurs (an agent runs its tests dozens of times) is
+// classified once.
 func (a *analysis) preclassify() {
 	if a.run == nil {
 		return
@@ -594,7 +599,22 @@ func (a *analysis) preclassify() {
 	if workers < 2 || len(calls) < 256 {
 		return // a small run: classify parses on demand
 	}
-	out := make([]ship.Analysis, len(calls))
+	// The distinct commands, and each call's among them.
+	of := make([]int32, len(calls))
+	var commands []string
+	index := map[string]int32{}
+	for i, c := range calls {
+		cmd := c.Command()
+		j, ok := index[cmd]
+		if !ok {
+			j = int32(len(commands))
+			index[cmd] = j
+			commands = append(commands, cmd)
+		}
+		of[i] = j
+	}
+	index = nil
+	out := make([]ship.Analysis, len(commands))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -603,18 +623,24 @@ func (a *analysis) preclassify() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(64)) - 64
-				if i >= len(calls) {
+				if i >= len(commands) {
 					return
 				}
-				for j := i; j < min(i+64, len(calls)); j++ {
-					out[j] = ship.Classify(calls[j].Command(), a.shipOpts)
+				for j := i; j < min(i+64, len(commands)); j++ {
+					out[j] = ship.Classify(commands[j], a.shipOpts)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	stored := make([]int32, len(commands)) // where each command's analysis is in found, +1
 	for i, c := range calls {
-		a.remember(c, out[i])
+		j := of[i]
+		if stored[j] == 0 {
+			stored[j] = a.remember(c, out[j]) + 1
+		} else {
+			a.classified[c] = stored[j] - 1
+		}
 	}
 }
 
@@ -623,26 +649,36 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 	if i, ok := a.classified[c]; ok {
 		return a.found[i]
 	}
-	r := ship.Classify(c.Command(), a.shipOpts)
-	a.remember(c, r)
+	cmd := c.Command()
+	if i, ok := a.byCommand[cmd]; ok {
+		a.classified[c] = i
+		return a.found[i]
+	}
+	r := ship.Classify(cmd, a.shipOpts)
+	if a.byCommand == nil {
+		a.byCommand = map[string]int32{}
+	}
+	a.byCommand[cmd] = a.remember(c, r)
 	return r
 }
 
-// remember caches a call's analysis.
-func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) {
+// remember caches a call's analysis and returns where it is in found.
+func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) int32 {
 	if r.Actions == nil && r.Writes == nil {
 		k := plainAnalysis{r.MayWrite, r.Commits, r.ParseError}
 		if i, ok := a.plain[k]; ok {
 			a.classified[c] = i
-			return
+			return i
 		}
 		if a.plain == nil {
 			a.plain = map[plainAnalysis]int32{}
 		}
 		a.plain[k] = int32(len(a.found))
 	}
-	a.classified[c] = int32(len(a.found))
+	i := int32(len(a.found))
+	a.classified[c] = i
 	a.found = append(a.found, r)
+	return i
 }
 
 // shipFacts is the ships step: every ship action in the run's transcripts,
