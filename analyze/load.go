@@ -123,7 +123,7 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 	}
 	display := displayRoot(root)
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
-	inv, err := discover.Walk(root)
+	inv, err := discover.WalkJobs(root, opts.Jobs)
 	if err != nil {
 		return fmt.Errorf("%s: cannot be listed: %v", given, err)
 	}

@@ -14,8 +14,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Inventory is what a walk found. Every path is slash-separated and relative
@@ -73,9 +75,16 @@ func IsHelperAgent(id string) bool {
 	return false
 }
 
-// Walk lists root. root must be a directory; realRoot is its path with
-// symbolic links resolved (for containment checks).
-func Walk(root string) (*Inventory, error) {
+// Walk lists root on one goroutine (WalkJobs with 1).
+func Walk(root string) (*Inventory, error) { return WalkJobs(root, 1) }
+
+// WalkJobs lists root. root must be a directory; realRoot is its path with
+// symbolic links resolved (for containment checks). Up to jobs goroutines
+// list directories at once (jobs <= 0: GOMAXPROCS); the inventory is the
+// same whatever jobs is, as every list in it is sorted. A fleet's walk is
+// mostly system calls on one directory after another, and it comes before
+// any reading: listing on every CPU shortens the serial start of a check.
+func WalkJobs(root string, jobs int) (*Inventory, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, err
@@ -84,9 +93,66 @@ func Walk(root string) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var found []*walkFound
+	if jobs == 1 {
+		f := newWalkFound()
+		found = append(found, f)
+		err = filepath.WalkDir(root, f.visit(root, realRoot))
+	} else {
+		found, err = walkParallel(root, realRoot, jobs)
+	}
+	if err != nil {
+		return nil, err
+	}
 	inv := &Inventory{AgentFiles: map[string][]string{}, Metas: map[string]bool{}}
-	metas := map[string]bool{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	metas := found[0].metas
+	for i, f := range found {
+		inv.Sessions = append(inv.Sessions, f.inv.Sessions...)
+		inv.WorkflowDirs = append(inv.WorkflowDirs, f.inv.WorkflowDirs...)
+		inv.Refused = append(inv.Refused, f.inv.Refused...)
+		for id, files := range f.inv.AgentFiles {
+			inv.AgentFiles[id] = append(inv.AgentFiles[id], files...)
+		}
+		if i > 0 {
+			for m := range f.metas {
+				metas[m] = true
+			}
+		}
+	}
+	for _, files := range inv.AgentFiles {
+		for _, f := range files {
+			if metas[layout.MetaOf(f)] {
+				inv.Metas[f] = true
+			}
+		}
+	}
+	sort.Strings(inv.Sessions)
+	sort.Strings(inv.WorkflowDirs)
+	for id := range inv.AgentFiles {
+		sort.Strings(inv.AgentFiles[id])
+	}
+	sort.Slice(inv.Refused, func(i, j int) bool { return inv.Refused[i].Path < inv.Refused[j].Path })
+	return inv, nil
+}
+
+// walkFound is what one walking goroutine found (merged by WalkJobs).
+type walkFound struct {
+	inv   Inventory
+	metas map[string]bool // sidecar paths
+}
+
+func newWalkFound() *walkFound {
+	return &walkFound{inv: Inventory{AgentFiles: map[string][]string{}}, metas: map[string]bool{}}
+}
+
+// visit is the walk's one decision per entry: what a path found under root
+// is (filepath.WalkDir's function; walkParallel calls it the same way).
+func (f *walkFound) visit(root, realRoot string) fs.WalkDirFunc {
+	inv := &f.inv
+	return func(p string, d fs.DirEntry, err error) error {
 		rel, rerr := filepath.Rel(root, p)
 		if rerr != nil {
 			return rerr
@@ -144,7 +210,7 @@ func Walk(root string) (*Inventory, error) {
 		case name == layout.Journal:
 			inv.WorkflowDirs = append(inv.WorkflowDirs, dir)
 		case layout.IsMetaName(name):
-			metas[rel] = true
+			f.metas[rel] = true
 		case layout.IsTranscriptName(name):
 			if id := layout.AgentIDFromName(name); id != "" {
 				inv.AgentFiles[id] = append(inv.AgentFiles[id], rel)
@@ -153,24 +219,106 @@ func Walk(root string) (*Inventory, error) {
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	for _, files := range inv.AgentFiles {
-		for _, f := range files {
-			if metas[layout.MetaOf(f)] {
-				inv.Metas[f] = true
+}
+
+// walkParallel visits what filepath.WalkDir(root) would, calling visit the
+// same way (a directory before its entries are read, again with the error
+// when they cannot be), with jobs goroutines taking directories from one
+// stack. The order of the calls differs; what each goroutine found is
+// returned apart.
+func walkParallel(root, realRoot string, jobs int) ([]*walkFound, error) {
+	type dirTask struct {
+		path string
+		d    fs.DirEntry
+	}
+	found := make([]*walkFound, jobs)
+	for i := range found {
+		found[i] = newWalkFound()
+	}
+	info, err := os.Lstat(root)
+	if err != nil {
+		err = found[0].visit(root, realRoot)(root, nil, err)
+		if err == fs.SkipDir || err == fs.SkipAll {
+			err = nil
+		}
+		return found, err
+	}
+	var (
+		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		stack    = []dirTask{{root, fs.FileInfoToDirEntry(info)}}
+		active   int
+		firstErr error
+	)
+	// one visits a directory (or the root, whatever it is) and returns the
+	// directories under it, still to be visited.
+	one := func(visit fs.WalkDirFunc, t dirTask) ([]dirTask, error) {
+		if err := visit(t.path, t.d, nil); err != nil || !t.d.IsDir() {
+			if err == fs.SkipDir && t.d.IsDir() || err == fs.SkipAll {
+				err = nil
+			}
+			return nil, err
+		}
+		entries, err := os.ReadDir(t.path)
+		if err != nil {
+			// As WalkDir: report the error; unless told to skip the
+			// directory, go on with the entries read before it.
+			if err = visit(t.path, t.d, err); err != nil {
+				if err == fs.SkipDir || err == fs.SkipAll {
+					err = nil
+				}
+				return nil, err
 			}
 		}
+		var dirs []dirTask
+		for _, e := range entries {
+			p := filepath.Join(t.path, e.Name())
+			if e.IsDir() {
+				dirs = append(dirs, dirTask{p, e})
+				continue
+			}
+			if err := visit(p, e, nil); err != nil {
+				if err == fs.SkipDir || err == fs.SkipAll {
+					break // visit skips no file: kept as WalkDir's rule
+				}
+				return dirs, err
+			}
+		}
+		return dirs, nil
 	}
-	sort.Strings(inv.Sessions)
-	sort.Strings(inv.WorkflowDirs)
-	for id := range inv.AgentFiles {
-		sort.Strings(inv.AgentFiles[id])
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Add(1)
+		go func(visit fs.WalkDirFunc) {
+			defer wg.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				for len(stack) == 0 && active > 0 && firstErr == nil {
+					cond.Wait()
+				}
+				if len(stack) == 0 || firstErr != nil {
+					cond.Broadcast()
+					return
+				}
+				t := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				active++
+				mu.Unlock()
+				dirs, err := one(visit, t)
+				mu.Lock()
+				active--
+				stack = append(stack, dirs...)
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				cond.Broadcast()
+			}
+		}(found[i].visit(root, realRoot))
 	}
-	sort.Slice(inv.Refused, func(i, j int) bool { return inv.Refused[i].Path < inv.Refused[j].Path })
-	return inv, nil
+	wg.Wait()
+	return found, firstErr
 }
 
 // notRegular is the reason a named pipe, device or socket is not read.

@@ -81,3 +81,80 @@ func TestWalkClassifies(t *testing.T) {
 		t.Errorf("metas = %v", inv.Metas)
 	}
 }
+
+// TestWalkJobsIsWalk: listing on several goroutines finds what one
+// goroutine finds, entry for entry, on a tree with every kind of entry the
+// walk decides about (symbolic links inside and outside the root, to
+// files, folders and nothing, a named pipe, .git, sidecars, deep folders),
+// on the fixtures and on the corpus; and fails the same way on a root that
+// cannot be listed.
+func TestWalkJobsIsWalk(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	var files []string
+	for i := range 40 {
+		d := filepath.Join("p"+string(rune('a'+i%7)), "s"+string(rune('a'+i)))
+		files = append(files, d+".jsonl", filepath.Join(d, "subagents", "agent-a"+string(rune('a'+i))+".jsonl"),
+			filepath.Join(d, "subagents", "agent-a"+string(rune('a'+i))+".meta.json"),
+			filepath.Join(d, "subagents", "workflows", "wf_"+string(rune('a'+i)), "journal.jsonl"),
+			filepath.Join(d, "subagents", "workflows", "wf_"+string(rune('a'+i)), "agent-w.jsonl"))
+	}
+	files = append(files, "x/.git/s.jsonl", ".hidden/deep/er/s.jsonl", "agent-dup.jsonl", "q/agent-dup.jsonl", "notes.md")
+	for _, f := range append(files, filepath.Join(outside, "o.jsonl")) {
+		p := f
+		if !filepath.IsAbs(f) {
+			p = filepath.Join(root, f)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"in.jsonl":          filepath.Join(root, "pa", "sa.jsonl"),
+		"out.jsonl":         filepath.Join(outside, "o.jsonl"),
+		"dirlink":           filepath.Join(root, "pa"),
+		"pb/dangling.jsonl": filepath.Join(root, "nothing"),
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	if err := mkfifo(filepath.Join(root, "pc", "pipe.jsonl")); err != nil {
+		t.Logf("no named pipe: %v", err)
+	}
+	roots := []string{root, filepath.Join(root, "dirlink"), "../../fixtures/runs"}
+	if dir := os.Getenv("PMCHECK_CORPUS"); dir != "" {
+		roots = append(roots, filepath.Join("../..", dir))
+	}
+	for _, r := range roots {
+		one, err := WalkJobs(r, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+		if len(one.Sessions)+len(one.Refused) == 0 && r != filepath.Join(root, "dirlink") {
+			t.Fatalf("%s: nothing found", r)
+		}
+		for _, jobs := range []int{2, 3, 8} {
+			many, err := WalkJobs(r, jobs)
+			if err != nil {
+				t.Fatalf("%s, %d jobs: %v", r, jobs, err)
+			}
+			if !reflect.DeepEqual(one, many) {
+				t.Errorf("%s: %d jobs found\n%+v\none job found\n%+v", r, jobs, many, one)
+			}
+		}
+	}
+	if _, err := WalkJobs(filepath.Join(root, "missing"), 4); err == nil {
+		t.Error("a missing root: no error")
+	}
+	// A file given as the root (load never does this) is one entry either way.
+	one, err1 := WalkJobs(filepath.Join(root, "pa", "sa.jsonl"), 1)
+	many, err4 := WalkJobs(filepath.Join(root, "pa", "sa.jsonl"), 4)
+	if err1 != nil || err4 != nil || !reflect.DeepEqual(one, many) {
+		t.Errorf("a file as root: %v %+v, %v %+v", err1, one, err4, many)
+	}
+}
