@@ -56,17 +56,27 @@ func Facts(runs []*model.Run, opts FactsOptions) []model.Facts {
 }
 
 // runFacts is the facts of one run.
+//
+// The replay runs first: what it holds while it runs (the journal's times,
+// the watcher's state) is garbage before the detectors make their facts, so
+// the two do not add up (a journal of 200,000 attempts: 90 MB of replay
+// beside 85 MB of attempt facts).
 func runFacts(run *model.Run, opts FactsOptions) model.Facts {
-	f := detect.Analyze(run, opts.Detect)
+	var (
+		watchdogs []model.WatchdogFact
+		verdict   string
+	)
 	switch run.Kind {
 	case model.KindWorkflow:
 		rep := replay.Workflow(run, opts.Replay)
-		f.Watchdogs = append(f.Watchdogs, rep.Facts...)
-		if f.Run.Verdict == "" {
-			f.Run.Verdict = rep.Outcome.Verdict
-		}
+		watchdogs, verdict = rep.Facts, rep.Outcome.Verdict
 	default:
-		f.Watchdogs = append(f.Watchdogs, replay.Session(run, opts.Replay)...)
+		watchdogs = replay.Session(run, opts.Replay)
+	}
+	f := detect.Analyze(run, opts.Detect)
+	f.Watchdogs = append(f.Watchdogs, watchdogs...)
+	if f.Run.Verdict == "" {
+		f.Run.Verdict = verdict
 	}
 	return f
 }

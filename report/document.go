@@ -167,27 +167,45 @@ type Input struct {
 	StaleBaseline []BaselineEntry
 	// FailLevel defaults to "error".
 	FailLevel string
+	// Owned says the caller hands its slices over and does not use them
+	// again: New sorts and normalizes them in place instead of copying
+	// them (a check of 200,000 findings and as many input problems held
+	// both copies at once).
+	Owned bool
 }
 
-// New builds a canonical Document: it copies, sorts and validates the input
-// and computes the outcome. The input slices are not modified.
+// New builds a canonical Document: it copies (unless in.Owned), sorts and
+// validates the input and computes the outcome. The input slices are not
+// modified unless they are owned.
 func New(in Input) (*Document, error) {
 	doc := &Document{
 		Kind:          Kind,
 		SchemaVersion: SchemaVersion,
 		Tool:          in.Tool,
 		Root:          in.Root,
-		Rules:         slices.Clone(in.Rules),
-		Findings:      slices.Clone(in.Findings),
-		Runs:          slices.Clone(in.Runs),
-		Facts:         slices.Clone(in.Facts),
+		Rules:         in.Rules,
+		Findings:      in.Findings,
+		Runs:          in.Runs,
+		Facts:         in.Facts,
 		Git:           in.Git,
 		Review:        in.Review,
 		Inputs:        in.Inputs,
-		StaleBaseline: slices.Clone(in.StaleBaseline),
+		StaleBaseline: in.StaleBaseline,
 		Outcome:       Outcome{FailLevel: in.FailLevel},
 	}
-	doc.Inputs.Problems = slices.Clone(in.Inputs.Problems)
+	if !in.Owned {
+		doc.Rules = slices.Clone(doc.Rules)
+		for i := range doc.Rules {
+			doc.Rules[i].Tags = slices.Clone(doc.Rules[i].Tags)
+		}
+		doc.Findings = slices.Clone(doc.Findings)
+		for i := range doc.Findings {
+			doc.Findings[i].Evidence = slices.Clone(doc.Findings[i].Evidence)
+		}
+		doc.Runs, doc.Facts = slices.Clone(doc.Runs), slices.Clone(doc.Facts)
+		doc.StaleBaseline = slices.Clone(doc.StaleBaseline)
+		doc.Inputs.Problems = slices.Clone(doc.Inputs.Problems)
+	}
 	if doc.Outcome.FailLevel == "" {
 		doc.Outcome.FailLevel = FailLevelError
 	}
@@ -206,7 +224,6 @@ func New(in Input) (*Document, error) {
 func (d *Document) normalize() {
 	for i := range d.Rules {
 		r := &d.Rules[i]
-		r.Tags = slices.Clone(r.Tags)
 		if r.Tags == nil {
 			r.Tags = []string{}
 		}
@@ -214,7 +231,6 @@ func (d *Document) normalize() {
 	slices.SortStableFunc(d.Rules, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
 	for i := range d.Findings {
 		f := &d.Findings[i]
-		f.Evidence = slices.Clone(f.Evidence)
 		if f.Evidence == nil {
 			f.Evidence = []model.Evidence{}
 		}
@@ -223,7 +239,7 @@ func (d *Document) normalize() {
 			f.Evidence[j].Time = utc(f.Evidence[j].Time)
 		}
 	}
-	slices.SortStableFunc(d.Findings, compareFindings)
+	sortStable(d.Findings, compareFindings)
 	slices.SortStableFunc(d.Runs, func(a, b RunSummary) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
 	})
@@ -238,7 +254,7 @@ func (d *Document) normalize() {
 	d.Review.Trailers = nonNilSlice(d.Review.Trailers)
 	d.Review.Files = nonNilSlice(d.Review.Files)
 	d.Review.ReviewerKeywords = nonNilSlice(d.Review.ReviewerKeywords)
-	slices.SortStableFunc(d.Inputs.Problems, func(a, b Problem) int {
+	sortStable(d.Inputs.Problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Message, b.Message))
 	})
 	if d.Inputs.Problems == nil {
@@ -277,6 +293,15 @@ func severityRank(s string) int {
 		return 2
 	}
 	return 3
+}
+
+// sortStable is slices.SortStableFunc that first checks whether s is
+// sorted already, as findings and problems mostly are (a stable sort of
+// 200,000 sorted findings still compared them n log n times).
+func sortStable[E any](s []E, cmp func(a, b E) int) {
+	if !slices.IsSortedFunc(s, cmp) {
+		slices.SortStableFunc(s, cmp)
+	}
 }
 
 func compareFindings(a, b rules.Finding) int {

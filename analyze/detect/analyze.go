@@ -105,19 +105,20 @@ type killedItem struct {
 	toolUseID string
 	name      string // description or agent name
 	key       string
-	ledger    Ledger
+	ledger    *Ledger        // read only; attempts without a transcript share noWork
 	known     model.Evidence // when the kill became visible in the files
 	evidence  []string
-	// timeless is true when some evidence has no time (trailer, file);
-	// reviewedAt is the earliest review subagent's completion otherwise.
-	timeless   bool
+	// reviewedAt is the earliest review subagent's completion when no
+	// evidence is timeless.
 	reviewedAt *model.Evidence
-	onBranch   bool
 	// matches are the branch commits and paths that set onBranch.
 	matches []string
 	// reviews are the review subagents' completion rows.
 	reviews []model.Reason
-	shipped bool // a ship action ran after the kill
+	// timeless is true when some evidence has no time (trailer, file).
+	timeless bool
+	onBranch bool
+	shipped  bool // a ship action ran after the kill
 }
 
 func (k *killedItem) reviewed() bool { return k.timeless || k.reviewedAt != nil }
@@ -281,7 +282,7 @@ func subagentFacts(a *pass) any {
 			if name == "" {
 				name = noDescription
 			}
-			item = &killedItem{kind: "subagent", id: sc.AgentID, toolUseID: sc.ToolUseID, name: name, ledger: l, known: known}
+			item = &killedItem{kind: "subagent", id: sc.AgentID, toolUseID: sc.ToolUseID, name: name, ledger: &l, known: known}
 		} else if sc.Child != nil {
 			res.written = append(res.written, l.Paths...)
 		}
@@ -772,7 +773,7 @@ func assembleFacts(a *pass) any {
 	atts := a.resultOf(attemptsStep).(*attemptResult)
 	ships := a.resultOf(shipsStep).(*shipResult)
 	out := model.Facts{Run: *a.resultOf(runStep).(*model.RunFact), Ships: ships.ships, Watchdogs: []model.WatchdogFact{},
-		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: make([]model.AttemptFact, 0, len(atts.entries))}
+		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: atts.facts}
 	out.Run.Shipped = ships.shipped
 	for _, e := range subs.entries {
 		if model.CopiedCall(e.call) {
@@ -789,8 +790,10 @@ func assembleFacts(a *pass) any {
 		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
 		out.Subagents = append(out.Subagents, f)
 	}
-	for _, e := range atts.entries {
-		f, k := e.fact, e.item
+	// The attempt facts are completed in place (this step is the last to
+	// read them).
+	for i := range atts.facts {
+		f, k := &atts.facts[i], atts.items[i]
 		if k != nil {
 			f.Reviewed, f.ReviewEvidence = k.reviewed(), k.evidence
 			f.OnShippedBranch = k.onBranch
@@ -799,7 +802,6 @@ func assembleFacts(a *pass) any {
 		}
 		f.ReviewEvidence, f.Paths, f.Commits = nonNil(f.ReviewEvidence), nonNil(f.Paths), nonNil(f.Commits)
 		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
-		out.Attempts = append(out.Attempts, f)
 	}
 	return out
 }

@@ -22,11 +22,17 @@ func attemptFacts(a *pass) any {
 			last[at.Key] = at.Ordinal
 		}
 	}
-	// One fact per attempt and orphan: sized once, not grown by doubling (a
-	// journal of 200,000 attempts made the doublings cost 400 MB).
-	res := &attemptResult{entries: make([]attemptEntry, 0, len(run.Attempts)+len(run.Orphans))}
-	for _, at := range run.Attempts {
-		f := model.AttemptFact{
+	// One fact per attempt and orphan, written in place into a slice sized
+	// once; items and reasons come from slabs (a journal of 200,000 attempts
+	// made as many small allocations of each).
+	n := len(run.Attempts) + len(run.Orphans)
+	res := &attemptResult{facts: make([]model.AttemptFact, n), items: make([]*killedItem, n)}
+	var items slab[killedItem]
+	var reasons slab[model.Reason]
+	var ledgers slab[Ledger]
+	for i, at := range run.Attempts {
+		f := &res.facts[i]
+		*f = model.AttemptFact{
 			RunID: run.ID, Key: at.Key, AgentID: at.AgentID, Agent: agentName(at),
 			Ordinal: at.Ordinal, SupersededBy: at.SupersededBy, SilenceSeconds: -1,
 			Time: at.Started.Time, At: at.Started,
@@ -51,7 +57,8 @@ func attemptFacts(a *pass) any {
 		if at.Closed != nil && f.Outcome != model.OutcomeOpen && f.Outcome != model.OutcomeKilled {
 			f.At = *at.Closed
 		}
-		f.Reasons = attemptReasons(at, t, f.Outcome, end)
+		var buf [4]model.Reason
+		f.Reasons = reasons.copy(attemptReasons(buf[:0], at, t, f.Outcome, end))
 		f.End = attemptKnownAt(at, t).Time
 		if t != nil {
 			// A journal without timestamps: the transcript's writes bound
@@ -68,25 +75,33 @@ func attemptFacts(a *pass) any {
 		f.CommitsReported, f.CommitsUnknown = len(l.Commits), l.CommitsUnknown
 		// Every attempt that did not return cleanly left work nobody accepted:
 		// killed, failed, superseded without a sentinel, never returned, false done.
-		var item *killedItem
 		if f.Outcome != model.OutcomeCompleted || f.FalseDone {
-			item = &killedItem{
-				kind: "attempt", id: at.AgentID, name: f.Agent, key: at.Key, ledger: l,
+			k := items.new()
+			*k = killedItem{
+				kind: "attempt", id: at.AgentID, name: f.Agent, key: at.Key, ledger: &noWork,
 				known: attemptKnownAt(at, t),
 			}
+			if t != nil {
+				k.ledger = ledgers.new()
+				*k.ledger = l
+			}
+			res.items[i] = k
 		}
-		res.entries = append(res.entries, attemptEntry{fact: f, item: item})
 	}
-	for _, o := range run.Orphans {
-		res.entries = append(res.entries, attemptEntry{fact: model.AttemptFact{
+	for i, o := range run.Orphans {
+		res.facts[len(run.Attempts)+i] = model.AttemptFact{
 			RunID: run.ID, Key: o.Key, AgentID: o.AgentID, Agent: o.AgentID, Outcome: OutcomeOrphan,
 			SilenceSeconds: -1, Paths: []string{}, Commits: []string{}, Time: o.At.Time, At: o.At,
-			Reasons:      []model.Reason{{What: "journal " + o.Type + " line with no open attempt", At: o.At}},
+			Reasons:      reasons.copy([]model.Reason{{What: "journal " + o.Type + " line with no open attempt", At: o.At}}),
 			FailureCause: "journal " + o.Type + " line matches no open attempt",
-		}})
+		}
 	}
 	return res
 }
+
+// noWork is the ledger of an attempt without a transcript, which wrote
+// nothing anyone can see (ledgerOf(nil)); its items share it.
+var noWork = Ledger{Paths: []string{}, Commits: []string{}}
 
 // agentName is how reports name an attempt's agent.
 func agentName(at *model.Attempt) string {
@@ -141,8 +156,10 @@ func failureCause(t *model.Transcript, end interpret.Ending) string {
 // attemptReasons lists the rows that decided an attempt's outcome: its
 // journal start, the line that closed it, and its transcript's last rows
 // when they decide a kill or a false done.
-func attemptReasons(at *model.Attempt, t *model.Transcript, outcome string, end interpret.Ending) []model.Reason {
-	out := []model.Reason{{What: "journal started", At: at.Started}}
+//
+// out is where they are appended (at most four).
+func attemptReasons(out []model.Reason, at *model.Attempt, t *model.Transcript, outcome string, end interpret.Ending) []model.Reason {
+	out = append(out, model.Reason{What: "journal started", At: at.Started})
 	if at.Closed != nil {
 		out = append(out, model.Reason{What: "journal " + at.ClosedBy, At: *at.Closed})
 	}

@@ -145,6 +145,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		Inputs:        inputsSummary(res, ev.Runs),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
+		Owned:         true, // findings and problems are not used again
 	})
 	if err != nil {
 		return nil, err

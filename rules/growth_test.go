@@ -1,0 +1,156 @@
+package rules
+
+import (
+	"encoding/hex"
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// neverReturned is a run of n attempts that never returned, each a finding
+// of the default agent-never-returned rule.
+func neverReturned(n int) []model.Facts {
+	f := model.Facts{Run: workflow("wf1")}
+	f.Attempts = make([]model.AttemptFact, n)
+	for i := range f.Attempts {
+		id := "as" + strconv.Itoa(100000000+i)
+		f.Attempts[i] = model.AttemptFact{
+			RunID: "wf1", Key: "v2:" + id, Agent: id, AgentID: id, Ordinal: 1, Outcome: model.OutcomeOpen,
+			NeverReturned: true, SilenceSeconds: -1, At: at("s/subagents/workflows/wf1/journal.jsonl", i+1),
+		}
+	}
+	return []model.Facts{f}
+}
+
+// TestEvaluateAllocatesLittlePerFinding (issue 12, the cost of a journal of
+// 200,000 attempts that never returned; BenchmarkEvaluateNeverReturned shows
+// the time): a finding's evidence and fact reference come from shared
+// chunks, its fingerprint is hashed from a stack buffer, the findings grow
+// once to the number of matches and the collapse index is keyed by the
+// hash. What is left per finding is its message and fingerprint text and
+// what the expression machine allocates to read fields (about four). It
+// was 10 allocations and 1,205 bytes per finding, now 7 and about 530; 4x
+// the findings must stay 4x the cost.
+func TestEvaluateAllocatesLittlePerFinding(t *testing.T) {
+	pack, err := Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure := func(n int) (bytes, mallocs uint64) {
+		facts := neverReturned(n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got, err := Evaluate(pack, facts)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n || got[n-1].RuleID != "agent-never-returned" {
+			t.Fatalf("n=%d: %d findings, want one per attempt", n, len(got))
+		}
+		return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
+	}
+	sb, sm := measure(5000)
+	lb, lm := measure(20000)
+	t.Logf("5,000 findings: %d bytes, %d allocations; 20,000: %d bytes, %d allocations", sb, sm, lb, lm)
+	if per := float64(lm) / 20000; per > 8 {
+		t.Errorf("%.2f allocations per finding, want at most 8", per)
+	}
+	if per := float64(lb) / 20000; per > 700 {
+		t.Errorf("%.0f bytes per finding, want at most 700", per)
+	}
+	if r := float64(lb) / float64(sb); r > 5 {
+		t.Errorf("4x the findings allocated %.1fx the bytes", r)
+	}
+}
+
+// BenchmarkEvaluateNeverReturned: the default rules over 20,000 attempts
+// that never returned (20,000 findings).
+func BenchmarkEvaluateNeverReturned(b *testing.B) {
+	pack, err := Defaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	facts := neverReturned(20000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Evaluate(pack, facts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestEvaluateErrorsInFactOrder: conditions are evaluated over every fact
+// before the matching facts' findings are made, but errors are reported as
+// a fact-by-fact evaluation meets them: a message that fails on a fact comes
+// before a condition that fails on a later fact, and the other way round.
+func TestEvaluateErrorsInFactOrder(t *testing.T) {
+	p := mustParse(t, `version: 1
+rules:
+  - id: r1
+    title: T
+    severity: error
+    select: attempt
+    where: paths[0] == "a"
+    message: "second path {{ paths[1] }}"
+`)
+	attempt := func(line int, paths ...string) model.AttemptFact {
+		return model.AttemptFact{Key: "k" + strconv.Itoa(line), Ordinal: 1, Paths: paths, At: at("j.jsonl", line)}
+	}
+	cases := []struct {
+		name     string
+		attempts []model.AttemptFact
+		want     string // the error's location and index: the message reads paths[1], the condition paths[0]
+	}{
+		{"message first", []model.AttemptFact{attempt(1, "a", "b"), attempt(2, "a"), attempt(3)}, "at j.jsonl:2: index out of range: 1 "},
+		{"condition first", []model.AttemptFact{attempt(1, "a", "b"), attempt(2), attempt(3, "a")}, "at j.jsonl:2: index out of range: 0 "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Evaluate(p, []model.Facts{{Run: workflow("wf1"), Attempts: c.attempts}})
+			var ee *EvalError
+			if !errors.As(err, &ee) {
+				t.Fatalf("got %v, want an *EvalError", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %s\nwant it to say %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestFactFingerprintIsFingerprint: the fingerprint hashed from a fact's
+// identity appended on the stack is Fingerprint of the identity spelt out
+// (the parts joined by \x1f), for every fact kind.
+func TestFactFingerprintIsFingerprint(t *testing.T) {
+	j := func(parts ...string) string { return strings.Join(parts, "\x1f") }
+	cases := []struct {
+		kind     string
+		fact     any
+		identity string
+	}{
+		{model.FactRun, &model.RunFact{ID: "s1"}, "run"},
+		{model.FactAttempt, &model.AttemptFact{Key: "v2:k", Ordinal: 12, AgentID: "a1"}, j("v2:k", "12", "a1")},
+		{model.FactSubagent, &model.SubagentFact{ToolUseID: "toolu_1", AgentID: "a1"}, "toolu_1"},
+		{model.FactSubagent, &model.SubagentFact{AgentID: "a1", Description: "Fix it"}, j("agent", "a1", "Fix it")},
+		{model.FactShip, &model.ShipFact{Tool: "Bash", Kind: "push", Branch: "main", Command: "git push"}, j("Bash", "push", "main", "git push")},
+		{model.FactWatchdog, &model.WatchdogFact{Source: "watch", Kind: "KILL", Agent: "a1", Predicted: "p", Observed: "o"}, j("watch", "KILL", "a1", "p", "o")},
+		{model.FactAttempt, &model.AttemptFact{Key: strings.Repeat("k", 600), Ordinal: 1}, j(strings.Repeat("k", 600), "1", "")},
+	}
+	// The hash of the spelt-out parts, as sha256sum prints it (first 16 bytes).
+	if got := Fingerprint("r1", "s/x.jsonl", "s1", model.FactAttempt, j("v2:k", "12", "a1")); got != "41ca2415a68ed4f6f3d056d7aaf9ee8e" {
+		t.Fatalf("Fingerprint changed: %s", got)
+	}
+	for _, c := range cases {
+		sum := fingerprintSum("r1", "s/x.jsonl", "s1", c.kind, c.fact)
+		want := Fingerprint("r1", "s/x.jsonl", "s1", c.kind, c.identity)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			t.Errorf("%s %+v: %s, want %s", c.kind, c.fact, got, want)
+		}
+	}
+}
