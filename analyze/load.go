@@ -185,6 +185,13 @@ type loader struct {
 	heads     []resumeFile
 	headIndex []int
 	slots     []int
+	// suspects are the sessions that start with another session's first
+	// row uuid (sharedFirsts): they are read as the sessions stream by but
+	// linked after markResumeCopies (later), which are all of them but
+	// the files that are not transcripts or cannot be read.
+	suspects, later []bool
+	// parentSet are the parent transcripts of Workflow runs.
+	parentSet map[string]bool
 	// errors and untrusted are ordered by the phase and unit that found
 	// them, as a load that read every session first ordered them.
 	errors, untrusted []keyedProblem

@@ -324,12 +324,17 @@ func (ix *agentIndex) merge(a, b []int) []agentEntry {
 // readOne reads one transcript, catching a panic so that it can be re-raised
 // where Run's recover sees it.
 func (l *loader) readOne(rel string) (r readAhead) {
+	return l.readWith(rel, l.readOptions(rel))
+}
+
+// readWith is readOne with the reader's options given.
+func (l *loader) readWith(rel string, opts transcript.Options) (r readAhead) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = readAhead{panicked: fmt.Sprintf("reading %s: %v", l.show(rel), p)}
 		}
 	}()
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), opts)
 	r = readAhead{t: t, err: err}
 	if err == nil && l.firsts != nil && layout.AgentIDFromName(path.Base(rel)) == "" {
 		t.UUIDs = l.firstsOf(t) // stream.go

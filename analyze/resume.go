@@ -26,27 +26,30 @@ const maxOriginals = 8
 // when an earlier file holds a row with its uuid and the same content but
 // for the sessionId. The search costs one map lookup per row of the root's
 // session files; the uuid hashes are gathered while the sessions stream by
-// (loader.heads) and dropped afterwards. A copy's run, already handed on,
-// is linked again from the marked reading and replaces the first.
+// (loader.heads) and dropped afterwards.
+//
+// The sessions that start with another session's first uuid (sharedFirsts:
+// the usual shape of a resume's copy) were only read as they streamed by;
+// each is linked here, once, from its reading with copied rows marked
+// (none marked: the same reading as before). Any other copy's run, already
+// handed on, is linked again from the marked reading and replaces the
+// first. Either way the files are read ahead in parallel.
 func (l *loader) markResumeCopies() {
 	files := l.heads
-	rels := make([]string, len(files))
-	for i := range files {
-		rels[i] = files[i].rel
-	}
 	originals := resumeOriginals(files)
-	copies := make([]int, 0, len(originals))
-	for j := range originals {
-		copies = append(copies, j)
+	var units []int // the files read again, in order
+	for j := range files {
+		if _, ok := originals[j]; ok || l.later[l.headIndex[j]] {
+			units = append(units, j)
+		}
 	}
-	sort.Ints(copies)
 	// The rows' contents are compared too: a file that merely borrows
 	// another's uuids (a forged decoy) marks nothing, so an added file can
 	// never make another file's calls disappear. Only the files involved are
 	// read again, once each; an original's row hashes are kept until the
 	// last copy that needs them.
 	lastUse := map[int]int{}
-	for _, j := range copies {
+	for _, j := range units {
 		for _, i := range originals[j] {
 			lastUse[i] = j
 		}
@@ -56,7 +59,7 @@ func (l *loader) markResumeCopies() {
 		if h, ok := hashes[i]; ok {
 			return h
 		}
-		rel := rels[i]
+		rel := files[i].rel
 		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true})
 		if err != nil {
 			hashes[i] = nil
@@ -65,29 +68,84 @@ func (l *loader) markResumeCopies() {
 		hashes[i] = t.RowHashes
 		return t.RowHashes
 	}
-	for _, j := range copies {
-		// The originals' row hashes are handed to the reader as they are,
-		// a later original's winning: merging them into one set for every
-		// copy would cost each copy its originals' rows, however few rows
-		// the copy has (one large file and thousands of small copies of
-		// parts of it: quadratic).
-		skip := make([]map[uint64]uint64, 0, len(originals[j]))
-		for _, i := range originals[j] {
-			if rh := rowHashes(i); rh != nil {
-				skip = append(skip, rh)
+	// skips[u] are the row hashes unit u's file is read with; unitFiles
+	// sets them, in order, on one goroutine, before the file is read.
+	skips := make([][]map[uint64]uint64, len(units))
+	unitFiles := func(u int) []string {
+		j := units[u]
+		if _, ok := originals[j]; ok {
+			// The originals' row hashes are handed to the reader as they
+			// are, a later original's winning: merging them into one set
+			// for every copy would cost each copy its originals' rows,
+			// however few rows the copy has (one large file and thousands
+			// of small copies of parts of it: quadratic).
+			skip := make([]map[uint64]uint64, 0, len(originals[j]))
+			for _, i := range originals[j] {
+				if rh := rowHashes(i); rh != nil {
+					skip = append(skip, rh)
+				}
+				if lastUse[i] == j {
+					hashes[i] = nil // j is its last copy
+				}
 			}
-			if lastUse[i] == j {
-				hashes[i] = nil // j is its last copy
-			}
+			skips[u] = skip
 		}
-		rel := rels[j]
-		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, Copied: skip})
-		if err != nil || t.Copied == 0 {
+		if k := l.headIndex[j]; l.later[k] {
+			return l.runFiles(k) // stream.go; the session first
+		}
+		return []string{files[j].rel}
+	}
+	read := func(u, i int, rel string) readAhead {
+		if i > 0 {
+			return l.readOne(rel)
+		}
+		opts := l.readOptions(rel)
+		opts.Copied = skips[u]
+		return l.readWith(rel, opts)
+	}
+	pf := l.prefetch(len(units), unitFiles, read, false) // stream.go
+	for u, j := range units {
+		rel := files[j].rel
+		var ahead map[string]readAhead
+		if pf != nil {
+			ahead = pf.next()
+		} else {
+			unitFiles(u)
+			ahead = map[string]readAhead{rel: read(u, 0, rel)}
+		}
+		a := ahead[rel]
+		if a.panicked != nil {
+			panic(a.panicked)
+		}
+		if a.t != nil {
+			a.t.UUIDs = nil
+		}
+		k := l.headIndex[j]
+		if !l.later[k] && (a.err != nil || a.t.Copied == 0) {
 			continue // keep the first reading
 		}
-		t.UUIDs = nil
-		l.relink(l.headIndex[j], rel, t) // stream.go
+		l.relink(k, rel, ahead) // stream.go
 	}
+	pf.stop()
+}
+
+// sharedFirsts marks the sessions whose first row uuid (by session, 0 for
+// none) starts another session too: a resume of an older CLI replays the
+// earlier file from its first row, so these are likely copies, read as the
+// sessions stream by but linked after markResumeCopies. Which files are
+// copies is decided there alone; this only says when a session is linked.
+func sharedFirsts(firsts []uint64) []bool {
+	count := make(map[uint64]int, len(firsts))
+	for _, h := range firsts {
+		if h != 0 {
+			count[h]++
+		}
+	}
+	out := make([]bool, len(firsts))
+	for k, h := range firsts {
+		out[k] = h != 0 && count[h] > 1
+	}
+	return out
 }
 
 // resumeFile is what resumeOriginals needs of a session file.

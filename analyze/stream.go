@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -292,25 +293,43 @@ func (l *loader) stream() {
 		}
 	}
 	l.parents = map[string]*model.Transcript{}
+	l.parentSet = parents
 	sessions := l.inv.Sessions
-	l.firsts = l.firstUUIDs()
+	var firsts []uint64
+	l.firsts, firsts = l.firstUUIDs()
+	l.suspects = sharedFirsts(firsts) // resume.go
+	l.later = make([]bool, len(sessions))
 	l.slots = make([]int, len(sessions))
-	pf := l.prefetch(len(sessions), l.sessionFiles)
+	pf := l.prefetch(len(sessions), l.sessionFiles, nil, true)
 	for k, s := range sessions {
 		l.ahead = pf.next()
 		l.key = problemKey{0, k}
-		if t := l.transcript(s); t != nil {
+		t := l.transcript(s)
+		if t != nil {
 			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t)})
 			l.headIndex = append(l.headIndex, k)
 			t.UUIDs = nil
 		}
 		l.key = problemKey{1, k}
 		l.last = -1
-		l.sessionRun(s)
-		l.slots[k] = l.last
-		if parents[s] {
-			l.parents[s] = l.transcripts[s]
+		if l.suspects[k] && t != nil && notTranscript(t) == "" {
+			// A likely resume copy is linked once, after the copies are
+			// known (markResumeCopies), instead of linked, analysed and
+			// then linked and analysed again with its copied rows marked.
+			// Its folder's legacy agent files are grouped here all the
+			// same, where its linking would have grouped them, so that
+			// their problems are reported in the same place.
+			l.later[k] = true
+			if t.SessionID != "" {
+				l.sessionsBeside(path.Dir(s))
+			}
+		} else {
+			l.sessionRun(s)
+			if parents[s] {
+				l.parents[s] = l.transcripts[s]
+			}
 		}
+		l.slots[k] = l.last
 		l.evict()
 	}
 	pf.stop()
@@ -318,10 +337,10 @@ func (l *loader) stream() {
 	// done.
 	l.out.drain()
 	l.markResumeCopies()
-	l.heads, l.headIndex, l.slots = nil, nil, nil
+	l.heads, l.headIndex, l.slots, l.suspects, l.later = nil, nil, nil, nil, nil
 
 	dirs := l.inv.WorkflowDirs
-	pf = l.prefetch(len(dirs), l.workflowFiles)
+	pf = l.prefetch(len(dirs), l.workflowFiles, nil, true)
 	for k, d := range dirs {
 		l.ahead = pf.next()
 		l.key = problemKey{2, k}
@@ -343,15 +362,19 @@ func (l *loader) stream() {
 	l.evict()
 }
 
-// relink links a session again (a resume copy, with its rows marked) and
-// hands its run on in place of the first.
-func (l *loader) relink(k int, rel string, t *model.Transcript) {
-	l.ahead = map[string]readAhead{rel: {t: t}}
+// relink links a session from the files read for it (ahead): again, in
+// place of the run handed on (a resume copy, with its rows marked), or for
+// the first time (a session whose linking waited for markResumeCopies).
+func (l *loader) relink(k int, rel string, ahead map[string]readAhead) {
+	l.ahead = ahead
 	l.key = problemKey{1, k}
-	l.quiet, l.replace = true, l.slots[k]
+	first := l.later[k]
+	if !first {
+		l.quiet, l.replace = true, l.slots[k]
+	}
 	l.sessionRun(rel)
-	if _, ok := l.parents[rel]; ok {
-		l.parents[rel] = t
+	if l.parentSet[rel] {
+		l.parents[rel] = l.transcripts[rel]
 	}
 	l.quiet, l.replace = false, -1
 	l.evict()
@@ -359,8 +382,17 @@ func (l *loader) relink(k int, rel string, t *model.Transcript) {
 
 // sessionFiles are the files a session's run reads for sure: the session
 // and its own subagent transcripts (legacy agent files beside it are read
-// when the session's id is known).
+// when the session's id is known). A session whose linking waits
+// (markResumeCopies) is only read.
 func (l *loader) sessionFiles(k int) []string {
+	if l.suspects[k] {
+		return []string{l.inv.Sessions[k]}
+	}
+	return l.runFiles(k)
+}
+
+// runFiles are the files a session's run reads for sure.
+func (l *loader) runFiles(k int) []string {
 	s := l.inv.Sessions[k]
 	files := []string{s}
 	if stem := layout.Stem(s); stem != "" {
@@ -397,6 +429,7 @@ type prefetcher struct {
 }
 
 type unitRead struct {
+	k     int
 	files []string
 	res   []readAhead
 	left  atomic.Int32
@@ -417,15 +450,22 @@ func (l *loader) jobs() int {
 }
 
 // prefetch starts reading the files of units 0..n-1 (files(k) lists unit
-// k's) in order. With one job nothing is read ahead: the linker reads.
-func (l *loader) prefetch(n int, files func(k int) []string) *prefetcher {
+// k's) in order; files is called in order, on one goroutine. read, when
+// set, reads file i of unit k instead of readOne; progress says whether the
+// files count in Options.Progress. With one job nothing is read ahead: the
+// linker reads.
+func (l *loader) prefetch(n int, files func(k int) []string, read func(k, i int, rel string) readAhead, progress bool) *prefetcher {
 	jobs := l.jobs()
 	if jobs == 1 || n == 0 {
 		return nil
 	}
 	p := &prefetcher{ready: make(chan *unitRead, 4*jobs), quit: make(chan struct{})}
 	total := 0
-	if l.opts.Progress != nil {
+	report := l.opts.Progress
+	if !progress {
+		report = nil
+	}
+	if report != nil {
 		for k := range n {
 			total += len(files(k))
 		}
@@ -436,11 +476,15 @@ func (l *loader) prefetch(n int, files func(k int) []string) *prefetcher {
 	for range jobs {
 		go func() {
 			for t := range tasks {
-				t.u.res[t.i] = l.readOne(t.u.files[t.i])
-				if l.opts.Progress != nil {
+				if read != nil {
+					t.u.res[t.i] = read(t.u.k, t.i, t.u.files[t.i])
+				} else {
+					t.u.res[t.i] = l.readOne(t.u.files[t.i])
+				}
+				if report != nil {
 					mu.Lock()
 					done++
-					l.opts.Progress(done, total)
+					report(done, total)
 					mu.Unlock()
 				}
 				if t.u.left.Add(-1) == 0 {
@@ -456,7 +500,7 @@ func (l *loader) prefetch(n int, files func(k int) []string) *prefetcher {
 			// reader refuses what is not a regular file without blocking,
 			// and the linker reports the error as if it had read it.
 			fs := files(k)
-			u := &unitRead{files: fs, res: make([]readAhead, len(fs)), done: make(chan struct{})}
+			u := &unitRead{k: k, files: fs, res: make([]readAhead, len(fs)), done: make(chan struct{})}
 			u.left.Store(int32(len(fs)))
 			if len(fs) == 0 {
 				close(u.done)
@@ -515,11 +559,11 @@ func (l *loader) firstsOf(t *model.Transcript) []uint64 {
 }
 
 // firstUUIDs returns the hashes of the session files' first row uuids
-// (Transcript.FirstUUID), so that only those need be kept of the files'
-// uuids until the resume copies are looked for; nil (keep them all) when a
-// file could not be read. Each file is read only up to its first row with
+// (Transcript.FirstUUID) as a set, so that only those need be kept of the
+// files' uuids until the resume copies are looked for (nil, keep them all,
+// when a file could not be read), and by session (0: none or unread). Each file is read only up to its first row with
 // a uuid, in parallel.
-func (l *loader) firstUUIDs() map[uint64]bool {
+func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 	sessions := l.inv.Sessions
 	hs := make([]uint64, len(sessions))
 	var failed atomic.Bool
@@ -540,13 +584,13 @@ func (l *loader) firstUUIDs() map[uint64]bool {
 	}
 	wg.Wait()
 	if failed.Load() {
-		return nil
+		return nil, hs
 	}
 	set := make(map[uint64]bool, len(hs))
 	for _, h := range hs {
 		set[h] = true
 	}
-	return set
+	return set, hs
 }
 
 // maxFirstRows bounds the bytes read before a session file's first row

@@ -64,9 +64,9 @@ func TestEachIsLoadWhateverJobs(t *testing.T) {
 	}
 }
 
-// TestEachMarksResumeCopies: a resume copy is found only after every session
-// was read, and its run (already handed on) is handed on again with the
-// copied rows marked; the result is the marked one.
+// TestEachMarksResumeCopies: a resume copy that starts with its original's
+// first row is found only after every session was read; its run is linked
+// and handed on once, then, with the copied rows marked.
 func TestEachMarksResumeCopies(t *testing.T) {
 	root := filepath.Join("..", "fixtures", "runs", "interpret-resume-copied-rows")
 	// The rows of the later file that the earlier one holds, read directly.
@@ -93,6 +93,45 @@ func TestEachMarksResumeCopies(t *testing.T) {
 		}
 		if len(copied) != 2 || copied[0] != 0 || copied[1] != want {
 			t.Fatalf("jobs %d: copied rows per run = %v; want [0 %d] (the later file is the copy)", jobs, copied, want)
+		}
+		if n := calls.Load(); n != 2 {
+			t.Errorf("jobs %d: fn called %d times; want 2 (each run once)", jobs, n)
+		}
+	}
+}
+
+// TestEachMarksResumeCopyFromTheMiddle: a copy whose first row is not its
+// original's first row is linked as the sessions stream by, and handed on
+// again with its copied rows marked once the copies are known; the result
+// is the marked one, whatever the jobs.
+func TestEachMarksResumeCopyFromTheMiddle(t *testing.T) {
+	dir := t.TempDir()
+	row := func(sid, uuid, ts string) string {
+		return `{"type":"user","uuid":"` + uuid + `","timestamp":"` + ts + `","sessionId":"` + sid + `","message":{"role":"user","content":"step ` + uuid + `"}}` + "\n"
+	}
+	a := "a0000000-0000-4000-8000-000000000001"
+	b := "b0000000-0000-4000-8000-000000000002"
+	u := func(n string) string { return "00000000-0000-4000-8000-00000000000" + n }
+	for name, rows := range map[string]string{
+		a: row(a, u("1"), "2026-05-09T12:00:00.000Z") + row(a, u("2"), "2026-05-09T12:00:01.000Z") + row(a, u("3"), "2026-05-09T12:00:02.000Z"),
+		// b replays a from its second row, then goes on.
+		b: row(b, u("2"), "2026-05-09T12:00:01.000Z") + row(b, u("3"), "2026-05-09T12:00:02.000Z") + row(b, u("4"), "2026-05-09T13:00:00.000Z"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name+".jsonl"), []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, jobs := range []int{1, 2} {
+		var calls atomic.Int32
+		_, copied, err := analyze.Each([]string{dir}, analyze.Options{Jobs: jobs}, func(r *analyze.Run, _ int) int {
+			calls.Add(1)
+			return r.Main.Copied
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(copied, []int{0, 2}) {
+			t.Fatalf("jobs %d: copied rows per run = %v; want [0 2]", jobs, copied)
 		}
 		if n := calls.Load(); n != 3 {
 			t.Errorf("jobs %d: fn called %d times; want 3 (the copy twice)", jobs, n)
