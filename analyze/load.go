@@ -190,6 +190,9 @@ type loader struct {
 	// linked after markResumeCopies (later), which are all of them but
 	// the files that are not transcripts or cannot be read.
 	suspects, later []bool
+	// beside are the folders' legacy agent files grouped by session id
+	// before the sessions streamed by (groupBeside).
+	beside map[string]map[string][]int
 	// parentSet are the parent transcripts of Workflow runs.
 	parentSet map[string]bool
 	// errors and untrusted are ordered by the phase and unit that found

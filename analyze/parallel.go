@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
@@ -267,6 +268,9 @@ func (l *loader) sessionCandidates(stem, dir, sessionID string) []agentEntry {
 // sessionsBeside groups the agent files directly in dir by the sessionId of
 // their rows, reading each once, in visiting order.
 func (l *loader) sessionsBeside(dir string) map[string][]int {
+	if m, ok := l.beside[dir]; ok {
+		return m
+	}
 	ix := l.agentIndex()
 	if m, ok := ix.bySession[dir]; ok {
 		return m
@@ -299,6 +303,96 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 	}
 	ix.bySession[dir] = m
 	return m
+}
+
+// groupBeside groups the legacy agent files of every folder that holds a
+// session by the sessionId of their rows before the sessions stream by,
+// reading them in parallel, so that a session's own are read ahead with it
+// (besideFiles) instead of on the linking goroutine. The grouping is the
+// one sessionsBeside makes when the folder's first session is linked; a
+// folder with a file whose reading the linker reports (it cannot be read,
+// gives up or is mostly not JSON) is left to sessionsBeside, so that the
+// report comes where it always did. Set once; read by the read-ahead.
+func (l *loader) groupBeside() {
+	ix := l.agentIndex()
+	var dirs []string
+	seen := map[string]bool{}
+	for _, s := range l.inv.Sessions {
+		if d := path.Dir(s); !seen[d] && len(ix.byDir[d]) > 0 {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	l.beside = map[string]map[string][]int{}
+	for _, d := range dirs {
+		m := map[string][]int{}
+		clean := true
+		for ks := ix.byDir[d]; len(ks) > 0 && clean; {
+			batch := ks[:min(len(ks), 256)]
+			ks = ks[len(batch):]
+			ids := make([]string, len(batch))
+			ok := make([]bool, len(batch))
+			l.parallel(len(batch), func(i int) {
+				ids[i], ok[i] = l.besideID(ix.all[batch[i]].file)
+			})
+			for i, k := range batch {
+				if !ok[i] {
+					clean = false
+					break
+				}
+				if ids[i] != "" {
+					m[ids[i]] = append(m[ids[i]], k)
+				}
+			}
+		}
+		if clean {
+			l.beside[d] = m
+		}
+	}
+}
+
+// besideID reads an agent file for its sessionId; ok is false when the
+// linker would report the file's reading.
+func (l *loader) besideID(rel string) (id string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			id, ok = "", false // the linker reads it again and reports
+		}
+	}()
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
+	if err != nil || t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
+		return "", false
+	}
+	return t.SessionID, true
+}
+
+// besideFiles are the legacy agent files beside session k that carry the
+// session id its file name gives (almost always its sessionId), when its
+// folder was grouped before the sessions streamed by (groupBeside): read
+// ahead with the session, they are what its linking reads.
+func (l *loader) besideFiles(k int) []string {
+	s := l.inv.Sessions[k]
+	var files []string
+	for _, i := range l.beside[path.Dir(s)][layout.SessionIDOf(s)] {
+		files = append(files, l.agents.all[i].file)
+	}
+	return files
+}
+
+// parallel calls fn(0..n-1) with the loader's jobs.
+func (l *loader) parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(l.jobs(), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // merge returns the entries of two ascending index lists, in order, each

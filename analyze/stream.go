@@ -299,6 +299,7 @@ func (l *loader) stream() {
 	l.firsts, firsts = l.firstUUIDs()
 	l.suspects = sharedFirsts(firsts) // resume.go
 	l.later = make([]bool, len(sessions))
+	l.groupBeside() // parallel.go
 	l.slots = make([]int, len(sessions))
 	pf := l.prefetch(len(sessions), l.sessionFiles, nil, true)
 	for k, s := range sessions {
@@ -380,10 +381,8 @@ func (l *loader) relink(k int, rel string, ahead map[string]readAhead) {
 	l.evict()
 }
 
-// sessionFiles are the files a session's run reads for sure: the session
-// and its own subagent transcripts (legacy agent files beside it are read
-// when the session's id is known). A session whose linking waits
-// (markResumeCopies) is only read.
+// sessionFiles are the files read ahead for a session's run (runFiles). A
+// session whose linking waits (markResumeCopies) is only read.
 func (l *loader) sessionFiles(k int) []string {
 	if l.suspects[k] {
 		return []string{l.inv.Sessions[k]}
@@ -391,7 +390,9 @@ func (l *loader) sessionFiles(k int) []string {
 	return l.runFiles(k)
 }
 
-// runFiles are the files a session's run reads for sure.
+// runFiles are the files a session's run reads: the session, its own
+// subagent transcripts and the legacy agent files beside it that carry its
+// id (besideFiles; its sessionId, when read, decides).
 func (l *loader) runFiles(k int) []string {
 	s := l.inv.Sessions[k]
 	files := []string{s}
@@ -402,7 +403,7 @@ func (l *loader) runFiles(k int) []string {
 			}
 		}
 	}
-	return files
+	return append(files, l.besideFiles(k)...)
 }
 
 // workflowFiles are the files a Workflow run reads: its agents and the
