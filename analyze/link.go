@@ -556,13 +556,13 @@ func readMeta(p, file string) *model.Meta {
 	// Sidecars are a few hundred bytes. The size is checked on the open
 	// file before anything is read, and at most the cap is read, so a huge
 	// (or growing) sidecar costs nothing; a named pipe is refused unopened.
-	f, err := jsonl.OpenRegular(p)
+	f, st, err := jsonl.OpenRegularInfo(p)
 	if err != nil {
 		m.Problem = "cannot be read: " + readReason(err)
 		return m
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > maxSidecar {
+	if st.Size() > maxSidecar {
 		m.Problem = "larger than 1 MiB; ignored"
 		return m
 	}

@@ -45,12 +45,12 @@ type Options struct {
 
 // ReadFile opens path and reads it; file is the name evidence carries.
 func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
-	f, err := jsonl.OpenRegular(path)
+	f, st, err := jsonl.OpenRegularInfo(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() >= parallelMin {
+	if st.Size() >= parallelMin {
 		if w := parallelWorkers(); w > 1 {
 			return readParallel(f, file, opts, w, chunkBytes) // parallel.go
 		}
