@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
@@ -193,6 +194,13 @@ type loader struct {
 	// beside are the folders' legacy agent files grouped by session id
 	// before the sessions streamed by (groupBeside).
 	beside map[string]map[string][]int
+	// kept are readings of small legacy agent files that groupBeside kept
+	// for the linker, taken (and dropped) by the first run that reads
+	// each; keptSet lists them, unchanged, for the read-ahead; keepLeft is
+	// what is left of their budget (keepBytes).
+	kept     map[string]readAhead
+	keptSet  map[string]bool
+	keepLeft atomic.Int64
 	// parentSet are the parent transcripts of Workflow runs.
 	parentSet map[string]bool
 	// errors and untrusted are ordered by the phase and unit that found
@@ -228,8 +236,13 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	var t *model.Transcript
 	var err error
 	var meta *model.Meta
-	if a, ok := l.ahead[rel]; ok {
+	a, ok := l.ahead[rel]
+	if ok {
 		delete(l.ahead, rel)
+	} else if a, ok = l.kept[rel]; ok {
+		delete(l.kept, rel)
+	}
+	if ok {
 		if a.panicked != nil {
 			panic(a.panicked)
 		}

@@ -313,6 +313,10 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 // folder with a file whose reading the linker reports (it cannot be read,
 // gives up or is mostly not JSON) is left to sessionsBeside, so that the
 // report comes where it always did. Set once; read by the read-ahead.
+//
+// Small files' readings are kept for the linker (loader.kept), within the
+// budget (reserve): a folder of thousands of tiny agent files costs mostly
+// their opening, so each is opened once, not twice.
 func (l *loader) groupBeside() {
 	ix := l.agentIndex()
 	var dirs []string
@@ -326,44 +330,79 @@ func (l *loader) groupBeside() {
 	l.beside = map[string]map[string][]int{}
 	for _, d := range dirs {
 		m := map[string][]int{}
+		kept := map[string]readAhead{}
 		clean := true
 		for ks := ix.byDir[d]; len(ks) > 0 && clean; {
 			batch := ks[:min(len(ks), 256)]
 			ks = ks[len(batch):]
-			ids := make([]string, len(batch))
-			ok := make([]bool, len(batch))
+			res := make([]besideRead, len(batch))
 			l.parallel(len(batch), func(i int) {
-				ids[i], ok[i] = l.besideID(ix.all[batch[i]].file)
+				res[i] = l.readBeside(ix.all[batch[i]].file)
 			})
 			for i, k := range batch {
-				if !ok[i] {
+				r := res[i]
+				if !r.ok {
 					clean = false
 					break
 				}
-				if ids[i] != "" {
-					m[ids[i]] = append(m[ids[i]], k)
+				if id := r.t.SessionID; id != "" {
+					m[id] = append(m[id], k)
+					if r.size <= keepMax && l.reserve(r.size) {
+						kept[ix.all[k].file] = readAhead{t: r.t}
+					}
 				}
 			}
 		}
 		if clean {
 			l.beside[d] = m
+			for f, r := range kept {
+				l.kept[f] = r
+				l.keptSet[f] = true
+			}
 		}
 	}
 }
 
-// besideID reads an agent file for its sessionId; ok is false when the
-// linker would report the file's reading.
-func (l *loader) besideID(rel string) (id string, ok bool) {
+// keepBytes bounds the size of the small files (at most keepMax each)
+// whose readings groupBeside keeps for the linker: a small file's model is
+// about its size.
+// (A variable so that a test can turn keeping off.)
+var keepBytes int64 = 48 << 20
+
+const keepMax = 64 << 10
+
+// reserve takes n bytes of the budget for kept readings (a negative n gives
+// them back); false when they are not left. Safe for concurrent use.
+func (l *loader) reserve(n int64) bool {
+	if l.keepLeft.Add(-n) < 0 {
+		l.keepLeft.Add(n)
+		return false
+	}
+	return true
+}
+
+// besideRead is groupBeside's reading of one agent file: ok is false when
+// the linker would report the file's reading.
+type besideRead struct {
+	t    *model.Transcript
+	size int64
+	ok   bool
+}
+
+func (l *loader) readBeside(rel string) (r besideRead) {
 	defer func() {
 		if recover() != nil {
-			id, ok = "", false // the linker reads it again and reports
+			r = besideRead{} // the linker reads it again and reports
 		}
 	}()
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
+	t, size, err := transcript.ReadFileSize(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	if err != nil || t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
-		return "", false
+		return besideRead{}
 	}
-	return t.SessionID, true
+	if _, ok := l.inv.Metas[rel]; ok {
+		size = keepMax + 1 // not kept: the read-ahead reads its sidecar with it
+	}
+	return besideRead{t: t, size: size, ok: true}
 }
 
 // besideFiles are the legacy agent files beside session k that carry the
@@ -374,7 +413,9 @@ func (l *loader) besideFiles(k int) []string {
 	s := l.inv.Sessions[k]
 	var files []string
 	for _, i := range l.beside[path.Dir(s)][layout.SessionIDOf(s)] {
-		files = append(files, l.agents.all[i].file)
+		if f := l.agents.all[i].file; !l.keptSet[f] {
+			files = append(files, f)
+		}
 	}
 	return files
 }

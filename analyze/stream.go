@@ -296,6 +296,8 @@ func (l *loader) stream() {
 	l.parentSet = parents
 	sessions := l.inv.Sessions
 	var firsts []uint64
+	l.kept, l.keptSet = map[string]readAhead{}, map[string]bool{}
+	l.keepLeft.Store(keepBytes)
 	l.firsts, firsts = l.firstUUIDs()
 	l.suspects = sharedFirsts(firsts) // resume.go
 	l.later = make([]bool, len(sessions))
@@ -361,6 +363,7 @@ func (l *loader) stream() {
 	l.readAhead(orphans)
 	l.orphanRuns()
 	l.evict()
+	l.kept = nil
 }
 
 // relink links a session from the files read for it (ahead): again, in

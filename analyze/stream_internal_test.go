@@ -3,6 +3,7 @@ package analyze
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -103,6 +104,51 @@ func TestPermute(t *testing.T) {
 			permute(xs, append([]int(nil), order...))
 			if strings.Join(xs, "") != strings.Join(want, "") {
 				t.Fatalf("permute(%v) = %v; want %v", order, xs, want)
+			}
+		}
+	}
+}
+
+// TestKeptReadingsChangeNothing: a load that keeps the readings of small
+// legacy agent files for the linker (groupBeside) gives the runs, facts and
+// problems of one that reads every file again: on the fixtures, a folder of
+// sessions with legacy agent files beside them, and one where one of those
+// files is mostly junk (its folder is not grouped ahead).
+func TestKeptReadingsChangeNothing(t *testing.T) {
+	flat := flatFolder(t, 300)
+	bad := flatFolder(t, 50)
+	row := `{"type":"user","uuid":"w7","sessionId":"00000000-0000-4000-8000-000000000007","isSidechain":true,"message":{"role":"user","content":"work"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(bad, "agent-a00000007.jsonl"), []byte(row+"not json\nnot json\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		Path  string
+		Stats Stats
+		Facts RunFacts
+	}
+	load := func(root string, keep int64, jobs int) ([]run, *Result) {
+		defer func(k int64) { keepBytes = k }(keepBytes)
+		keepBytes = keep
+		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
+			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs, res
+	}
+	for _, root := range []string{filepath.Join("..", "fixtures", "runs"), flat, bad} {
+		for _, jobs := range []int{1, 2} {
+			want, wantRes := load(root, 0, jobs)
+			got, gotRes := load(root, keepBytes, jobs)
+			if len(want) == 0 || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %d jobs: runs differ when readings are kept (%d runs, want %d)", root, jobs, len(got), len(want))
+			}
+			if root == bad && len(wantRes.Untrusted) != 1 {
+				t.Fatalf("the junk agent file is not reported: %q", wantRes.Untrusted)
+			}
+			if !reflect.DeepEqual(gotRes, wantRes) {
+				t.Fatalf("%s, %d jobs: problems differ when readings are kept:\n%q\n%q", root, jobs, gotRes.CheckErrors(), wantRes.CheckErrors())
 			}
 		}
 	}

@@ -45,17 +45,27 @@ type Options struct {
 
 // ReadFile opens path and reads it; file is the name evidence carries.
 func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
+	t, _, err := ReadFileSize(path, file, opts)
+	return t, err
+}
+
+// ReadFileSize is ReadFile that also returns the file's size when it was
+// opened.
+func ReadFileSize(path, file string, opts Options) (*model.Transcript, int64, error) {
 	f, st, err := jsonl.OpenRegularInfo(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	if st.Size() >= parallelMin {
+	size := st.Size()
+	if size >= parallelMin {
 		if w := parallelWorkers(); w > 1 {
-			return readParallel(f, file, opts, w, chunkBytes) // parallel.go
+			t, err := readParallel(f, file, opts, w, chunkBytes) // parallel.go
+			return t, size, err
 		}
 	}
-	return readPooled(f, file, opts) // Read with a reused buffer (readpool.go)
+	t, err := readPooled(f, file, opts) // Read with a reused buffer (readpool.go)
+	return t, size, err
 }
 
 // Read summarises a transcript stream. Only I/O errors are returned: malformed
