@@ -154,3 +154,38 @@ func TestFactFingerprintIsFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestOneFindingKeepsLittle (issue 12: a fleet of 20,000 runs of one finding
+// each must stay far below 512 MiB): what the findings of a run keep after
+// Evaluate grows with the findings, not a fixed chunk per run (a chunk of
+// 256 evidence lists and fact references kept ~25 KB per run, 500 MB for
+// the fleet).
+func TestOneFindingKeepsLittle(t *testing.T) {
+	pack, err := Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 200
+	facts := make([][]model.Facts, runs)
+	for i := range facts {
+		facts[i] = neverReturned(1)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	kept := make([][]Finding, runs)
+	for i := range facts {
+		if kept[i], err = Evaluate(pack, facts[i]); err != nil || len(kept[i]) != 1 {
+			t.Fatalf("%v: %d findings, want 1", err, len(kept[i]))
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / runs
+	t.Logf("%d bytes kept per run of one finding", per)
+	if per > 4<<10 {
+		t.Errorf("a run of one finding keeps %d bytes, want at most 4 KiB", per)
+	}
+	runtime.KeepAlive(kept)
+	runtime.KeepAlive(facts)
+}
