@@ -424,7 +424,9 @@ func (l *loader) workflowRun(dir string) {
 			a.Transcript = t
 			a.TranscriptFile = t.File
 		} else {
-			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: fmt.Sprintf("journal names agent %s but agent-%s.jsonl is not in the run directory", a.AgentID, a.AgentID)})
+			// Joined, not formatted: a journal of 200,000 agents without
+			// their transcripts has as many of these.
+			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: "journal names agent " + a.AgentID + " but agent-" + a.AgentID + ".jsonl is not in the run directory"})
 		}
 	}
 	// The parent transcript sits beside the folder three levels up:

@@ -30,11 +30,7 @@ func RunStats(r *model.Run) Stats {
 	}
 	switch r.Kind {
 	case model.KindWorkflow:
-		keys := map[string]bool{}
-		for _, a := range r.Attempts {
-			keys[a.Key] = true
-		}
-		s.Agents, s.Attempts = len(keys), len(r.Attempts)
+		s.Agents, s.Attempts = model.AgentsOf(r.Attempts), len(r.Attempts)
 		if r.Journal != nil {
 			s.Files++
 			s.Rows += len(r.Journal.Lines)

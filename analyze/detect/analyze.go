@@ -173,11 +173,7 @@ func runFact(a *pass) any {
 		f.Branch = run.Main.GitBranch
 	}
 	if run.Kind == model.KindWorkflow {
-		keys := map[string]bool{}
-		for _, at := range run.Attempts {
-			keys[at.Key] = true
-		}
-		f.Agents = len(keys)
+		f.Agents = model.AgentsOf(run.Attempts)
 	} else {
 		for _, sc := range run.Subagents {
 			if !model.CopiedCall(sc) {

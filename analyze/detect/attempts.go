@@ -16,12 +16,6 @@ const OutcomeOrphan = "orphan-result"
 // per orphan line.
 func attemptFacts(a *pass) any {
 	run := a.run
-	last := map[string]int{} // key -> ordinal of its last attempt
-	for _, at := range run.Attempts {
-		if at.Ordinal > last[at.Key] {
-			last[at.Key] = at.Ordinal
-		}
-	}
 	// One fact per attempt and orphan, written in place into a slice sized
 	// once; items and reasons come from slabs (a journal of 200,000 attempts
 	// made as many small allocations of each).
@@ -52,7 +46,7 @@ func attemptFacts(a *pass) any {
 			f.SilenceSeconds = killSilence(t)
 		}
 		if at.ClosedBy == "" {
-			f.NeverReturned = at.Ordinal == last[at.Key]
+			f.NeverReturned = at.Last()
 		}
 		if at.Closed != nil && f.Outcome != model.OutcomeOpen && f.Outcome != model.OutcomeKilled {
 			f.At = *at.Closed

@@ -135,7 +135,14 @@ func checkAttempts(t *testing.T, j *model.Journal) {
 			if a.Ordinal != i+1 || a.SupersededBy != next {
 				t.Fatalf("key %q attempt %d: ordinal %d superseded by %d, want %d and %d", key, i, a.Ordinal, a.SupersededBy, i+1, next)
 			}
+			if a.Last() != (i == len(as)-1) {
+				t.Fatalf("key %q attempt %d of %d: Last() = %v", key, i+1, len(as), a.Last())
+			}
 		}
+	}
+	// What the detectors and stats count and flag without a map of keys.
+	if n := model.AgentsOf(attempts); n != len(byKey) {
+		t.Fatalf("AgentsOf = %d, want %d keys", n, len(byKey))
 	}
 	for _, o := range orphans {
 		if o.Type != "result" && o.Type != "failed" {

@@ -170,8 +170,11 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 	// open holds, per agent id, the attempts not closed yet in start order: a
 	// result closes the latest one, so it is a stack, and a result costs
 	// O(1) instead of a scan back over every attempt (40,000 orphan results
-	// took 23 s that way).
-	open := make(map[string][]*model.Attempt, started)
+	// took 23 s that way). The map holds the top (1 + its index in slab,
+	// 0 for none) and below the one under each attempt, so that a stack
+	// costs no allocation of its own.
+	open := make(map[string]int32, started)
+	below := make([]int32, started)
 	looked := 0 // attempts looked at to close results (countLooked)
 	for _, l := range j.Lines {
 		at := model.Evidence{File: j.File, Line: l.Line}
@@ -185,16 +188,17 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 				prev.SupersededBy = a.Ordinal
 			}
 			lastByKey[key] = a
-			attempts = append(attempts, a)
 			if l.AgentID != "" {
-				open[l.AgentID] = append(open[l.AgentID], a)
+				below[len(attempts)] = open[l.AgentID]
+				open[l.AgentID] = int32(len(attempts) + 1)
 			}
+			attempts = append(attempts, a)
 		case "result", "failed":
 			closed := false
-			if stack := open[l.AgentID]; l.AgentID != "" && len(stack) > 0 {
+			if top := open[l.AgentID]; l.AgentID != "" && top > 0 {
 				looked++
-				a := stack[len(stack)-1]
-				open[l.AgentID] = stack[:len(stack)-1]
+				a := &slab[top-1]
+				open[l.AgentID] = below[top-1]
 				a.ClosedBy = model.OutcomeCompleted
 				if l.Type == "failed" {
 					a.ClosedBy = model.OutcomeFailed

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 // stretchedWorld is the same run (keys × attempts × rows, a kill and retry
@@ -153,5 +154,55 @@ func TestOrphanResultsCostOneLookupEach(t *testing.T) {
 		if looked != n {
 			t.Errorf("n=%d: %d occurrences looked at for %d results (%d closing): want one per closing result", n, looked, 2*n, n)
 		}
+	}
+}
+
+// TestReplayAllocatesLittlePerStartedLine (issue 12, started-200k): the
+// watcher makes its occurrences in chunks, keeps each agent's open ones as a
+// stack linked through them, and finds each key's newest occurrence in a
+// list, where it allocated an occurrence and a one-element stack per
+// started line (2.03 allocations per line; now 0.03). 4x the lines must
+// stay 4x the cost, and well under one allocation per line.
+func TestReplayAllocatesLittlePerStartedLine(t *testing.T) {
+	allocs := func(n int) float64 {
+		w := orphanWorld(n)
+		return testing.AllocsPerRun(3, func() { replayWorld(w, DefaultOptions()) })
+	}
+	small, large := allocs(2000), allocs(8000)
+	t.Logf("allocations: %.0f for 2,000 started lines (and as many orphan results), %.0f for 8,000", small, large)
+	if per := large / 8000; per > 0.2 {
+		t.Errorf("%.2f allocations per started line, want at most 0.2", per)
+	}
+}
+
+// oneKeyRun is a Workflow run whose journal started one key n times, each
+// attempt superseding the one before (no transcripts).
+func oneKeyRun(n int) *model.Run {
+	run := &model.Run{Kind: model.KindWorkflow, ID: "wf_one", Path: "s/subagents/workflows/wf_one"}
+	slab := make([]model.Attempt, n)
+	for i := range slab {
+		slab[i] = model.Attempt{Key: "v2:one", Ordinal: i + 1, AgentID: fmt.Sprintf("a%015d", i), Started: model.Evidence{File: "j", Line: i + 1, Time: t0}}
+		if i+1 < n {
+			slab[i].SupersededBy = i + 2
+		}
+		run.Attempts = append(run.Attempts, &slab[i])
+	}
+	return run
+}
+
+// BenchmarkWatchdogsOneKey (issue 12): a superseded attempt's stall window
+// ends where its successor's transcript starts; the successor is looked up
+// by key and ordinal. It was found by a pass over every attempt, so one key
+// started n times cost n² (20,000 took 2.4 s in check). ns/op grows about
+// 4x from 5k to 20k.
+func BenchmarkWatchdogsOneKey(b *testing.B) {
+	for _, n := range []int{5000, 20000} {
+		run := oneKeyRun(n)
+		w := &World{RunID: run.ID, Start: t0, Agents: map[string]*Agent{}}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				workflowWatchdogs(run, w, DefaultWatchdogOptions())
+			}
+		})
 	}
 }

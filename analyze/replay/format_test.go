@@ -90,6 +90,17 @@ func TestVerdictAndNames(t *testing.T) {
 		{[]*occ{o("x", 1, "completed"), o("x", 2, "")}, "FAILED: 1 agent returned no result"},
 	}
 	for _, c := range cases {
+		// Linked as the watcher links them: each occurrence to the one of
+		// its key it supersedes.
+		for i, x := range c.occs {
+			x.index, x.prev = i, -1
+			for j := i - 1; j >= 0; j-- {
+				if c.occs[j].key == x.key {
+					x.prev, c.occs[j].superseded = j, true
+					break
+				}
+			}
+		}
 		if _, _, got := verdictOf(c.occs); got != c.want {
 			t.Errorf("verdict %q, want %q", got, c.want)
 		}

@@ -86,6 +86,10 @@ type occ struct {
 	closed   model.Evidence
 	index    int // position in the watcher's occurrence list
 	prev     int // index of the occurrence it supersedes, -1 for none
+	// superseded is true once a later occurrence of the key started.
+	superseded bool
+	keyIndex   int  // position of its key in the watcher's lasts
+	below      *occ // the agent id's previous open occurrence (openByAgent's stack)
 }
 
 type handle struct {
@@ -108,12 +112,13 @@ type watcher struct {
 
 	consumed  int // journal lines of w.Lines read so far
 	occs      []*occ
-	keys      []string        // keys in order of first start
+	slab      []occ           // where the next occurrences are made
+	lasts     []*occ          // each key's newest occurrence, keys in order of first start
 	lastByKey map[string]*occ // each key's newest occurrence
-	// openByAgent holds each agent id's occurrences not closed yet, in start
-	// order: a result closes the latest, so it is a stack (a scan back over
-	// every occurrence per orphan result was quadratic).
-	openByAgent map[string][]*occ
+	// openByAgent holds each agent id's newest occurrence not closed yet,
+	// the top of a stack linked by below: a result closes the latest (a
+	// scan back over every occurrence per orphan result was quadratic).
+	openByAgent map[string]*occ
 	openLast    int    // keys whose newest occurrence is open
 	newSucc     []*occ // occurrences that superseded another, this poll
 	newClosed   []*occ // occurrences closed this poll
@@ -141,14 +146,14 @@ func newWatcher(w *World, opt Options) *watcher {
 	// The maps are sized for the journal: growing them one rehash at a
 	// time was a third of a 200,000-line replay.
 	n := len(w.Lines)
-	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: make(map[string]*occ, n), openByAgent: make(map[string][]*occ, n),
+	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: make(map[string]*occ, n), openByAgent: make(map[string]*occ, n),
 		quietThr: map[handle]time.Duration{}}
 }
 
 func (s *watcher) reset() {
 	s.occs, s.lineNo, s.malformed = nil, 0, false
-	s.keys, s.lastByKey, s.openLast, s.newSucc, s.newClosed = nil, map[string]*occ{}, 0, nil, nil
-	s.openByAgent = map[string][]*occ{}
+	s.lasts, s.lastByKey, s.openLast, s.newSucc, s.newClosed = nil, map[string]*occ{}, 0, nil, nil
+	s.openByAgent = map[string]*occ{}
 	s.lastPrint = map[string]time.Time{}
 	s.pendKill, s.pendFail, s.pendOK = nil, nil, nil
 	s.quietThr = map[handle]time.Duration{}
@@ -215,8 +220,8 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 	if !s.started {
 		s.started = true
 		s.emit(Event{At: now, Kind: KindStart, Silence: -1,
-			Text: []string{label("START", fmt.Sprintf("%s: %d agents started so far, %d attempts.", s.w.RunID, len(s.keys), len(s.occs)))},
-			JSON: pyObj(kv{"event", "START"}, kv{"run", s.w.RunID}, kv{"agents", len(s.keys)}, kv{"attempts", len(s.occs)})})
+			Text: []string{label("START", fmt.Sprintf("%s: %d agents started so far, %d attempts.", s.w.RunID, len(s.lasts), len(s.occs)))},
+			JSON: pyObj(kv{"event", "START"}, kv{"run", s.w.RunID}, kv{"agents", len(s.lasts)}, kv{"attempts", len(s.occs)})})
 	}
 	if malformedNotice > 0 {
 		s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "not JSON",
@@ -304,40 +309,50 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 func (s *watcher) apply(l journalLine) {
 	switch l.Kind {
 	case LineStarted:
-		o := &occ{key: l.Key, ordinal: 1, agentID: l.AgentID, started: l.Where, index: len(s.occs), prev: -1}
+		// Occurrences are made in chunks: one allocation per started
+		// line was most of a 200,000-line replay's garbage.
+		if len(s.slab) == 0 {
+			s.slab = make([]occ, min(max(len(s.occs), 16), 1024))
+		}
+		o := &s.slab[0]
+		s.slab = s.slab[1:]
+		*o = occ{key: l.Key, ordinal: 1, agentID: l.AgentID, started: l.Where, index: len(s.occs), prev: -1}
 		if last, ok := s.lastByKey[l.Key]; ok {
-			o.ordinal, o.prev = last.ordinal+1, last.index
+			o.ordinal, o.prev, last.superseded = last.ordinal+1, last.index, true
+			o.keyIndex = last.keyIndex
+			s.lasts[o.keyIndex] = o
 			if last.closedBy != "" {
 				s.openLast++
 			}
 			s.newSucc = append(s.newSucc, o)
 		} else {
-			s.keys = append(s.keys, l.Key)
+			o.keyIndex = len(s.lasts)
+			s.lasts = append(s.lasts, o)
 			s.openLast++
 		}
 		s.lastByKey[l.Key] = o
 		s.occs = append(s.occs, o)
 		if l.AgentID != "" {
-			s.openByAgent[l.AgentID] = append(s.openByAgent[l.AgentID], o)
+			o.below = s.openByAgent[l.AgentID]
+			s.openByAgent[l.AgentID] = o
 		}
 	case LineResult, LineFailed:
 		if l.AgentID == "" {
 			return
 		}
-		stack := s.openByAgent[l.AgentID]
-		if len(stack) == 0 {
+		o := s.openByAgent[l.AgentID]
+		if o == nil {
 			return // an orphan: it closes nothing
 		}
 		if countLooked != nil {
 			countLooked(1)
 		}
-		o := stack[len(stack)-1]
-		s.openByAgent[l.AgentID] = stack[:len(stack)-1]
+		s.openByAgent[l.AgentID] = o.below
 		o.closedBy, o.closed = "completed", l.Where
 		if l.Kind == LineFailed {
 			o.closedBy = "failed"
 		}
-		if s.lastByKey[o.key] == o {
+		if !o.superseded { // the key's newest occurrence
 			s.openLast--
 		}
 		s.newClosed = append(s.newClosed, o)
@@ -502,8 +517,8 @@ func (s *watcher) lifecycle(now time.Time, resolved bool) (string, bool) {
 
 func (s *watcher) lastOpen() []*occ {
 	s.openBuf = s.openBuf[:0]
-	for _, k := range s.keys {
-		if o := s.lastByKey[k]; o.closedBy == "" {
+	for _, o := range s.lasts {
+		if o.closedBy == "" {
 			s.openBuf = append(s.openBuf, o)
 		}
 	}
@@ -565,22 +580,21 @@ func (s *watcher) done(now time.Time, parentUnknown bool) int {
 // public; docs/replay.md): "FAILED: N agent(s) returned no result" exactly
 // when some key's last occurrence did not return a result, else "clean",
 // "clean after 1 retry" or "clean after N retries".
+//
+// A key's first occurrence supersedes none and its last is superseded by
+// none, so the keys are counted without a map of them (a cache miss per
+// occurrence on a journal of 200,000 started lines).
 func verdictOf(occs []*occ) (agents, attempts int, verdict string) {
-	last := map[string]*occ{}
-	var keys []string
-	for _, o := range occs {
-		if _, ok := last[o.key]; !ok {
-			keys = append(keys, o.key)
-		}
-		last[o.key] = o
-	}
 	failed := 0
-	for _, k := range keys {
-		if last[k].closedBy != "completed" {
+	for _, o := range occs {
+		if o.prev < 0 {
+			agents++
+		}
+		if !o.superseded && o.closedBy != "completed" {
 			failed++
 		}
 	}
-	agents, attempts = len(keys), len(occs)
+	attempts = len(occs)
 	switch {
 	case failed > 0:
 		verdict = fmt.Sprintf("FAILED: %d %s returned no result", failed, plural(failed, "agent"))
