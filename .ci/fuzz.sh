@@ -18,6 +18,7 @@ targets=(
   "./analyze/transcript FuzzFastDecoder"
   "./analyze/transcript FuzzParallelRead"
   "./analyze/transcript FuzzStringEnd"
+  "./analyze/transcript FuzzParseUTC"
   "./analyze/journal FuzzReadAndAttempts"
   "./analyze/journal FuzzDecodeFast"
   "./analyze/detect FuzzDecodeMark"

@@ -870,6 +870,9 @@ func parseTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
+	if t, ok := parseUTC(s); ok {
+		return t
+	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC()
 	}
@@ -879,6 +882,75 @@ func parseTime(s string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// parseUTC reads the one shape Claude Code writes every row's timestamp in,
+// 2026-05-06T09:00:00.123Z (any number of fraction digits, or none), without
+// time.Parse's general layout walk: it was 2 % of reading a transcript. It
+// accepts only what time.Parse(time.RFC3339Nano) accepts and returns the
+// same instant (TestParseUTCIsParse, FuzzParseUTC); anything else is left to
+// parseTime's layouts.
+func parseUTC(s string) (time.Time, bool) {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year := digits(s[0:4])
+	month, day := digits(s[5:7]), digits(s[8:10])
+	hour, minute, sec := digits(s[11:13]), digits(s[14:16]), digits(s[17:19])
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	leap := year%4 == 0 && (year%100 != 0 || year%400 == 0)
+	if day > monthDays[month] && !(leap && month == 2 && day == 29) {
+		return time.Time{}, false // past the month's last day
+	}
+	nsec := 0
+	switch frac := s[19 : len(s)-1]; {
+	case frac == "":
+	case frac[0] != '.' || len(frac) < 2 || len(frac) > 10:
+		return time.Time{}, false
+	default:
+		if nsec = digits(frac[1:]); nsec < 0 {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	// Days from 1970-01-01 to the date in the proleptic Gregorian calendar
+	// (the civil-from-days inverse: years start in March so the leap day is
+	// the last of a year).
+	y, m := year, month
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := int64(era)*146097 + int64(doe) - 719468
+	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
+}
+
+// monthDays are the days of each month (index 1-12) in a common year.
+var monthDays = [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+// digits is the value of a run of 1 to 9 ASCII digits, or -1.
+func digits(s string) int {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
 }
 
 // ParseTime is parseTime for other readers (journal, sidecars).
