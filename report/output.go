@@ -207,21 +207,20 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 
 // writeOutputs writes every output with render, the one way check and
 // rules test write theirs: files through a temporary file each, renamed in
-// place only after every output was written; standard output last, wrapped
+// place only after every output was written (a device, pipe or socket such
+// as /dev/null is written in place, see createOut); standard output last, wrapped
 // in stop-commands when wrap is set (except the github format, which pauses
 // workflow commands itself), and rendered in memory first unless its format
 // streams, so that a rendering error leaves standard output untouched.
 func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, render func(w io.Writer, format string) error) error {
 	var (
-		temps    []*os.File
-		names    []string
+		files    []*outFile
 		toStdout = -1
 		rendered []byte
 	)
 	defer func() {
-		for _, t := range temps {
-			t.Close()
-			os.Remove(t.Name())
+		for _, f := range files {
+			f.discard()
 		}
 	}()
 	for i, o := range outs {
@@ -236,15 +235,15 @@ func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, rend
 			}
 			continue
 		}
-		tmp, err := createTemp(o.Path)
+		f, err := createOut(o.Path)
 		if err != nil {
 			return err
 		}
-		temps, names = append(temps, tmp), append(names, o.Path)
-		if err := render(tmp, o.Format); err != nil {
+		files = append(files, f)
+		if err := render(f.File, o.Format); err != nil {
 			return fmt.Errorf("writing %s report %s: %w", o.Format, o.Path, err)
 		}
-		if err := finishTemp(tmp, o.Path); err != nil {
+		if err := f.finish(); err != nil {
 			return err
 		}
 	}
@@ -268,12 +267,13 @@ func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, rend
 			return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)
 		}
 	}
-	for i, tmp := range temps {
-		if err := os.Rename(tmp.Name(), names[i]); err != nil {
-			return fmt.Errorf("writing report %s: %w", names[i], err)
+	for i, f := range files {
+		if err := f.commit(); err != nil {
+			files = files[i:]
+			return err
 		}
 	}
-	temps = nil
+	files = nil
 	return nil
 }
 
@@ -328,46 +328,90 @@ func (l *lastByteWriter) Write(p []byte) (int, error) {
 }
 
 // WriteFileAtomic writes data to name through a temporary file in the same
-// directory and a rename, so the file is either the old one or the new one.
+// directory and a rename, so the file is either the old one or the new one
+// (a device, pipe or socket is written in place, see createOut).
 func WriteFileAtomic(name string, data []byte) error {
-	tmp, err := createTemp(name)
+	f, err := createOut(name)
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	if _, err := f.Write(data); err != nil {
+		f.discard()
 		return fmt.Errorf("writing report %s: %w", name, err)
 	}
-	if err := finishTemp(tmp, name); err != nil {
-		os.Remove(tmp.Name())
+	if err := f.finish(); err != nil {
+		f.discard()
 		return err
 	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing report %s: %w", name, err)
+	if err := f.commit(); err != nil {
+		f.discard()
+		return err
 	}
 	return nil
 }
 
-// createTemp creates the temporary file that will be renamed to name.
-func createTemp(name string) (*os.File, error) {
+// outFile is a report file being written: a temporary file renamed over
+// its path once complete, or the path itself when that is an existing
+// device, pipe or socket (/dev/null, /dev/stdout, a named pipe): renaming a
+// file over it would replace the device with a regular file (a run of
+// `--format json=/dev/null` as root left /dev/null a 200 MB file).
+type outFile struct {
+	*os.File
+	name   string // the report's path
+	direct bool   // writing name itself
+	closed bool
+}
+
+// createOut opens the file a report named name is written to.
+func createOut(name string) (*outFile, error) {
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("writing report %s: %w", name, err)
+		}
+		return &outFile{File: f, name: name, direct: true}, nil
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("writing report %s: %w (check that the directory exists and is writable)", name, err)
 	}
-	return tmp, nil
+	return &outFile{File: tmp, name: name}, nil
 }
 
-// finishTemp makes a written temporary file readable as a report and closes
-// it.
-func finishTemp(tmp *os.File, name string) error {
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing report %s: %w", name, err)
+// finish makes a written temporary file readable as a report and closes
+// the file.
+func (f *outFile) finish() error {
+	if !f.direct {
+		if err := f.Chmod(0o644); err != nil {
+			return fmt.Errorf("writing report %s: %w", f.name, err)
+		}
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing report %s: %w", name, err)
+	f.closed = true
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing report %s: %w", f.name, err)
 	}
 	return nil
+}
+
+// commit puts a finished temporary file in place.
+func (f *outFile) commit() error {
+	if f.direct {
+		return nil
+	}
+	if err := os.Rename(f.File.Name(), f.name); err != nil {
+		return fmt.Errorf("writing report %s: %w", f.name, err)
+	}
+	return nil
+}
+
+// discard closes the file and removes a temporary one (never the path
+// written in place).
+func (f *outFile) discard() {
+	if !f.closed {
+		f.closed = true
+		f.Close()
+	}
+	if !f.direct {
+		os.Remove(f.File.Name())
+	}
 }
