@@ -619,7 +619,7 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 		}
 	}()
 	name := filepath.Join(l.root, filepath.FromSlash(rel))
-	f, err := jsonl.OpenRegular(name)
+	f, _, err := jsonl.OpenRead(name)
 	if err != nil {
 		return 0, false
 	}

@@ -52,12 +52,11 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 // ReadFileSize is ReadFile that also returns the file's size when it was
 // opened.
 func ReadFileSize(path, file string, opts Options) (*model.Transcript, int64, error) {
-	f, st, err := jsonl.OpenRegularInfo(path)
+	f, size, err := jsonl.OpenRead(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	size := st.Size()
 	if size >= parallelMin {
 		if w := parallelWorkers(); w > 1 {
 			t, err := readParallel(f, file, opts, w, chunkBytes) // parallel.go
