@@ -1,5 +1,7 @@
 package journal
 
+import "encoding/binary"
+
 // A journal line is read for three fields, and the rest of it (an agent's
 // prompt, a long result) only has to be valid JSON: encoding/json scanned
 // each line twice (once to validate it, once to decode it) through its
@@ -45,8 +47,9 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 		}
 		s.space()
 		var field **string
+		k := 0
 		if plainKey && done {
-			field = v.field(key)
+			field, k = v.field(key)
 		} else {
 			done = false
 		}
@@ -60,8 +63,8 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 			case val[0] == 'n': // null sets a pointer to nil
 				*field = nil
 			case val[0] == '"' && plainString(val):
-				str := string(val[1 : len(val)-1])
-				*field = &str
+				v.vals[k] = fieldString(k, val[1:len(val)-1])
+				*field = &v.vals[k]
 			default:
 				done = false
 			}
@@ -80,16 +83,33 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 
 // field is the field a plain ASCII key names, matched as encoding/json
 // matches it: exactly, or else ASCII letters without regard to case.
-func (v *line) field(key []byte) **string {
+// field is the field a key names, and the index of its string in v.vals.
+func (v *line) field(key []byte) (**string, int) {
 	switch {
 	case equalFoldASCII(key, "type"):
-		return &v.Type
+		return &v.Type, 0
 	case equalFoldASCII(key, "key"):
-		return &v.Key
+		return &v.Key, 1
 	case equalFoldASCII(key, "agentid"):
-		return &v.AgentID
+		return &v.AgentID, 2
 	}
-	return nil
+	return nil, 0
+}
+
+// fieldString is the string of field k's value b: the types watch acts on
+// are constants, the rest are copied.
+func fieldString(k int, b []byte) string {
+	if k == 0 {
+		switch string(b) {
+		case "started":
+			return "started"
+		case "result":
+			return "result"
+		case "failed":
+			return "failed"
+		}
+	}
+	return string(b)
 }
 
 func equalFoldASCII(b []byte, lower string) bool {
@@ -268,6 +288,19 @@ func (s *scan) str() (plain, ok bool) {
 	}
 	plain = true
 	for s.i < len(d) {
+		// Eight bytes at a time while they are plain (a journal line is
+		// mostly a long prompt or result): printable ASCII, no quote, no
+		// backslash.
+		for s.i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[s.i:])
+			if notPlain(w) {
+				break
+			}
+			s.i += 8
+		}
+		if s.i >= len(d) {
+			break
+		}
 		c := d[s.i]
 		switch {
 		case c == '"':
@@ -303,6 +336,22 @@ func (s *scan) str() (plain, ok bool) {
 		}
 	}
 	return false, false
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// notPlain reports whether a byte of w is a quote, a backslash, a control
+// character (< 0x20) or outside printable ASCII (>= 0x7f). Each test says
+// exactly whether some byte matches: a zero byte of w^q for a quote or
+// backslash, a borrow out of a byte below 0x20, a high bit of w or of w+1
+// per byte (no carry crosses bytes when none is >= 0x80).
+func notPlain(w uint64) bool {
+	q := w ^ ('"' * lo8)
+	b := w ^ ('\\' * lo8)
+	return ((q-lo8)&^q|(b-lo8)&^b|(w-0x20*lo8)&^w|w|(w+lo8))&hi8 != 0
 }
 
 func isHex(c byte) bool { return digit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -73,6 +75,22 @@ func TestDecodeFastIsUnmarshal(t *testing.T) {
 		}
 		sameAsUnmarshal(t, []byte(b.String()))
 	}
+	// Strings long enough for the word-at-a-time scan, with a stop (quote,
+	// backslash, control, 0x7f, non-ASCII, a broken escape) anywhere in them.
+	alphabet := []byte("aaaaaaaaaaaaaaaaaaaaaaaas \"\\\x00\x1f\x7f\x80\xff\xc3\xa9u0041n")
+	for range 50000 {
+		var b strings.Builder
+		b.WriteString(`{"type":"started","key":"`)
+		for range rng.IntN(40) {
+			b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+		}
+		b.WriteString(`","pad":"`)
+		for range rng.IntN(40) {
+			b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+		}
+		b.WriteString(`"}`)
+		sameAsUnmarshal(t, []byte(b.String()))
+	}
 	// Well-formed objects of our fields with values of every kind.
 	vals := []string{`"a"`, `"\u0062"`, `null`, `1`, `[]`, `{}`, `true`, `"é"`}
 	keys := []string{`"type"`, `"key"`, `"agentId"`, `"Type"`, `"KEY"`, `"agentid"`, `"other"`}
@@ -87,6 +105,49 @@ func TestDecodeFastIsUnmarshal(t *testing.T) {
 		}
 		b.WriteString("}")
 		sameAsUnmarshal(t, []byte(b.String()))
+	}
+}
+
+// TestNotPlain: the word test agrees with the byte-at-a-time one for every
+// byte value at every position of a plain word, and on random words.
+func TestNotPlain(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
+	byBytes := func(w [8]byte) bool {
+		for _, c := range w {
+			if !plain(c) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(w [8]byte) {
+		if got, want := notPlain(binary.LittleEndian.Uint64(w[:])), byBytes(w); got != want {
+			t.Fatalf("notPlain(%q) = %v, want %v", w[:], got, want)
+		}
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			w := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+			w[pos] = byte(c)
+			check(w)
+			for i := range w { // and beside every other byte value
+				if i != pos {
+					w[i] = byte(255 - c)
+				}
+			}
+			check(w)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 1000000 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], rng.Uint64())
+		if rng.IntN(2) == 0 { // mostly plain, one stop at most
+			for i := range w {
+				w[i] = 0x20 + w[i]%0x5f
+			}
+		}
+		check(w)
 	}
 }
 
@@ -111,5 +172,23 @@ func BenchmarkReadStarted(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		Read(strings.NewReader(data), "journal.jsonl")
+	}
+}
+
+// TestReadAllocatesOnlyTheKeptStrings (issue 12, started-200k;
+// BenchmarkReadStarted shows the time): a started line costs the two
+// strings the journal keeps, its key and agent id. It was eight
+// allocations: a decoded line, a string and a pointer per field, and an
+// error holder per line; the line and its strings are reused now and the
+// line types are constants.
+func TestReadAllocatesOnlyTheKeptStrings(t *testing.T) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, `{"type":"started","key":"v2:k%06d","agentId":"a%015d","pad":"%s"}`+"\n", i, i, strings.Repeat("s", 100))
+	}
+	data := sb.String()
+	allocs := testing.AllocsPerRun(3, func() { Read(strings.NewReader(data), "journal.jsonl") })
+	if per := allocs / 1000; per > 2.2 {
+		t.Errorf("%.2f allocations per started line, want 2 (its key and agent id)", per)
 	}
 }
