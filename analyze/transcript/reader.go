@@ -248,7 +248,7 @@ type builder struct {
 	// callByID maps a retained call's id to the first call with it;
 	// renamed holds the tool of the last call with that id when it differs
 	// from the first's (rare), so toolOf names the last call's tool.
-	callByID map[string]*model.ToolCall
+	callByID callIndex
 	renamed  map[string]string
 	pending  map[string][]*model.ToolResult // results seen before their call
 	// other holds ids of calls that are counted but not retained, until
@@ -283,13 +283,12 @@ var arenas = sync.Pool{New: func() any { return new(arena) }}
 
 func newBuilder(file string) *builder {
 	return &builder{
-		arena:    arenas.Get().(*arena),
-		t:        &model.Transcript{File: file, Types: map[string]int{}, ToolCounts: map[string]int{}},
-		callByID: map[string]*model.ToolCall{},
-		other:    map[string]struct{}{},
-		pending:  map[string][]*model.ToolResult{},
-		types:    map[string]*int{},
-		tools:    map[string]*int{},
+		arena:   arenas.Get().(*arena),
+		t:       &model.Transcript{File: file, Types: map[string]int{}, ToolCounts: map[string]int{}},
+		other:   map[string]struct{}{},
+		pending: map[string][]*model.ToolResult{},
+		types:   map[string]*int{},
+		tools:   map[string]*int{},
 	}
 }
 
@@ -600,8 +599,8 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 	c := b.t.NewToolCall(call)
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
 	if c.ID != "" {
-		if first := b.callByID[c.ID]; first == nil {
-			b.callByID[c.ID] = c
+		if first := b.callByID.get(c.ID); first == nil {
+			b.callByID.add(c)
 		} else if first.Name() != c.Name() {
 			if b.renamed == nil {
 				b.renamed = map[string]string{}
@@ -626,7 +625,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		return
 	}
 	text := blk.Content.text()
-	call := b.callByID[blk.ToolUseID]
+	call := b.callByID.get(blk.ToolUseID)
 	in := model.ResultInput{At: at, IsError: blk.IsError, TextLen: len(text), Copied: b.copiedRow}
 	if call != nil {
 		in.ToolUseID = call.ID // the same bytes, kept once
@@ -700,7 +699,7 @@ func (b *builder) toolOf(id string) string {
 	if n, ok := b.renamed[id]; ok {
 		return n
 	}
-	if c := b.callByID[id]; c != nil {
+	if c := b.callByID.get(id); c != nil {
 		return c.Name()
 	}
 	return ""
