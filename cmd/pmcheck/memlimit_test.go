@@ -2,32 +2,139 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // pmcheck sets its own soft memory limit, unless GOMEMLIMIT gave one: the
-// user's setting wins, "off" included.
+// user's setting wins, "off" included. GOGC set: the fixed high limit.
+// Neither: the tuner's, starting low, chosen again after each collection.
 func TestSoftMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(prev)
+	var hooked func()
+	hook := func(f func()) { hooked = f }
 
 	t.Setenv("GOMEMLIMIT", "")
 	debug.SetMemoryLimit(1 << 40)
-	setMemoryLimit()
-	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
-		t.Errorf("GOMEMLIMIT set (even empty): limit %d, want the runtime's own %d", got, int64(1<<40))
+	setMemoryLimitWith(hook)
+	if got := debug.SetMemoryLimit(-1); got != 1<<40 || hooked != nil {
+		t.Errorf("GOMEMLIMIT set (even empty): limit %d, hooked %v; want the runtime's own %d and no tuner", got, hooked != nil, int64(1<<40))
 	}
 
-	// t.Setenv restores GOMEMLIMIT after the test; unset it for this part.
+	// t.Setenv restores the variables after the test; unset them for this part.
 	if err := os.Unsetenv("GOMEMLIMIT"); err != nil {
 		t.Fatal(err)
 	}
-	setMemoryLimit()
-	if got := debug.SetMemoryLimit(-1); got != softMemoryLimit {
-		t.Errorf("GOMEMLIMIT unset: limit %d, want %d", got, softMemoryLimit)
+	t.Setenv("GOGC", "200")
+	setMemoryLimitWith(hook)
+	if got := debug.SetMemoryLimit(-1); got != softMemoryLimit || hooked != nil {
+		t.Errorf("GOGC set: limit %d, hooked %v; want %d and no tuner", got, hooked != nil, softMemoryLimit)
 	}
+	if err := os.Unsetenv("GOGC"); err != nil {
+		t.Fatal(err)
+	}
+	setMemoryLimitWith(hook)
+	if got := debug.SetMemoryLimit(-1); got != smallLimit || hooked == nil {
+		t.Fatalf("neither set: limit %d, hooked %v; want %d and the tuner", got, hooked != nil, smallLimit)
+	}
+	hooked() // this test's heap is small: the low limit stays
+	if got := debug.SetMemoryLimit(-1); got != smallLimit {
+		t.Errorf("after a collection of a small heap: limit %d, want %d", got, smallLimit)
+	}
+
 	if softMemoryLimit >= 512<<20 || softMemoryLimit < 256<<20 {
 		t.Errorf("soft limit %d MiB: it must leave room under the 512 MiB peak and stay well above ordinary heaps", softMemoryLimit>>20)
+	}
+	if smallLimit >= 64<<20 || smallLimit-smallLive < 8<<20 {
+		t.Errorf("small limit %d MiB over %d MiB live: it must hold a process under 64 MiB and leave the live heap room", smallLimit>>20, smallLive>>20)
+	}
+}
+
+// The tuner keeps the low limit while the live heap is small; it goes back
+// to the high one when the live heap passes smallLive (and again down when
+// it falls back), and for good once the collections the low limit made
+// beyond GOGC's pace pass maxExtraGCs. Forced collections are not counted,
+// nor cycles the limit did not shorten.
+func TestTunerLimit(t *testing.T) {
+	const mib = 1 << 20
+	type step struct {
+		live, forced, goal uint64 // goal: the runtime's heap goal once the limit is set
+		want               int64
+	}
+	run := func(name string, steps []step) *tuner {
+		t.Helper()
+		var tu tuner
+		var forced uint64
+		for i, s := range steps {
+			forced += s.forced
+			if got := tu.after(gcSample{live: s.live, forced: forced}); got != s.want {
+				t.Errorf("%s, step %d (live %d MiB): limit %d MiB, want %d MiB (%.2f extra collections)", name, i, s.live/mib, got/mib, s.want/mib, tu.extra)
+			}
+			tu.planned(s.live, s.goal)
+		}
+		return &tu
+	}
+	// GOGC's room: the heap grows by the live heap, to at least 4 MiB.
+	tu := run("small heaps", []step{
+		{0, 0, 4 * mib, smallLimit},
+		{1 * mib, 0, 4 * mib, smallLimit},
+		{3 * mib, 0, 6 * mib, smallLimit},
+		{20 * mib, 0, 40 * mib, smallLimit},
+		{20 * mib, 0, 42 * mib, smallLimit},
+	})
+	if tu.extra != 0 {
+		t.Errorf("small heaps: %.2f extra collections counted, want 0", tu.extra)
+	}
+	run("live heap passes smallLive and falls back", []step{
+		{0, 0, 4 * mib, smallLimit},
+		{smallLive + 1, 0, 2*smallLive + 2, softMemoryLimit},
+		{200 * mib, 0, 400 * mib, softMemoryLimit},
+		{10 * mib, 0, 20 * mib, smallLimit},
+	})
+	// Each cycle with a quarter of GOGC's room is three quarters of an
+	// extra collection: the budget lasts maxExtraGCs*4/3 of them (the
+	// first step only sets the limit).
+	var steps []step
+	n := maxExtraGCs*4/3 + 1
+	for i := range n + 2 {
+		want := int64(smallLimit)
+		if i >= n {
+			want = softMemoryLimit
+		}
+		steps = append(steps, step{36 * mib, 0, 45 * mib, want})
+	}
+	steps = append(steps, step{10 * mib, 0, 20 * mib, softMemoryLimit}) // lifted for good
+	run("collections beyond the budget: lifted for good", steps)
+	tu = run("forced collections are not counted", []step{
+		{0, 0, 4 * mib, smallLimit},
+		{36 * mib, 0, 45 * mib, smallLimit},
+		{36 * mib, 1, 45 * mib, smallLimit},
+		{36 * mib, 1, 45 * mib, smallLimit},
+		{36 * mib, 0, 45 * mib, smallLimit},
+	})
+	if tu.extra != 0.75 {
+		t.Errorf("forced collections: %.2f extra collections counted, want 0.75 (the one short cycle not forced)", tu.extra)
+	}
+}
+
+// afterEachGC calls its function after collections, again and again.
+func TestAfterEachGC(t *testing.T) {
+	calls := make(chan struct{}, 16)
+	afterEachGC(func() {
+		select {
+		case calls <- struct{}{}:
+		default:
+		}
+	})
+	for i := range 3 {
+		runtime.GC()
+		select {
+		case <-calls:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no call after collection %d", i+1)
+		}
 	}
 }
