@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -412,20 +413,31 @@ func (l *loader) workflowRun(dir string) {
 		}
 	}
 	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
+	// The attempts are linked first and their problems listed after, so
+	// that the list is made at its size (a journal of 200,000 agents
+	// without their transcripts has as many problems).
+	problems := 0
 	for _, a := range run.Attempts {
 		if a.AgentID == "" {
 			continue
 		}
 		if !discover.ValidID(a.AgentID) {
-			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: fmt.Sprintf("journal names agent id %q, which is not a valid id; its transcript is not read", a.AgentID)})
-			continue
-		}
-		if t := byID[a.AgentID]; t != nil {
+			problems++
+		} else if t := byID[a.AgentID]; t != nil {
 			a.Transcript = t
 			a.TranscriptFile = t.File
 		} else {
-			// Joined, not formatted: a journal of 200,000 agents without
-			// their transcripts has as many of these.
+			problems++
+		}
+	}
+	run.Problems = slices.Grow(run.Problems, problems)
+	for _, a := range run.Attempts {
+		switch {
+		case a.AgentID == "" || a.Transcript != nil:
+		case !discover.ValidID(a.AgentID):
+			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: fmt.Sprintf("journal names agent id %q, which is not a valid id; its transcript is not read", a.AgentID)})
+		default:
+			// Joined, not formatted.
 			run.Problems = append(run.Problems, model.Problem{At: a.Started, Message: "journal names agent " + a.AgentID + " but agent-" + a.AgentID + ".jsonl is not in the run directory"})
 		}
 	}

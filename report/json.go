@@ -257,6 +257,14 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs an escape or the rune
+		// decoder (a report of 200,000 findings is 200 MB of such text).
+		for i+8 <= len(s) && !jsonStops(load64(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
@@ -300,6 +308,29 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// jsonStops reports whether a byte of w stops appendJSONString's plain run:
+// a quote, a backslash, a control character (< 0x20) or a byte >= 0x80.
+// Each test says exactly whether some byte matches (a zero byte of w^q for a
+// quote or backslash, a borrow out of a byte below 0x20, a high bit).
+func jsonStops(w uint64) bool {
+	q := w ^ ('"' * lo8)
+	b := w ^ ('\\' * lo8)
+	return ((q-lo8)&^q|(b-lo8)&^b|(w-0x20*lo8)&^w|w)&hi8 != 0
+}
+
+// load64 is the little-endian word at s[i:i+8] (the compiler makes it one
+// load).
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 // newIndentEncoder encodes as the canonical report does (two-space indent,

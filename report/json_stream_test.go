@@ -248,3 +248,63 @@ func encodeIndented(t *testing.T, v any, prefix string) string {
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
 }
+
+// TestAppendJSONStringIsEncodingJSON: strings long enough for the
+// eight-bytes-at-a-time run, with anything that stops it (a quote, a
+// backslash, a control character, non-ASCII, invalid UTF-8, U+2028) at any
+// position, are written as encoding/json writes them (HTML characters kept).
+func TestAppendJSONStringIsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := []string{"a", "a", "a", "a", "a", "a", "a", "a", "a", "a", "z", " ", "~", "\x7f", `"`, `\`, "\x00", "\n", "\x1f", "é", "\xff", "\u2028", "<", "&", "日"}
+	for range 30000 {
+		var b strings.Builder
+		for range rng.IntN(64) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendJSONString(nil, s)) + "\n"; got != want.String() {
+			t.Fatalf("%q: appendJSONString wrote %s, encoding/json %s", s, got, want.String())
+		}
+	}
+	for w := range 256 { // every byte value at every position of a word
+		for pos := range 8 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(w)
+			if got, want := jsonStops(load64(string(b), 0)), w < 0x20 || w == '"' || w == '\\' || w >= 0x80; got != want {
+				t.Fatalf("jsonStops(%q) = %v", b, got)
+			}
+		}
+	}
+}
+
+// TestPrintable8: the word test agrees with the byte test for every byte
+// value at every position.
+func TestPrintable8(t *testing.T) {
+	for w := range 256 {
+		for pos := range 8 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(w)
+			if got, want := printable8(load64(string(b), 0)), w >= 0x20 && w < 0x7f; got != want {
+				t.Fatalf("printable8(%q) = %v", b, got)
+			}
+			for i := range b {
+				if i != pos {
+					b[i] = byte(255 - w)
+				}
+			}
+			want := true
+			for _, c := range b {
+				want = want && c >= 0x20 && c < 0x7f
+			}
+			if got := printable8(load64(string(b), 0)); got != want {
+				t.Fatalf("printable8(%q) = %v", b, got)
+			}
+		}
+	}
+}
