@@ -303,7 +303,7 @@ func (l *loader) stream() {
 	l.later = make([]bool, len(sessions))
 	l.groupBeside() // parallel.go
 	l.slots = make([]int, len(sessions))
-	pf := l.prefetch(len(sessions), l.sessionFiles, nil, true)
+	pf := l.prefetch(len(sessions), l.sessionFiles, l.readSessionFile, true)
 	for k, s := range sessions {
 		l.ahead = pf.next()
 		l.key = problemKey{0, k}
@@ -315,6 +315,9 @@ func (l *loader) stream() {
 		}
 		l.key = problemKey{1, k}
 		l.last = -1
+		if l.suspects[k] && t != nil && notTranscript(t) != "" {
+			delete(l.transcripts, s) // perhaps read for its heads only: its run reads it whole
+		}
 		if l.suspects[k] && t != nil && notTranscript(t) == "" {
 			// A likely resume copy is linked once, after the copies are
 			// known (markResumeCopies), instead of linked, analysed and
@@ -391,6 +394,18 @@ func (l *loader) sessionFiles(k int) []string {
 		return []string{l.inv.Sessions[k]}
 	}
 	return l.runFiles(k)
+}
+
+// readSessionFile reads file i of session k's files (sessionFiles): a
+// session whose linking waits is read for its heads only (resumeFile), the
+// rest whole.
+func (l *loader) readSessionFile(k, i int, rel string) readAhead {
+	if i == 0 && l.suspects[k] {
+		opts := l.readOptions(rel)
+		opts.HeadsOnly = true
+		return l.readWith(rel, opts)
+	}
+	return l.readOne(rel)
 }
 
 // runFiles are the files a session's run reads: the session, its own

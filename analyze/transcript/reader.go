@@ -37,6 +37,12 @@ type Options struct {
 	Copied []map[uint64]uint64
 	// RowHashes asks for Transcript.RowHashes.
 	RowHashes bool
+	// HeadsOnly reads what tells files apart and nothing of the work: the
+	// counts of lines, rows and malformed lines, the row uuids (UUIDs,
+	// FirstUUID, Duplicates), the first timestamp and the session id,
+	// version, cwd and branch. The transcript holds no calls, results,
+	// notifications, marks or steps; it is never analysed.
+	HeadsOnly bool
 	// GiveUp stops reading at the line where the file is clearly mostly
 	// not JSON (jsonl.GiveUp); the read then returns a *jsonl.GaveUpError
 	// instead of a transcript. A check fails closed on such a file anyway.
@@ -271,8 +277,9 @@ type builder struct {
 	types, tools map[string]*int
 	// giveUp is Options.GiveUp; gaveUp is set at the line where the
 	// builder gave up.
-	giveUp bool
-	gaveUp *jsonl.GaveUpError
+	giveUp    bool
+	headsOnly bool // Options.HeadsOnly
+	gaveUp    *jsonl.GaveUpError
 	// d is the line being read by line (the serial reader).
 	d decoded
 }
@@ -450,6 +457,9 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	}
 	if r.GitBranch != "" && r.GitBranch != t.GitBranch {
 		t.GitBranch = keep(r.GitBranch) // the latest branch the session was on
+	}
+	if b.headsOnly {
+		return
 	}
 	at := model.Evidence{File: t.File, Line: l.N, Time: b.curMax}
 
@@ -732,6 +742,7 @@ func pollHead(text string) (taskID, status string) {
 // setOptions applies the options that change what the builder keeps.
 func (b *builder) setOptions(opts Options) {
 	b.giveUp = opts.GiveUp
+	b.headsOnly = opts.HeadsOnly
 	b.copied = opts.Copied
 	if opts.RowHashes {
 		b.rowHashes = map[uint64]uint64{}
