@@ -15,12 +15,12 @@ import (
 // heads is what Options.HeadsOnly keeps of a transcript.
 type heads struct {
 	Lines, Rows, ClaudeCodeRows, MalformedCount, MalformedSkipped, OverCap, Duplicates int
-	FirstRowLine, LastRowLine                                                         int
-	UUIDs                                                                             []uint64
-	FirstUUID                                                                         uint64
-	FirstTime                                                                         string
-	SessionID, Version, Cwd, GitBranch                                                string
-	Malformed                                                                         any
+	FirstRowLine, LastRowLine                                                          int
+	UUIDs                                                                              []uint64
+	FirstUUID                                                                          uint64
+	FirstTime                                                                          string
+	SessionID, Version, Cwd, GitBranch                                                 string
+	Malformed                                                                          any
 }
 
 func headsOf(data []byte, opts Options) (heads, error) {
