@@ -70,7 +70,10 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 	if len(doc.Inputs.Problems) > 0 {
 		fmt.Fprintf(b, "input problems (%d):\n", len(doc.Inputs.Problems))
 		for _, p := range doc.Inputs.Problems {
-			fmt.Fprintf(b, "  %s: %s\n", location(doc.displayPath(p.File), p.Line), singleLine(p.Message))
+			// Piece by piece, as findings are (not through fmt).
+			for _, s := range [...]string{"  ", location(doc.displayPath(p.File), p.Line), ": ", singleLine(p.Message), "\n"} {
+				b.WriteString(s)
+			}
 		}
 		b.WriteString("\n")
 	}
