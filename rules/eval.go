@@ -3,9 +3,11 @@ package rules
 import (
 	"cmp"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,9 +84,13 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					index = make(map[[16]byte]int32, len(matched))
 				}
 				out = slices.Grow(out, len(matched))
+				var fp *fingerprinter
+				if len(matched) > 0 {
+					fp = newFingerprinter(r.ID, facts.Run.Path, facts.Run.ID, c.kind)
+				}
 				for _, pos := range matched {
 					fact, at, t := factAt(facts, c.kind, int(pos))
-					sum := fingerprintSum(r.ID, facts.Run.Path, facts.Run.ID, c.kind, fact)
+					sum := fp.sum(fact)
 					if j, seen := index[sum]; seen {
 						if !at.IsZero() && !slices.Contains(out[j].Evidence, at) {
 							out[j].Evidence = append(out[j].Evidence, at)
@@ -288,17 +294,52 @@ func appendJoined(b []byte, parts ...string) []byte {
 // Version 1 hashed the run id without the path; its entries match nothing
 // now and are reported as stale.
 func Fingerprint(ruleID, runPath, runID, kind, identity string) string {
-	var buf [512]byte
-	sum := fingerprintOf(append(fingerprintHead(buf[:0], ruleID, runPath, runID, kind), identity...))
+	sum := newFingerprinter(ruleID, runPath, runID, kind).sumOf([]byte(identity))
 	return hex.EncodeToString(sum[:])
 }
 
-// fingerprintSum is the Fingerprint of a fact, as bytes: the identity is
-// appended to the hashed parts on the stack instead of built as a string,
-// and a finding's fingerprint text is made only when the finding is new.
+// fingerprintSum is the Fingerprint of a fact, as bytes.
 func fingerprintSum(ruleID, runPath, runID, kind string, fact any) [16]byte {
-	var buf [512]byte
-	return fingerprintOf(appendIdentity(fingerprintHead(buf[:0], ruleID, runPath, runID, kind), fact))
+	return newFingerprinter(ruleID, runPath, runID, kind).sum(fact)
+}
+
+// fingerprinter hashes the fingerprints of the facts of one kind of one run
+// under one rule: the parts before a fact's identity (most of what is
+// hashed) are hashed once, and the hash's state after them is restored for
+// each fact. The identity is appended to a reused buffer instead of built as
+// a string, and a finding's fingerprint text is made only when the finding
+// is new.
+type fingerprinter struct {
+	h      hash.Hash
+	state  []byte // h's state after the parts before the identity
+	buf    []byte // the identity
+	summed []byte
+}
+
+func newFingerprinter(ruleID, runPath, runID, kind string) *fingerprinter {
+	h := sha256.New()
+	h.Write(fingerprintHead(nil, ruleID, runPath, runID, kind))
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic(err) // sha256's state always marshals
+	}
+	return &fingerprinter{h: h, state: state}
+}
+
+// sum is the fingerprint of fact.
+func (f *fingerprinter) sum(fact any) [16]byte {
+	f.buf = appendIdentity(f.buf[:0], fact)
+	return f.sumOf(f.buf)
+}
+
+// sumOf is the fingerprint of a fact whose identity is identity.
+func (f *fingerprinter) sumOf(identity []byte) [16]byte {
+	if err := f.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(f.state); err != nil {
+		panic(err) // a state sha256 marshalled itself
+	}
+	f.h.Write(identity)
+	f.summed = f.h.Sum(f.summed[:0])
+	return [16]byte(f.summed[:16])
 }
 
 // fingerprintHead appends the parts of a fingerprint before the fact's
@@ -310,11 +351,6 @@ func fingerprintHead(b []byte, ruleID, runPath, runID, kind string) []byte {
 		b = append(b, p...)
 	}
 	return append(b, '\x1f')
-}
-
-func fingerprintOf(b []byte) [16]byte {
-	h := sha256.Sum256(b)
-	return [16]byte(h[:16])
 }
 
 // FailLevels are the values --fail-level accepts, from strictest to laxest.
