@@ -1,7 +1,11 @@
 package analyze
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 )
 
@@ -76,5 +80,60 @@ func TestLegacyAgentsBesideGrowLinearly(t *testing.T) {
 	t.Logf("bytes allocated: %d -> %d", small, large)
 	if ratio := float64(large) / float64(small); ratio > 5 {
 		t.Errorf("4x the files allocated %.1fx the bytes (%d -> %d): matching agents to sessions is not linear", ratio, small, large)
+	}
+}
+
+// TestSharedUUIDCopiesAreAnalysedOnce (issue 12, the cost must-hold;
+// BenchmarkLoadSharedUUIDs shows the time): n sessions that share their row
+// uuids, each with a legacy agent file beside it (bench/hostile's
+// shared-uuids-20k). Every session after the first is a resume copy; each
+// run is handed on once, with its copied rows marked (each copy used to be
+// linked and analysed, then read, linked and analysed again), and from 500
+// to 2,000 sessions the bytes allocated grow with the sessions.
+func TestSharedUUIDCopiesAreAnalysedOnce(t *testing.T) {
+	measure := func(n int) uint64 {
+		dir := t.TempDir()
+		for i := range n {
+			sid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+			rows := fmt.Sprintf(`{"type":"user","uuid":"u1","sessionId":%q,"timestamp":"2026-05-07T09:00:00Z","message":{"role":"user","content":"hi"}}`+"\n", sid) +
+				fmt.Sprintf(`{"type":"assistant","uuid":"u2","parentUuid":"u1","sessionId":%q,"timestamp":"2026-05-07T09:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}`+"\n", sid)
+			agent := fmt.Sprintf(`{"type":"user","uuid":"v%d","sessionId":%q,"isSidechain":true,"timestamp":"2026-05-07T09:00:01Z","message":{"role":"user","content":"work"}}`+"\n", i, sid)
+			if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(rows), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("agent-a%08d.jsonl", i)), []byte(agent), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var b uint64
+		for _, jobs := range []int{1, 2} {
+			var calls atomic.Int64
+			var copied []int
+			b, _ = allocated(func() {
+				var err error
+				_, copied, err = Each([]string{dir}, Options{Jobs: jobs}, func(r *Run, _ int) int {
+					calls.Add(1)
+					if len(r.Agents) != 1 {
+						t.Errorf("run %s has %d agents, want its own one", r.Path, len(r.Agents))
+					}
+					return r.Main.Copied
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+			if c := calls.Load(); c != int64(n) {
+				t.Fatalf("n=%d, %d jobs: %d runs handed on, want %d (each once)", n, jobs, c, n)
+			}
+			if copied[0] != 0 || copied[n-1] != 2 {
+				t.Fatalf("n=%d, %d jobs: copied rows of the first and last runs %d, %d; want 0, 2", n, jobs, copied[0], copied[n-1])
+			}
+		}
+		return b
+	}
+	small, large := measure(500), measure(2000)
+	t.Logf("bytes allocated: %d -> %d", small, large)
+	if ratio := float64(large) / float64(small); ratio > 5 {
+		t.Errorf("4x the sessions allocated %.1fx the bytes (%d -> %d)", ratio, small, large)
 	}
 }
