@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -269,6 +270,10 @@ type builder struct {
 	// rowHashes collects each row's content hash (Options.RowHashes).
 	rowHashes      map[uint64]uint64
 	lastMeaningful *model.Event
+	// spare holds events no longer held, to be reused; pinned the events
+	// the model keeps outside the tail (newEvent, pin, release).
+	spare  []*model.Event
+	pinned map[*model.Event]bool
 	// arena receives the decoded strings of the line being read; the row's
 	// strings are views into it and into the line, so everything the
 	// builder keeps is cloned (keep, count, capString) before the next line.
@@ -494,7 +499,10 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 	if r.Type == "user" {
 		role = "user"
 	}
-	ev := &model.Event{Line: at.Line, Role: role, Timestamp: ts, WriteTime: at.Time}
+	// The events this row may displace from the tail, given back after it.
+	displaced := [...]*model.Event{t.Tail.LastEvent, t.Tail.LastUser, t.Tail.LastAssistant, t.Tail.MeaningfulBeforeLastUser, t.Tail.LastMeaningful}
+	ev := b.newEvent()
+	*ev = model.Event{Line: at.Line, Role: role, Timestamp: ts, WriteTime: at.Time}
 	var c *content
 	if r.Message != nil {
 		c = &r.Message.Content
@@ -534,6 +542,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 			ev.APIError = "unknown"
 		}
 		t.APIErrors = append(t.APIErrors, ev)
+		b.pin(ev)
 	}
 	if role == "user" {
 		if IsNotification(text) || r.Origin.Kind == "task-notification" {
@@ -545,6 +554,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 		}
 		if strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), harness.KillSentinelPrefix) {
 			t.Interrupts = append(t.Interrupts, ev)
+			b.pin(ev)
 		}
 		t.Tail.LastUser = ev
 		t.Tail.MeaningfulBeforeLastUser = b.lastMeaningful
@@ -556,6 +566,47 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 		b.lastMeaningful = ev
 		t.Tail.LastMeaningful = ev
 	}
+	for _, e := range displaced {
+		b.release(e)
+	}
+}
+
+// Events. Every user and assistant row makes one, and all but a few are
+// garbage a row or two later: the model keeps only the tail's (the last
+// event, user, assistant and meaningful rows) and those of API errors and
+// interrupts. On a large file they were a quarter of what reading
+// allocated, and under a memory limit what it allocates sets how often the
+// collector runs; so an event no longer held is reused for a later row.
+
+// newEvent is an event to fill: a released one, or a new one.
+func (b *builder) newEvent() *model.Event {
+	if n := len(b.spare); n > 0 {
+		e := b.spare[n-1]
+		b.spare = b.spare[:n-1]
+		return e
+	}
+	return new(model.Event)
+}
+
+// pin marks an event the model keeps outside the tail (API errors,
+// interrupts): it is never released.
+func (b *builder) pin(e *model.Event) {
+	if b.pinned == nil {
+		b.pinned = map[*model.Event]bool{}
+	}
+	b.pinned[e] = true
+}
+
+// release gives back an event that nothing holds any more: not the tail's,
+// not pinned. The builder is the only holder of events while it reads.
+func (b *builder) release(e *model.Event) {
+	t := b.t
+	if e == nil || e == t.Tail.LastEvent || e == t.Tail.LastUser || e == t.Tail.LastAssistant ||
+		e == t.Tail.MeaningfulBeforeLastUser || e == t.Tail.LastMeaningful || e == b.lastMeaningful ||
+		b.pinned[e] || len(b.spare) >= 8 || slices.Contains(b.spare, e) {
+		return
+	}
+	b.spare = append(b.spare, e)
 }
 
 func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
