@@ -142,3 +142,17 @@ func BenchmarkAnalyzeStarted(b *testing.B) {
 		Analyze(run, Options{})
 	}
 }
+
+// TestOneAttemptKeepsLittle: the chunks of the attempts step start small, so
+// a run of one attempt (a fleet has many) does not pay for a chunk sized for
+// thousands: its reasons are kept with its facts (3,216 bytes for the whole
+// analysis; chunks of 16 made it 7,184).
+func TestOneAttemptKeepsLittle(t *testing.T) {
+	run := startedRun(1)
+	Analyze(run, Options{}) // what is made once per process
+	b, _ := allocated(func() { Analyze(run, Options{}) })
+	t.Logf("one attempt: %d bytes", b)
+	if b > 4500 {
+		t.Errorf("analysing a run of one attempt allocated %d bytes, want at most 4,500", b)
+	}
+}

@@ -14,7 +14,9 @@ const slabMaxChunk = 1024
 
 func (s *slab[T]) grow(need int) {
 	if s.next == 0 {
-		s.next = 16
+		// Small first: a run's reasons are kept with its facts, so a
+		// fleet of runs of one attempt each keeps one chunk per run.
+		s.next = 4
 	}
 	n := max(s.next, need)
 	s.free = make([]T, n)
