@@ -33,6 +33,7 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 	b := bufio.NewWriterSize(w, 64<<10)
 	byRule := doc.ruleByID()
 	runs := doc.runIndex()
+	files, runPaths := shownPaths{doc: doc}, shownPaths{doc: doc}
 	for i := 0; i < len(doc.Findings); {
 		j := i
 		for j < len(doc.Findings) && doc.Findings[j].RuleID == doc.Findings[i].RuleID && doc.Findings[j].Severity == doc.Findings[i].Severity {
@@ -42,7 +43,7 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 		r := byRule[group[0].RuleID]
 		fmt.Fprintf(b, "%s %s: %s (%s)\n", group[0].Severity, r.ID, singleLine(r.Title), plural(len(group), "finding"))
 		for _, f := range group {
-			writeTextFinding(b, doc, f, runs)
+			writeTextFinding(b, doc, f, runs, &files, &runPaths)
 		}
 		if help := strings.TrimSpace(visible(r.Help)); help != "" {
 			fmt.Fprintf(b, "  what to do:\n    %s\n", indent(help, "    "))
@@ -71,7 +72,9 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 		fmt.Fprintf(b, "input problems (%d):\n", len(doc.Inputs.Problems))
 		for _, p := range doc.Inputs.Problems {
 			// Piece by piece, as findings are (not through fmt).
-			for _, s := range [...]string{"  ", location(doc.displayPath(p.File), p.Line), ": ", singleLine(p.Message), "\n"} {
+			b.WriteString("  ")
+			writeLocation(b, files.of(p.File), p.Line)
+			for _, s := range [...]string{": ", singleLine(p.Message), "\n"} {
 				b.WriteString(s)
 			}
 		}
@@ -93,7 +96,7 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 	return b.Flush()
 }
 
-func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runIndex) {
+func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runIndex, files, runPaths *shownPaths) {
 	p := primaryEvidence(f)
 	suppressed := ""
 	if f.Suppressed {
@@ -103,11 +106,13 @@ func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runI
 	// its own (the runner trims indentation before it looks for a command).
 	// Written piece by piece, not through fmt: one line of a report of
 	// 200,000 findings.
-	for _, s := range [...]string{"  ", location(doc.displayPath(p.File), p.Line), ": ", singleLine(f.Message), suppressed, "\n      when: ", simTime(findingTime(f)), " (simulated)"} {
+	b.WriteString("  ")
+	writeLocation(b, files.of(p.File), p.Line)
+	for _, s := range [...]string{": ", singleLine(f.Message), suppressed, "\n      when: ", simTime(findingTime(f)), " (simulated)"} {
 		b.WriteString(s)
 	}
 	if r := runs.of(f); r != nil {
-		for _, s := range [...]string{"; run: ", r.Kind, " ", singleLine(doc.displayPath(r.Path))} {
+		for _, s := range [...]string{"; run: ", r.Kind, " ", runPaths.of(r.Path)} {
 			b.WriteString(s)
 		}
 	} else if f.RunID != "" {
@@ -126,6 +131,32 @@ func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runI
 		for _, s := range [...]string{"      fingerprint: ", singleLine(f.Fingerprint), "\n"} {
 			b.WriteString(s)
 		}
+	}
+}
+
+// shownPaths is singleLine(doc.displayPath(p)) with its last answer kept:
+// the findings of a run name the same file one after another (a report of
+// 200,000 findings cleaned and checked one path 400,000 times).
+type shownPaths struct {
+	doc     *Document
+	in, out string
+}
+
+func (s *shownPaths) of(p string) string {
+	if p != s.in {
+		s.in, s.out = p, singleLine(s.doc.displayPath(p))
+	}
+	return s.out
+}
+
+// writeLocation writes location(shown, line) for a file already shown
+// (singleLine'd).
+func writeLocation(b *bufio.Writer, shown string, line int) {
+	b.WriteString(shown)
+	if line > 0 {
+		var buf [20]byte
+		b.WriteByte(':')
+		b.Write(strconv.AppendInt(buf[:0], int64(line), 10))
 	}
 }
 
