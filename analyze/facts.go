@@ -74,7 +74,11 @@ func runFacts(run *model.Run, opts FactsOptions) model.Facts {
 		watchdogs = replay.Session(run, opts.Replay)
 	}
 	f := detect.Analyze(run, opts.Detect)
-	f.Watchdogs = append(f.Watchdogs, watchdogs...)
+	if len(f.Watchdogs) == 0 && len(watchdogs) > 0 {
+		f.Watchdogs = watchdogs // handed over, not copied
+	} else {
+		f.Watchdogs = append(f.Watchdogs, watchdogs...)
+	}
 	if f.Run.Verdict == "" {
 		f.Run.Verdict = verdict
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -205,4 +206,52 @@ func BenchmarkWatchdogsOneKey(b *testing.B) {
 			}
 		})
 	}
+}
+
+// oneKeyWorld is a journal that starts one key n times (no transcripts): each
+// attempt supersedes the one before, and watch prints a KILL for each (the
+// details-unavailable fallback).
+func oneKeyWorld(n int) *World {
+	w := &World{RunID: "wf_one", Start: t0, Agents: map[string]*Agent{}, HasJournal: true}
+	for i := range n {
+		w.Lines = append(w.Lines, journalLine{At: t0, Kind: LineStarted, Key: "v2:one", AgentID: fmt.Sprintf("a%015d", i)})
+	}
+	w.JournalAt = t0
+	return w
+}
+
+// TestReplayKillsAllocateLittle (issue 12, bench/hostile retries-200k): a
+// KILL line's JSON is built in one builder (a string per key and value
+// before) and the events double their list instead of growing it by a
+// quarter: 54.9 allocations and 2,973 bytes per KILL before, now 16.9 and
+// about 1,520.
+func TestReplayKillsAllocateLittle(t *testing.T) {
+	measure := func(n int) (float64, float64) {
+		w := oneKeyWorld(n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		out := replayWorld(w, DefaultOptions())
+		runtime.ReadMemStats(&after)
+		if kills := countKind(out.Events, KindKill); kills != n-1 {
+			t.Fatalf("n=%d: %d KILL events, want %d", n, kills, n-1)
+		}
+		return float64(after.Mallocs-before.Mallocs) / float64(n), float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	}
+	measure(100)
+	allocs, bytes := measure(8000)
+	t.Logf("per KILL: %.1f allocations, %.0f bytes", allocs, bytes)
+	if allocs > 25 || bytes > 2200 {
+		t.Errorf("per KILL: %.1f allocations and %.0f bytes, want at most 25 and 2,200", allocs, bytes)
+	}
+}
+
+func countKind(es []Event, kind string) int {
+	n := 0
+	for _, e := range es {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
 }

@@ -84,19 +84,22 @@ type kv struct {
 }
 
 func pyObj(fields ...kv) string {
+	// One builder for the whole object (a string per key and value was most
+	// of a replay of 200,000 KILL lines).
 	var b strings.Builder
+	b.Grow(32 * len(fields))
 	b.WriteByte('{')
 	for i, f := range fields {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(pyString(f.k))
+		writePyString(&b, f.k)
 		b.WriteString(": ")
 		switch v := f.v.(type) {
 		case nil:
 			b.WriteString("null")
 		case string:
-			b.WriteString(pyString(v))
+			writePyString(&b, v)
 		case int:
 			b.WriteString(strconv.Itoa(v))
 		case float64:
@@ -118,6 +121,12 @@ func pyObj(fields ...kv) string {
 // pyString is json.dumps of a str with ensure_ascii.
 func pyString(s string) string {
 	var b strings.Builder
+	writePyString(&b, s)
+	return b.String()
+}
+
+// writePyString writes pyString(s) to b.
+func writePyString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	for _, r := range s {
 		switch {
@@ -137,21 +146,20 @@ func pyString(s string) string {
 			b.WriteString(`\f`)
 		case r < 0x20 || (r >= 0x7f && r <= 0xffff) || r == utf8.RuneError:
 			if r < 0x7f {
-				fmt.Fprintf(&b, `\u%04x`, r)
+				fmt.Fprintf(b, `\u%04x`, r)
 			} else if r == 0x7f {
 				b.WriteRune(r)
 			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
+				fmt.Fprintf(b, `\u%04x`, r)
 			}
 		case r > 0xffff:
 			r -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+			fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
 		default:
 			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
-	return b.String()
 }
 
 // pyFloat is repr(float) for the values watch prints (hours).

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -161,7 +162,14 @@ func (s *watcher) reset() {
 	s.watermark = s.knownNewestLaunch
 }
 
-func (s *watcher) emit(e Event) { s.out = append(s.out, e) }
+func (s *watcher) emit(e Event) {
+	if len(s.out) == cap(s.out) {
+		// Doubled, not grown by a quarter as append grows a long slice: a
+		// replay of 200,000 KILL lines copied its events over and over.
+		s.out = slices.Grow(s.out, max(len(s.out), 16))
+	}
+	s.out = append(s.out, e)
+}
 
 // next is the follow-up command a line names: watch's own, or the one the
 // options set.

@@ -28,6 +28,7 @@ var cases = map[string]func(out string, size int) error{
 	"orphans-40k":       orphans40k,
 	"junk-20M":          junk20M,
 	"started-200k":      started200k,
+	"retries-200k":      retries200k,
 	"huge-sidecar":      hugeSidecar,
 	"agentid-tail-2MiB": agentIDTail,
 	"findings-200k":     findings200k,
@@ -39,7 +40,7 @@ func main() {
 	size := flag.Int("size", 100, "target size in MiB")
 	flag.Parse()
 	if *name == "list" {
-		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "huge-sidecar", "agentid-tail-2MiB", "findings-200k"} {
+		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "retries-200k", "huge-sidecar", "agentid-tail-2MiB", "findings-200k"} {
 			fmt.Println(n)
 		}
 		return
@@ -224,6 +225,20 @@ func started200k(out string, size int) error {
 	pad := strings.Repeat("s", max(0, size/200000-120))
 	for i := range 200000 {
 		w.line(fmt.Appendf(nil, `{"type":"started","key":"v2:s%062d","agentId":"as%014d","pad":"%s"}`, i, i, pad))
+	}
+	return w.close()
+}
+
+// retries200k: one key started 200,000 times (each attempt superseding the
+// one before, none with a transcript); an unknown field fills the size.
+func retries200k(out string, size int) error {
+	w, err := orphanRun(out)
+	if err != nil {
+		return err
+	}
+	pad := strings.Repeat("s", max(0, size/200000-120))
+	for i := range 200000 {
+		w.line(fmt.Appendf(nil, `{"type":"started","key":"v2:s%062d","agentId":"as%014d","pad":"%s"}`, 0, i, pad))
 	}
 	return w.close()
 }
