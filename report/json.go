@@ -36,10 +36,11 @@ func JSON(doc *Document) ([]byte, error) {
 // indented). At two spaces of indent, "\n  \"findings\": []" can only be
 // that top-level key and "\n    \"problems\": []" the one of inputs (a
 // string cannot hold a raw newline, and the other lists are empty in the
-// skeleton). Findings and problems, the longest lists, are written by
-// appendFinding and appendProblem, which write what encoding/json writes
-// without its reflection and second indenting pass
-// (TestStreamedJSONIsEncodingJSON, TestAppendFindingIsEncodingJSON).
+// skeleton). The elements of the lists (findings, run summaries, run facts,
+// problems) are written by appendFinding, appendRunSummary, appendRunFacts
+// and appendProblem, which write what encoding/json writes without its
+// reflection and second indenting pass (TestStreamedJSONIsEncodingJSON,
+// TestAppendFindingIsEncodingJSON, TestAppendRunFactsIsEncodingJSON).
 func writeJSON(w io.Writer, doc *Document) error {
 	skel := *doc
 	type splice struct {
@@ -62,13 +63,15 @@ func writeJSON(w io.Writer, doc *Document) error {
 	if doc.Runs != nil {
 		skel.Runs = []RunSummary{}
 		splices = append(splices, splice{"\n  \"runs\": []", "    ", len(doc.Runs), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
-			e, err := enc(&doc.Runs[i])
-			return append(b, e...), err
+			return appendRunSummary(b, &doc.Runs[i], "    "), nil
 		}})
 	}
 	if doc.Facts != nil {
 		skel.Facts = []RunFacts{}
 		splices = append(splices, splice{"\n  \"facts\": []", "    ", len(doc.Facts), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
+			if out, ok := appendRunFacts(b, &doc.Facts[i], "    "); ok {
+				return out, nil
+			}
 			e, err := enc(&doc.Facts[i])
 			return append(b, e...), err
 		}})
