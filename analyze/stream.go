@@ -660,7 +660,16 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 		}()
 		return transcript.Read(dr, l.show(rel), opts)
 	}
-	var prefix []byte
+	// The lines are gathered in a pooled buffer: only the uuid's hash is
+	// kept of them.
+	pb := firstPrefixes.Get().(*[]byte)
+	prefix := (*pb)[:0]
+	defer func() {
+		if cap(prefix) <= 64<<10 {
+			*pb = prefix[:0]
+			firstPrefixes.Put(pb)
+		}
+	}()
 	for tries := 0; len(prefix) <= maxFirstRows && tries < 4; {
 		line, err := br.ReadSlice('\n')
 		for err == bufio.ErrBufferFull && len(prefix)+len(line) <= maxFirstRows {
@@ -703,4 +712,5 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 var (
 	firstReaders  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 	decodeReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
+	firstPrefixes = sync.Pool{New: func() any { return new([]byte) }}
 )

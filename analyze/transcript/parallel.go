@@ -177,13 +177,17 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 		chunks.Put(<-free)
 	}
 	if b.gaveUp != nil {
-		b.finish()
-		return nil, b.gaveUp
+		err := b.gaveUp
+		b.free()
+		return nil, err
 	}
 	if readErr != nil {
+		b.free()
 		return nil, readErr
 	}
-	return b.finish(), nil
+	t := b.finish()
+	b.free()
+	return t, nil
 }
 
 // parallelWorkers is how many goroutines decode one large file.

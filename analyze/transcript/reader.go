@@ -86,15 +86,19 @@ func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
 			break
 		}
 		if err != nil {
+			b.free()
 			return nil, fmt.Errorf("%s:%d: read error: %w", file, lr.LineCount()+1, err)
 		}
 		b.line(l)
 		if b.gaveUp != nil {
-			b.finish()
-			return nil, b.gaveUp
+			err := b.gaveUp
+			b.free()
+			return nil, err
 		}
 	}
-	return b.finish(), nil
+	t := b.finish()
+	b.free()
+	return t, nil
 }
 
 // markRE matches a resume-gate segment mark in a text.
@@ -287,21 +291,69 @@ type builder struct {
 	gaveUp    *jsonl.GaveUpError
 	// d is the line being read by line (the serial reader).
 	d decoded
+	// keys counts the entries added to other and pending (free).
+	keys int
 }
 
 // arenas keeps decoding arenas between files: a fleet scan reads thousands
 // of small transcripts, and each arena would otherwise grow from nothing.
 var arenas = sync.Pool{New: func() any { return new(arena) }}
 
-func newBuilder(file string) *builder {
+// builders keeps builders between files: a fleet check reads tens of
+// thousands of small transcripts, and a builder with its scratch maps and
+// decoded row was about 2 KB of garbage per file, a fifth of what reading
+// such a folder allocated. Only the Transcript and what it holds are new
+// per file; a builder that grew large is dropped instead (free).
+var builders = sync.Pool{New: func() any {
 	return &builder{
-		arena:   arenas.Get().(*arena),
-		t:       &model.Transcript{File: file, Types: map[string]int{}, ToolCounts: map[string]int{}},
 		other:   map[string]struct{}{},
 		pending: map[string][]*model.ToolResult{},
 		types:   map[string]*int{},
 		tools:   map[string]*int{},
 	}
+}}
+
+// pooledKeys bounds the entries a pooled builder's scratch maps may have
+// held: maps never shrink, and clearing one costs its capacity.
+const pooledKeys = 64
+
+func newBuilder(file string) *builder {
+	b := builders.Get().(*builder)
+	b.arena = arenas.Get().(*arena)
+	b.t = &model.Transcript{File: file}
+	return b
+}
+
+// free empties b and returns it to builders; b is not used afterwards.
+// The counters of types and tools keep their keys, set to zero (counts
+// leaves those out), so the next file does not copy the same names again.
+func (b *builder) free() {
+	if b.arena != nil {
+		b.arena.reset(1 << 20)
+		arenas.Put(b.arena)
+	}
+	if b.keys > pooledKeys || len(b.types)+len(b.tools) > pooledKeys || len(b.callByID.slots) > 4*pooledKeys {
+		return // a large file's: left to the collector
+	}
+	for _, n := range b.types {
+		*n = 0
+	}
+	for _, n := range b.tools {
+		*n = 0
+	}
+	clear(b.other)
+	clear(b.pending)
+	clear(b.callByID.slots)
+	clear(b.spare) // events of the file just read: they may be its model's
+	*b = builder{
+		callByID: callIndex{slots: b.callByID.slots},
+		pending:  b.pending,
+		other:    b.other,
+		spare:    b.spare[:0],
+		types:    b.types,
+		tools:    b.tools,
+	}
+	builders.Put(b)
 }
 
 func (b *builder) malformed(n int, reason string, skipped bool, length int64) {
@@ -615,6 +667,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		if blk.ID != "" {
 			if _, ok := b.other[blk.ID]; !ok {
 				b.other[keep(blk.ID)] = struct{}{}
+				b.keys++
 			}
 			delete(b.pending, blk.ID) // its result came first; nothing reads it
 		}
@@ -750,6 +803,9 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	} else {
 		// Its call is further down, or not a retained tool, or not in the
 		// file at all: decided when the call shows up or the file ends.
+		if _, ok := b.pending[res.ToolUseID]; !ok {
+			b.keys++
+		}
 		b.pending[res.ToolUseID] = append(b.pending[res.ToolUseID], res)
 	}
 }
@@ -813,11 +869,6 @@ func (b *builder) copiedHash(h uint64) (uint64, bool) {
 
 func (b *builder) finish() *model.Transcript {
 	t := b.t
-	if b.arena != nil { // nothing points into it any more
-		b.arena.reset(1 << 20)
-		arenas.Put(b.arena)
-		b.arena = nil
-	}
 	t.RowHashes = b.rowHashes
 	t.LastTime = b.curMax
 	t.UUIDs = b.uuids.sorted()
@@ -907,7 +958,7 @@ func keep(s string) string { return strings.Clone(s) }
 // (a view) in the map; finish copies them into the model's maps.
 func count(m map[string]*int, k string) {
 	if n := m[k]; n != nil {
-		*n++
+		*n++ // a pooled builder's counter may start at zero (free)
 		return
 	}
 	n := 1
@@ -915,10 +966,19 @@ func count(m map[string]*int, k string) {
 }
 
 // counts is the model's form of a count map.
+// Counters at zero are a pooled builder's names of earlier files (free).
 func counts(m map[string]*int) map[string]int {
-	out := make(map[string]int, len(m))
+	size := 0
+	for _, n := range m {
+		if *n > 0 {
+			size++
+		}
+	}
+	out := make(map[string]int, size)
 	for k, n := range m {
-		out[k] = *n
+		if *n > 0 {
+			out[k] = *n
+		}
 	}
 	return out
 }
