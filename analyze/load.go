@@ -181,6 +181,11 @@ type loader struct {
 	parents map[string]*model.Transcript
 	// firsts are the session files' first row uuids (firstUUIDs).
 	firsts map[uint64]bool
+	// firstData are the bytes of the small session files the first-row
+	// pass read whole, by session, until their reading takes them;
+	// firstLeft is what is left of their budget (firstKeepBytes).
+	firstData [][]byte
+	firstLeft atomic.Int64
 	// heads are the session files' first rows and uuids, gathered while
 	// the sessions stream by, for markResumeCopies; slots the run of each.
 	heads     []resumeFile

@@ -463,13 +463,24 @@ func (l *loader) readOne(rel string) (r readAhead) {
 }
 
 // readWith is readOne with the reader's options given.
-func (l *loader) readWith(rel string, opts transcript.Options) (r readAhead) {
+func (l *loader) readWith(rel string, opts transcript.Options) readAhead {
+	return l.readFrom(rel, opts, nil)
+}
+
+// readFrom is readWith that reads data, the file's bytes, when not nil.
+func (l *loader) readFrom(rel string, opts transcript.Options, data []byte) (r readAhead) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = readAhead{panicked: fmt.Sprintf("reading %s: %v", l.show(rel), p)}
 		}
 	}()
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), opts)
+	var t *model.Transcript
+	var err error
+	if data != nil {
+		t, err = transcript.ReadBytes(data, l.show(rel), opts)
+	} else {
+		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), opts)
+	}
 	r = readAhead{t: t, err: err}
 	if err == nil && l.firsts != nil && layout.AgentIDFromName(path.Base(rel)) == "" {
 		t.UUIDs = l.firstsOf(t) // stream.go

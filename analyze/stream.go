@@ -341,6 +341,7 @@ func (l *loader) stream() {
 	pf.stop()
 	// A resume copy's run replaces the one handed on: wait until that one is
 	// done.
+	l.firstData = nil
 	l.out.drain()
 	l.markResumeCopies()
 	l.heads, l.headIndex, l.slots, l.suspects, l.later = nil, nil, nil, nil, nil
@@ -400,12 +401,19 @@ func (l *loader) sessionFiles(k int) []string {
 // session whose linking waits is read for its heads only (resumeFile), the
 // rest whole.
 func (l *loader) readSessionFile(k, i int, rel string) readAhead {
-	if i == 0 && l.suspects[k] {
-		opts := l.readOptions(rel)
-		opts.HeadsOnly = true
+	opts := l.readOptions(rel)
+	if i != 0 {
 		return l.readWith(rel, opts)
 	}
-	return l.readOne(rel)
+	// The bytes the first-row pass kept (firstUUIDs) are read once.
+	var data []byte
+	if l.firstData != nil {
+		data, l.firstData[k] = l.firstData[k], nil
+	}
+	if l.suspects[k] {
+		opts.HeadsOnly = true
+	}
+	return l.readFrom(rel, opts, data)
 }
 
 // runFiles are the files a session's run reads: the session, its own
@@ -585,6 +593,8 @@ func (l *loader) firstsOf(t *model.Transcript) []uint64 {
 func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 	sessions := l.inv.Sessions
 	hs := make([]uint64, len(sessions))
+	l.firstData = make([][]byte, len(sessions))
+	l.firstLeft.Store(firstKeepBytes)
 	var failed atomic.Bool
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -593,7 +603,8 @@ func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(sessions); i = int(next.Add(1)) - 1 {
-				h, ok := l.firstUUID(sessions[i])
+				h, data, ok := l.firstUUIDKeep(sessions[i], true)
+				l.firstData[i] = data
 				if !ok {
 					failed.Store(true)
 				}
@@ -628,19 +639,53 @@ var uuidKey = []byte(`"uuid"`)
 // next such line is added, up to maxFirstRows and four readings; then the
 // whole file is read.
 func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
+	h, _, ok = l.firstUUIDKeep(rel, false)
+	return h, ok
+}
+
+// firstKeepMax and firstKeepBytes bound the session files whose bytes the
+// first-row pass keeps (firstData): at most firstKeepMax each, and
+// firstKeepBytes in all. A folder of tens of thousands of small sessions
+// otherwise opened, stat'ed, read and closed each one twice, and those
+// system calls were a sixth of checking such a folder.
+// (Variables so that a test can turn keeping off.)
+var (
+	firstKeepMax   int64 = 16 << 10
+	firstKeepBytes int64 = 48 << 20
+)
+
+// firstUUIDKeep is firstUUID that, when keep is set and the file is small
+// (firstKeepMax, firstKeepBytes), reads the file whole, once, and returns
+// its bytes as well: the session's reading then reads them (readFrom)
+// instead of the file. They are the file as it was when first read.
+func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok bool) {
 	defer func() {
 		if recover() != nil {
-			h, ok = 0, false // the linker reads the file again and reports
+			h, data, ok = 0, nil, false // the linker reads the file again and reports
 		}
 	}()
 	name := filepath.Join(l.root, filepath.FromSlash(rel))
-	f, _, err := jsonl.OpenRead(name)
+	f, size, err := jsonl.OpenRead(name)
 	if err != nil {
-		return 0, false
+		return 0, nil, false
 	}
 	defer f.Close()
+	var src io.Reader = f
+	if keep && size > 0 && size <= firstKeepMax {
+		if l.firstLeft.Add(-size) < 0 {
+			l.firstLeft.Add(size)
+		} else {
+			buf := make([]byte, size)
+			n, err := io.ReadFull(f, buf)
+			if err != nil && err != io.ErrUnexpectedEOF {
+				return 0, nil, false
+			}
+			data = buf[:n]
+			src = bytes.NewReader(data)
+		}
+	}
 	br := firstReaders.Get().(*bufio.Reader)
-	br.Reset(f)
+	br.Reset(src)
 	defer func() {
 		br.Reset(nil)
 		firstReaders.Put(br)
@@ -677,7 +722,7 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 			line, err = br.ReadSlice('\n')
 		}
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return 0, false
+			return 0, nil, false
 		}
 		prefix = append(prefix, line...)
 		if err == bufio.ErrBufferFull {
@@ -688,25 +733,36 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 			t, rerr := read(prefix)
 			var gaveUp *jsonl.GaveUpError
 			if errors.As(rerr, &gaveUp) {
-				return 0, true // the linker reports it; it holds no session
+				return 0, data, true // the linker reports it; it holds no session
 			}
 			if rerr != nil {
-				return 0, false
+				return 0, nil, false
 			}
 			if t.FirstUUID != 0 || err == io.EOF {
-				return t.FirstUUID, true
+				return t.FirstUUID, data, true
 			}
 		}
+	}
+	if data != nil {
+		t, err := transcript.ReadBytes(data, l.show(rel), opts)
+		var gaveUp *jsonl.GaveUpError
+		if errors.As(err, &gaveUp) {
+			return 0, data, true
+		}
+		if err != nil {
+			return 0, nil, false
+		}
+		return t.FirstUUID, data, true
 	}
 	t, err := transcript.ReadFile(name, l.show(rel), opts)
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		return 0, true
+		return 0, data, true
 	}
 	if err != nil {
-		return 0, false
+		return 0, nil, false
 	}
-	return t.FirstUUID, true
+	return t.FirstUUID, data, true
 }
 
 var (

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -151,5 +152,120 @@ func TestKeptReadingsChangeNothing(t *testing.T) {
 				t.Fatalf("%s, %d jobs: problems differ when readings are kept:\n%q\n%q", root, jobs, gotRes.CheckErrors(), wantRes.CheckErrors())
 			}
 		}
+	}
+}
+
+// TestKeptFirstBytesChangeNothing: a load that keeps the bytes of small
+// session files from the first-row pass (firstUUIDKeep) gives the runs,
+// facts and problems of one that opens every file again: on the fixtures,
+// the corpus, a folder of sessions with legacy agent files beside them, one
+// of resume copies (every session starts with the same row) with a session
+// over firstKeepMax, and one with a session that is mostly junk.
+func TestKeptFirstBytesChangeNothing(t *testing.T) {
+	flat := flatFolder(t, 120)
+	copies := t.TempDir()
+	first := `{"type":"user","uuid":"same","sessionId":"%s","timestamp":"2026-05-07T09:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	for i := range 40 {
+		sid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		rows := fmt.Sprintf(first, sid) + fmt.Sprintf(`{"type":"assistant","uuid":"a%d","sessionId":"%s","timestamp":"2026-05-07T09:00:0%dZ","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}`+"\n", i, sid, i%10)
+		if i == 7 { // over firstKeepMax
+			for j := range 30 {
+				rows += fmt.Sprintf(`{"type":"user","uuid":"big%d","sessionId":"%s","message":{"role":"user","content":"%s"}}`+"\n", j, sid, strings.Repeat("x", 900))
+			}
+		}
+		if err := os.WriteFile(filepath.Join(copies, sid+".jsonl"), []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	junk := flatFolder(t, 20)
+	if err := os.WriteFile(filepath.Join(junk, "00000000-0000-4000-8000-000000000003.jsonl"), []byte(`{"type":"user","uuid":"j"}`+"\nnot json\nnot json\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		Path  string
+		Stats Stats
+		Facts RunFacts
+	}
+	load := func(root string, keep int64, jobs int) ([]run, *Result) {
+		defer func(k int64) { firstKeepBytes = k }(firstKeepBytes)
+		firstKeepBytes = keep
+		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
+			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs, res
+	}
+	roots := []string{filepath.Join("..", "fixtures", "runs"), flat, copies, junk}
+	if c := testcorpus.Dir(t); c != "" {
+		roots = append(roots, c)
+	}
+	for _, root := range roots {
+		for _, jobs := range []int{1, 2} {
+			want, wantRes := load(root, 0, jobs)
+			got, gotRes := load(root, firstKeepBytes, jobs)
+			if len(want) == 0 || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %d jobs: runs differ when first bytes are kept (%d runs, want %d)", root, jobs, len(got), len(want))
+			}
+			if root == junk && len(wantRes.Untrusted)+len(wantRes.Errors) == 0 {
+				t.Fatalf("the junk session is not reported")
+			}
+			if !reflect.DeepEqual(gotRes, wantRes) {
+				t.Fatalf("%s, %d jobs: problems differ when first bytes are kept:\n%q\n%q", root, jobs, gotRes.CheckErrors(), wantRes.CheckErrors())
+			}
+		}
+	}
+}
+
+// TestSmallSessionsAreOpenedOnce (issue 12): the first-row pass keeps the
+// bytes of small session files, and their readings read those: with the
+// files gone after the pass, every small session still reads as its file
+// did; the one over firstKeepMax is read from its file again.
+func TestSmallSessionsAreOpenedOnce(t *testing.T) {
+	root := flatFolder(t, 50)
+	big := filepath.Join(root, "00000000-0000-4000-8000-000000000009.jsonl")
+	row := `{"type":"user","uuid":"b%d","sessionId":"00000000-0000-4000-8000-000000000009","message":{"role":"user","content":"` + strings.Repeat("y", 1000) + `"}}` + "\n"
+	var rows strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&rows, row, i)
+	}
+	if err := os.WriteFile(big, []byte(rows.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := discover.Walk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &loader{root: root, inv: inv, opts: Options{Jobs: 2}}
+	want := make([]readAhead, len(inv.Sessions))
+	var firsts []uint64
+	l.firsts, firsts = l.firstUUIDs()
+	l.suspects = sharedFirsts(firsts)
+	for k, rel := range inv.Sessions {
+		want[k] = l.readOne(rel)
+		if want[k].err != nil {
+			t.Fatal(want[k].err)
+		}
+	}
+	for _, rel := range inv.Sessions {
+		if filepath.Join(root, rel) != big {
+			if err := os.Remove(filepath.Join(root, rel)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	kept := 0
+	for k, rel := range inv.Sessions {
+		if l.firstData[k] != nil {
+			kept++
+		}
+		got := l.readSessionFile(k, 0, rel)
+		if got.err != nil || !reflect.DeepEqual(got.t, want[k].t) {
+			t.Fatalf("%s: read %v from the kept bytes, want the file's reading", rel, got.err)
+		}
+	}
+	if kept != len(inv.Sessions)-1 {
+		t.Fatalf("%d sessions' bytes kept, want %d", kept, len(inv.Sessions)-1)
 	}
 }

@@ -74,6 +74,13 @@ func ReadFileSize(path, file string, opts Options) (*model.Transcript, int64, er
 	return t, size, err
 }
 
+// ReadBytes reads a transcript held in memory as ReadFile reads a file
+// of those bytes smaller than parallelMin; nothing it returns points into
+// data.
+func ReadBytes(data []byte, file string, opts Options) (*model.Transcript, error) {
+	return readPooled(bytes.NewReader(data), file, opts)
+}
+
 // Read summarises a transcript stream. Only I/O errors are returned: malformed
 // lines are counted in the result, never fatal.
 func Read(r io.Reader, file string, opts Options) (*model.Transcript, error) {
