@@ -38,6 +38,13 @@ type (
 	ReviewOptions = detect.ReviewOptions
 )
 
+// Classifications caches shell-command classifications across the runs of
+// one check (DetectOptions.Classifications).
+type Classifications = detect.Classifications
+
+// NewClassifications returns an empty cache.
+func NewClassifications() *Classifications { return detect.NewClassifications() }
+
 // GitBranch is the branch under check (JoinGit).
 type GitBranch = gitjoin.Branch
 

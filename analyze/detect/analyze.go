@@ -57,6 +57,9 @@ type Options struct {
 	Review       ReviewOptions
 	// Git is the branch under check (from gitjoin.Join), nil when not given.
 	Git *gitjoin.Branch
+	// Classifications, when set, caches shell-command classifications
+	// across the runs analysed with these options (classcache.go).
+	Classifications *Classifications
 }
 
 // ReviewOptions say what counts as evidence that a killed subagent's or
@@ -624,7 +627,7 @@ func (a *analysis) preclassify() {
 					return
 				}
 				for j := i; j < min(i+64, len(commands)); j++ {
-					out[j] = ship.Classify(commands[j], a.shipOpts)
+					out[j] = a.opts.Classifications.classify(commands[j], a.shipOpts)
 				}
 			}
 		}()
@@ -651,7 +654,7 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 		a.classified[c] = i
 		return a.found[i]
 	}
-	r := ship.Classify(cmd, a.shipOpts)
+	r := a.opts.Classifications.classify(cmd, a.shipOpts)
 	if a.byCommand == nil {
 		a.byCommand = map[string]int32{}
 	}
@@ -754,6 +757,14 @@ func IsPublishTool(name string, patterns []string) bool {
 	for _, p := range patterns {
 		if p == name {
 			return true
+		}
+		// path.Match matches the pattern's literal start (up to its first
+		// special character) literally: a name without it cannot match,
+		// and a pattern without special characters only matches itself.
+		// Most tool names are tried against literal patterns, and
+		// path.Match was a fifth of the ships step.
+		if i := strings.IndexAny(p, `*?[\`); i < 0 || !strings.HasPrefix(name, p[:i]) {
+			continue
 		}
 		if ok, _ := path.Match(p, name); ok {
 			return true

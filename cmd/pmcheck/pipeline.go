@@ -73,6 +73,9 @@ type fileProblems struct {
 // and HTML, need them all).
 func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	fopts := analyze.FactsOptions{Detect: p.detectOptions(), Jobs: 1}
+	// A fleet's runs repeat their shell commands: each is parsed once per
+	// check, not once per run.
+	fopts.Detect.Classifications = analyze.NewClassifications()
 	res, runs, err := analyze.Each(paths, p.Load, func(run *analyze.Run, input int) runResult {
 		return p.analyse(run, input, fopts)
 	})
