@@ -182,7 +182,8 @@ type loader struct {
 	// firsts are the session files' first row uuids (firstUUIDs).
 	firsts map[uint64]bool
 	// firstData are the bytes of the small session files the first-row
-	// pass read whole, by session, until their reading takes them;
+	// pass read whole, by session, until their reading takes them (a
+	// likely resume copy's, until markResumeCopies reads it);
 	// firstLeft is what is left of their budget (firstKeepBytes).
 	firstData [][]byte
 	firstLeft atomic.Int64

@@ -101,7 +101,13 @@ func (l *loader) markResumeCopies() {
 		}
 		opts := l.readOptions(rel)
 		opts.Copied = skips[u]
-		return l.readWith(rel, opts)
+		// The bytes the first-row pass kept of a session whose linking
+		// waited (readSessionFile) are read here, a last time.
+		var data []byte
+		if k := l.headIndex[units[u]]; l.firstData != nil && l.later[k] {
+			data, l.firstData[k] = l.firstData[k], nil
+		}
+		return l.readFrom(rel, opts, data)
 	}
 	pf := l.prefetch(len(units), unitFiles, read, false) // stream.go
 	for u, j := range units {

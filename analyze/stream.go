@@ -341,9 +341,9 @@ func (l *loader) stream() {
 	pf.stop()
 	// A resume copy's run replaces the one handed on: wait until that one is
 	// done.
-	l.firstData = nil
 	l.out.drain()
 	l.markResumeCopies()
+	l.firstData = nil
 	l.heads, l.headIndex, l.slots, l.suspects, l.later = nil, nil, nil, nil, nil
 
 	dirs := l.inv.WorkflowDirs
@@ -405,10 +405,14 @@ func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 	if i != 0 {
 		return l.readWith(rel, opts)
 	}
-	// The bytes the first-row pass kept (firstUUIDs) are read once.
+	// The bytes the first-row pass kept (firstUUIDs) are read once, but
+	// for a session whose linking waits: markResumeCopies reads them again.
 	var data []byte
 	if l.firstData != nil {
-		data, l.firstData[k] = l.firstData[k], nil
+		data = l.firstData[k]
+		if !l.suspects[k] {
+			l.firstData[k] = nil
+		}
 	}
 	if l.suspects[k] {
 		opts.HeadsOnly = true
