@@ -138,10 +138,35 @@ type analysis struct {
 	// analysis for each cost a 1 GiB transcript's check 17 MiB.
 	classified map[*model.ToolCall]int32
 	found      []ship.Analysis
+	plains     []plainFound // the first plainScanMax, then plain
 	plain      map[plainAnalysis]int32
 	// byCommand finds a command classified on demand before (a run too
 	// small for preclassify still repeats its test command).
 	byCommand map[string]int32
+}
+
+// plainScanMax is how many plain analyses a run lists before it indexes
+// them: most runs have one or two (a map of one cost each of a fleet's runs
+// 300 bytes).
+const plainScanMax = 8
+
+type plainFound struct {
+	k plainAnalysis
+	i int32
+}
+
+// plainOf finds a plain analysis stored before.
+func (a *analysis) plainOf(k plainAnalysis) (int32, bool) {
+	if a.plain != nil {
+		i, ok := a.plain[k]
+		return i, ok
+	}
+	for _, p := range a.plains {
+		if p.k == k {
+			return p.i, true
+		}
+	}
+	return 0, false
 }
 
 // plainAnalysis is a ship.Analysis without lists, as a map key.
@@ -666,14 +691,21 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) int32 {
 	if r.Actions == nil && r.Writes == nil {
 		k := plainAnalysis{r.MayWrite, r.Commits, r.ParseError}
-		if i, ok := a.plain[k]; ok {
+		if i, ok := a.plainOf(k); ok {
 			a.classified[c] = i
 			return i
 		}
-		if a.plain == nil {
-			a.plain = map[plainAnalysis]int32{}
+		if len(a.plains) < plainScanMax {
+			a.plains = append(a.plains, plainFound{k, int32(len(a.found))})
+		} else {
+			if a.plain == nil {
+				a.plain = make(map[plainAnalysis]int32, 2*plainScanMax)
+				for _, p := range a.plains {
+					a.plain[p.k] = p.i
+				}
+			}
+			a.plain[k] = int32(len(a.found))
 		}
-		a.plain[k] = int32(len(a.found))
 	}
 	i := int32(len(a.found))
 	a.classified[c] = i
