@@ -318,7 +318,10 @@ type fingerprinter struct {
 
 func newFingerprinter(ruleID, runPath, runID, kind string) *fingerprinter {
 	h := sha256.New()
-	h.Write(fingerprintHead(nil, ruleID, runPath, runID, kind))
+	// The head sized at once: grown from nil it was copied four times, in
+	// every run of a fleet.
+	head := make([]byte, 0, len("pmcheck-finding-v2")+5+len(ruleID)+len(runPath)+len(runID)+len(kind))
+	h.Write(fingerprintHead(head, ruleID, runPath, runID, kind))
 	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
 		panic(err) // sha256's state always marshals

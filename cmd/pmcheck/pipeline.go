@@ -116,7 +116,11 @@ func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOption
 	var m runMore
 	s := analyze.RunStats(run)
 	r.files, r.bad = int32(s.Files), s.Malformed
-	for _, t := range append([]*analyze.Transcript{run.Main}, run.Agents...) {
+	for i := -1; i < len(run.Agents); i++ {
+		t := run.Main
+		if i >= 0 {
+			t = run.Agents[i]
+		}
 		if t != nil {
 			if ps := malformedProblems(t.File, t.Malformed, t.MalformedCount); len(ps) > 0 {
 				m.fileProblems = append(m.fileProblems, fileProblems{t.File, ps})
@@ -141,7 +145,8 @@ func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOption
 		r.Facts = &rf
 	}
 	if m.findings != nil || m.err != nil || m.fileProblems != nil || m.problems != nil {
-		r.more = &m
+		more := m // only what few runs have is moved to the heap
+		r.more = &more
 	}
 	return r
 }
