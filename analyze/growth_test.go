@@ -4,20 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"testing"
-)
 
-// allocated returns the bytes and the number of heap allocations f makes.
-func allocated(f func()) (bytes, mallocs uint64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
-}
+	"github.com/pmcheck/pmcheck/internal/allocs"
+)
 
 // TestLinkingGrowsLinearly (issue 12, item 12; BenchmarkLinkAsyncAgents shows
 // the time): loading a session of n background agents with n notifications
@@ -29,7 +20,7 @@ func TestLinkingGrowsLinearly(t *testing.T) {
 	measure := func(n int) uint64 {
 		dir := writeAsyncSession(t, n)
 		var res *Result
-		b, _ := allocated(func() {
+		b, _ := allocs.Measure(func() {
 			var err error
 			res, err = Load([]string{dir}, Options{Jobs: 1})
 			if err != nil {
@@ -59,7 +50,7 @@ func TestLegacyAgentsBesideGrowLinearly(t *testing.T) {
 	measure := func(n int) uint64 {
 		dir := flatFolder(t, n)
 		var res *Result
-		b, _ := allocated(func() {
+		b, _ := allocs.Measure(func() {
 			var err error
 			res, err = Load([]string{dir}, Options{Jobs: 1})
 			if err != nil {
@@ -109,7 +100,7 @@ func TestSharedUUIDCopiesAreAnalysedOnce(t *testing.T) {
 		for _, jobs := range []int{1, 2} {
 			var calls atomic.Int64
 			var copied []int
-			b, _ = allocated(func() {
+			b, _ = allocs.Measure(func() {
 				var err error
 				_, copied, err = Each([]string{dir}, Options{Jobs: jobs}, func(r *Run, _ int) int {
 					calls.Add(1)

@@ -3,13 +3,13 @@ package detect_test
 import (
 	"fmt"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 )
 
 // A Classifications cache shared by every run changes no fact: every
@@ -74,20 +74,7 @@ func TestCachedCommandsCostNothingPerRun(t *testing.T) {
 		}
 		opts := detect.Options{Classifications: cache}
 		detect.Analyze(run, opts) // fills the cache
-		// The least of three rounds: a round can count a stray allocation
-		// of another goroutine.
-		best := uint64(1 << 62)
-		for range 3 {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			for range 50 {
-				detect.Analyze(run, opts)
-			}
-			runtime.ReadMemStats(&after)
-			best = min(best, (after.TotalAlloc-before.TotalAlloc)/50)
-		}
-		return best
+		return allocs.LeastPerCall(50, func() { detect.Analyze(run, opts) })
 	}
 	long := "git add -A && git commit -m " + strings.Repeat("'a long commit message' ", 400)
 	short, longCached, longUncached := perRun("git add -A && git commit -m 'short'", detect.NewClassifications()), perRun(long, detect.NewClassifications()), perRun(long, nil)
@@ -130,18 +117,7 @@ func TestClassificationsAreBounded(t *testing.T) {
 // 1.2 KB of a fleet run's analysis).
 func TestOneSubagentSessionAllocatesLittle(t *testing.T) {
 	run := loadRun(t, "detect-sync-killed", model.KindSession)
-	detect.Analyze(run, detect.Options{})
-	best := uint64(1 << 62)
-	for range 3 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for range 50 {
-			detect.Analyze(run, detect.Options{})
-		}
-		runtime.ReadMemStats(&after)
-		best = min(best, (after.TotalAlloc-before.TotalAlloc)/50)
-	}
+	best := allocs.LeastPerCall(50, func() { detect.Analyze(run, detect.Options{}) })
 	t.Logf("one killed subagent: %d bytes", best)
 	if best > 9000 {
 		t.Errorf("analysing a session of one killed subagent allocated %d bytes, want at most 9,000", best)

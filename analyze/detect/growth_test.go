@@ -2,21 +2,11 @@ package detect
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 )
-
-// allocated returns the bytes and the number of heap allocations f makes.
-func allocated(f func()) (bytes, mallocs uint64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
-}
 
 // TestReviewEvidenceGrowsLinearly (issue 12, item 12; BenchmarkReviewEvidence
 // shows the time): n killed agents and n review agents with long prompts.
@@ -27,7 +17,7 @@ func TestReviewEvidenceGrowsLinearly(t *testing.T) {
 	measure := func(n int) (uint64, uint64) {
 		run := reviewRun(n)
 		var reviewed bool
-		b, m := allocated(func() {
+		b, m := allocs.Measure(func() {
 			f := Analyze(run, Options{})
 			reviewed = f.Subagents[0].Reviewed && f.Subagents[n-1].Reviewed
 		})
@@ -113,7 +103,7 @@ func TestAttemptFactsAllocateLittlePerAttempt(t *testing.T) {
 	measure := func(n int) (uint64, uint64) {
 		run := startedRun(n)
 		var f model.Facts
-		b, m := allocated(func() { f = Analyze(run, Options{}) })
+		b, m := allocs.Measure(func() { f = Analyze(run, Options{}) })
 		if len(f.Attempts) != n || !f.Attempts[n-1].NeverReturned || len(f.Attempts[n-1].Reasons) != 1 {
 			t.Fatalf("n=%d: %d attempt facts, last %+v", n, len(f.Attempts), f.Attempts[n-1])
 		}
@@ -150,7 +140,7 @@ func BenchmarkAnalyzeStarted(b *testing.B) {
 func TestOneAttemptKeepsLittle(t *testing.T) {
 	run := startedRun(1)
 	Analyze(run, Options{}) // what is made once per process
-	b, _ := allocated(func() { Analyze(run, Options{}) })
+	b, _ := allocs.Measure(func() { Analyze(run, Options{}) })
 	t.Logf("one attempt: %d bytes", b)
 	if b > 4500 {
 		t.Errorf("analysing a run of one attempt allocated %d bytes, want at most 4,500", b)
