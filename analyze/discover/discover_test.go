@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/layout"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 func TestValidID(t *testing.T) {
@@ -127,8 +128,8 @@ func TestWalkJobsIsWalk(t *testing.T) {
 		t.Logf("no named pipe: %v", err)
 	}
 	roots := []string{root, filepath.Join(root, "dirlink"), "../../fixtures/runs"}
-	if dir := os.Getenv("PMCHECK_CORPUS"); dir != "" {
-		roots = append(roots, filepath.Join("../..", dir))
+	if dir := testcorpus.Dir(t); dir != "" {
+		roots = append(roots, dir)
 	}
 	for _, r := range roots {
 		one, err := WalkJobs(r, 1)
