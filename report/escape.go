@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pmcheck/pmcheck/internal/swar"
 )
 
 // Messages and evidence come from transcripts, which anyone can write. Every
@@ -15,11 +17,8 @@ import (
 // screen, break the file, or smuggle in a workflow command.
 
 // printable8 reports whether every byte of w is printable ASCII (0x20 to
-// 0x7e): no borrow out of a byte below 0x20, no high bit in w or in w+1
-// per byte (no carry crosses bytes when none is >= 0x80).
-func printable8(w uint64) bool {
-	return ((w-0x20*lo8)&^w|w|(w+lo8))&hi8 == 0
-}
+// 0x7e).
+func printable8(w uint64) bool { return swar.Control(w)|swar.AboveTilde(w) == 0 }
 
 // visible replaces control characters (except tab and newline), DEL, C1
 // controls, the non-characters U+FFFE/U+FFFF and invalid UTF-8 with readable

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pmcheck/pmcheck/internal/swar"
 	"github.com/pmcheck/pmcheck/rules"
 )
 
@@ -313,20 +314,9 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-const (
-	lo8 = 0x0101010101010101
-	hi8 = 0x8080808080808080
-)
-
 // jsonStops reports whether a byte of w stops appendJSONString's plain run:
 // a quote, a backslash, a control character (< 0x20) or a byte >= 0x80.
-// Each test says exactly whether some byte matches (a zero byte of w^q for a
-// quote or backslash, a borrow out of a byte below 0x20, a high bit).
-func jsonStops(w uint64) bool {
-	q := w ^ ('"' * lo8)
-	b := w ^ ('\\' * lo8)
-	return ((q-lo8)&^q|(b-lo8)&^b|(w-0x20*lo8)&^w|w)&hi8 != 0
-}
+func jsonStops(w uint64) bool { return swar.Stops(w)|w&swar.Hi8 != 0 }
 
 // load64 is the little-endian word at s[i:i+8] (the compiler makes it one
 // load).

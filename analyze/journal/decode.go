@@ -1,6 +1,10 @@
 package journal
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/pmcheck/pmcheck/internal/swar"
+)
 
 // A journal line is read for three fields, and the rest of it (an agent's
 // prompt, a long result) only has to be valid JSON: encoding/json scanned
@@ -338,20 +342,8 @@ func (s *scan) str() (plain, ok bool) {
 	return false, false
 }
 
-const (
-	lo8 = 0x0101010101010101
-	hi8 = 0x8080808080808080
-)
-
 // notPlain reports whether a byte of w is a quote, a backslash, a control
-// character (< 0x20) or outside printable ASCII (>= 0x7f). Each test says
-// exactly whether some byte matches: a zero byte of w^q for a quote or
-// backslash, a borrow out of a byte below 0x20, a high bit of w or of w+1
-// per byte (no carry crosses bytes when none is >= 0x80).
-func notPlain(w uint64) bool {
-	q := w ^ ('"' * lo8)
-	b := w ^ ('\\' * lo8)
-	return ((q-lo8)&^q|(b-lo8)&^b|(w-0x20*lo8)&^w|w|(w+lo8))&hi8 != 0
-}
+// character (< 0x20) or outside printable ASCII (>= 0x7f).
+func notPlain(w uint64) bool { return swar.Stops(w)|swar.AboveTilde(w) != 0 }
 
 func isHex(c byte) bool { return digit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -8,26 +8,18 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/pmcheck/pmcheck/internal/swar"
 )
 
 // String bodies, a word at a time. Most bytes of a transcript are inside
 // long strings (tool output, text, file snapshots), so this loop is most of
 // the decoder's time.
 
-const (
-	lo8 = 0x0101010101010101
-	hi8 = 0x8080808080808080
-)
-
-// stops flags, in the high bit of its byte, each byte of w where a string
-// scan must stop: a quote, a backslash or a control character (< 0x20).
-// Only the lowest flag is exact (a borrow runs upwards, so it can flag a
-// byte above a stop, never one below), which is all that findStop reads.
-func stops(w uint64) uint64 {
-	q := w ^ ('"' * lo8)
-	b := w ^ ('\\' * lo8)
-	return ((q-lo8)&^q | (b-lo8)&^b | (w-0x20*lo8)&^w) & hi8
-}
+// stops flags each byte of w where a string scan must stop: a quote, a
+// backslash or a control character. Only the lowest flag is exact, which
+// is all the scan reads.
+func stops(w uint64) uint64 { return swar.Stops(w) }
 
 // below is the mask of the bytes of a word under the lowest flag of m.
 func below(m uint64) uint64 {
@@ -123,7 +115,7 @@ func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
 	body = d[start:end]
 	s.i = end + 1
 	s.strBad, s.strHigh = false, false
-	if all&hi8 != 0 {
+	if all&swar.Hi8 != 0 {
 		// Escapes are ASCII, so the body is valid UTF-8 exactly when the
 		// runs between them are.
 		s.high, s.strHigh = true, true
@@ -154,8 +146,8 @@ func unescape(buf, body []byte) []byte {
 		for r+8 <= len(body) {
 			w := load64(body, r)
 			binary.LittleEndian.PutUint64(out[o:o+8], w)
-			b := w ^ ('\\' * lo8)
-			if m := (b - lo8) &^ b & hi8; m != 0 {
+			b := w ^ ('\\' * swar.Lo8)
+			if m := (b - swar.Lo8) &^ b & swar.Hi8; m != 0 {
 				k := bits.TrailingZeros64(m) / 8
 				r, o = r+k, o+k
 				goto esc

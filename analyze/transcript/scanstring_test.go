@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pmcheck/pmcheck/internal/swar"
 )
 
 // stringEndBytes is stringEnd's definition, a byte at a time.
@@ -42,9 +44,9 @@ func sameStringEnd(t *testing.T, d []byte, i int) {
 		"stringEndWords": func(d []byte, i int) (int, uint64, bool, bool) { return stringEndWords(d, i, 0, false) },
 	} {
 		end, all, esc, ok := f(d, i)
-		if ok != wantOK || ok && (end != wantEnd || esc != wantEsc || (all&hi8 != 0) != wantHigh) {
+		if ok != wantOK || ok && (end != wantEnd || esc != wantEsc || (all&swar.Hi8 != 0) != wantHigh) {
 			t.Fatalf("%s(%q, %d) = %d, high %v, esc %v, ok %v; want %d, %v, %v, %v",
-				name, d, i, end, all&hi8 != 0, esc, ok, wantEnd, wantHigh, wantEsc, wantOK)
+				name, d, i, end, all&swar.Hi8 != 0, esc, ok, wantEnd, wantHigh, wantEsc, wantOK)
 		}
 	}
 	// The body it delimits unescapes as unquote decodes it (unescape is
