@@ -747,18 +747,12 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok
 			}
 		}
 	}
+	var t *model.Transcript
 	if data != nil {
-		t, err := transcript.ReadBytes(data, l.show(rel), opts)
-		var gaveUp *jsonl.GaveUpError
-		if errors.As(err, &gaveUp) {
-			return 0, data, true
-		}
-		if err != nil {
-			return 0, nil, false
-		}
-		return t.FirstUUID, data, true
+		t, err = transcript.ReadBytes(data, l.show(rel), opts)
+	} else {
+		t, err = transcript.ReadFile(name, l.show(rel), opts)
 	}
-	t, err := transcript.ReadFile(name, l.show(rel), opts)
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
 		return 0, data, true
