@@ -1000,6 +1000,12 @@ func parseTime(s string) time.Time {
 	if t, ok := parseUTC(s); ok {
 		return t
 	}
+	return parseTimeLayouts(s)
+}
+
+// parseTimeLayouts is parseTime through time.Parse and every layout
+// accepted, the path of every shape but Claude Code's own.
+func parseTimeLayouts(s string) time.Time {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC()
 	}
