@@ -122,37 +122,11 @@ func TestKeptReadingsChangeNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "agent-a00000007.jsonl"), []byte(row+"not json\nnot json\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	type run struct {
-		Path  string
-		Stats Stats
-		Facts RunFacts
-	}
-	load := func(root string, keep int64, jobs int) ([]run, *Result) {
-		defer func(k int64) { keepBytes = k }(keepBytes)
-		keepBytes = keep
-		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
-			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
-		})
-		if err != nil {
-			t.Fatal(err)
+	loadsAgree(t, &keepBytes, "readings are kept", []string{filepath.Join("..", "fixtures", "runs"), flat, bad}, func(root string, res *Result) {
+		if root == bad && len(res.Untrusted) != 1 {
+			t.Fatalf("the junk agent file is not reported: %q", res.Untrusted)
 		}
-		return runs, res
-	}
-	for _, root := range []string{filepath.Join("..", "fixtures", "runs"), flat, bad} {
-		for _, jobs := range []int{1, 2} {
-			want, wantRes := load(root, 0, jobs)
-			got, gotRes := load(root, keepBytes, jobs)
-			if len(want) == 0 || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s, %d jobs: runs differ when readings are kept (%d runs, want %d)", root, jobs, len(got), len(want))
-			}
-			if root == bad && len(wantRes.Untrusted) != 1 {
-				t.Fatalf("the junk agent file is not reported: %q", wantRes.Untrusted)
-			}
-			if !reflect.DeepEqual(gotRes, wantRes) {
-				t.Fatalf("%s, %d jobs: problems differ when readings are kept:\n%q\n%q", root, jobs, gotRes.CheckErrors(), wantRes.CheckErrors())
-			}
-		}
-	}
+	})
 }
 
 // TestKeptFirstBytesChangeNothing: a load that keeps the bytes of small
@@ -181,14 +155,32 @@ func TestKeptFirstBytesChangeNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(junk, "00000000-0000-4000-8000-000000000003.jsonl"), []byte(`{"type":"user","uuid":"j"}`+"\nnot json\nnot json\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	roots := []string{filepath.Join("..", "fixtures", "runs"), flat, copies, junk}
+	if c := testcorpus.Dir(t); c != "" {
+		roots = append(roots, c)
+	}
+	loadsAgree(t, &firstKeepBytes, "first bytes are kept", roots, func(root string, res *Result) {
+		if root == junk && len(res.Untrusted)+len(res.Errors) == 0 {
+			t.Fatalf("the junk session is not reported")
+		}
+	})
+}
+
+// loadsAgree loads each root with one and two jobs, with *keep as it is and
+// with it 0 (nothing kept), and fails unless the runs, their stats and
+// facts, and the problems are the same; check sees the result without
+// keeping.
+func loadsAgree(t *testing.T, keep *int64, what string, roots []string, check func(root string, res *Result)) {
+	t.Helper()
 	type run struct {
 		Path  string
 		Stats Stats
 		Facts RunFacts
 	}
-	load := func(root string, keep int64, jobs int) ([]run, *Result) {
-		defer func(k int64) { firstKeepBytes = k }(firstKeepBytes)
-		firstKeepBytes = keep
+	on := *keep
+	load := func(root string, k int64, jobs int) ([]run, *Result) {
+		defer func() { *keep = on }()
+		*keep = k
 		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
 			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
 		})
@@ -197,22 +189,16 @@ func TestKeptFirstBytesChangeNothing(t *testing.T) {
 		}
 		return runs, res
 	}
-	roots := []string{filepath.Join("..", "fixtures", "runs"), flat, copies, junk}
-	if c := testcorpus.Dir(t); c != "" {
-		roots = append(roots, c)
-	}
 	for _, root := range roots {
 		for _, jobs := range []int{1, 2} {
 			want, wantRes := load(root, 0, jobs)
-			got, gotRes := load(root, firstKeepBytes, jobs)
+			got, gotRes := load(root, on, jobs)
 			if len(want) == 0 || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s, %d jobs: runs differ when first bytes are kept (%d runs, want %d)", root, jobs, len(got), len(want))
+				t.Fatalf("%s, %d jobs: runs differ when %s (%d runs, want %d)", root, jobs, what, len(got), len(want))
 			}
-			if root == junk && len(wantRes.Untrusted)+len(wantRes.Errors) == 0 {
-				t.Fatalf("the junk session is not reported")
-			}
+			check(root, wantRes)
 			if !reflect.DeepEqual(gotRes, wantRes) {
-				t.Fatalf("%s, %d jobs: problems differ when first bytes are kept:\n%q\n%q", root, jobs, gotRes.CheckErrors(), wantRes.CheckErrors())
+				t.Fatalf("%s, %d jobs: problems differ when %s:\n%q\n%q", root, jobs, what, gotRes.CheckErrors(), wantRes.CheckErrors())
 			}
 		}
 	}
