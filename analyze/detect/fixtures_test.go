@@ -159,7 +159,7 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 			ids := agentIDs(tr)
 			found := false
 			for _, r := range tr.ToolResults {
-				if ids[r.ToolUseID] && r.HasPartialNotice() && !r.StartsWithAPIErrorPrefix() {
+				if ids[r.ToolUseID()] && r.HasPartialNotice() && !r.StartsWithAPIErrorPrefix() {
 					found = true
 				}
 			}
@@ -176,7 +176,7 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 		}
 		var kill *model.ToolResult
 		for _, r := range tr.ToolResults {
-			if agentIDs(tr)[r.ToolUseID] && detect.SignatureA(r) {
+			if agentIDs(tr)[r.ToolUseID()] && detect.SignatureA(r) {
 				kill = r
 			}
 		}

@@ -84,11 +84,12 @@ func ScanTranscript(t *model.Transcript) Scan {
 		if !w.InWindow(r.Line()) {
 			continue
 		}
-		desc, ok := calls[r.ToolUseID]
+		id := r.ToolUseID()
+		desc, ok := calls[id]
 		if !ok || !SignatureA(r) {
 			continue
 		}
-		s.Hits = append(s.Hits, Hit{ToolUseID: r.ToolUseID, Description: desc, Signature: "A", Rule: RuleA, At: r.At()})
+		s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "A", Rule: RuleA, At: r.At()})
 	}
 
 	// Signature B, reference rule: balance and latest status per tool-use id

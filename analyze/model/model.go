@@ -206,9 +206,13 @@ type ResultExtra struct {
 	PollStatus string `json:"poll_status,omitempty"`
 
 	// at is the evidence of a hand-built result, or of one past the lines a
-	// uint32 holds; textLen a text length past what a uint32 holds.
-	at      *Evidence
-	textLen int
+	// uint32 holds; textLen a text length past what the result holds
+	// (maxTextLen). toolUseID and t are the id and the transcript of a
+	// result that no call of its transcript answers (t nil when hand-built).
+	at        *Evidence
+	textLen   int
+	toolUseID string
+	t         *Transcript
 }
 
 // noExtra stands for the rare fields of a result that has none; read only.
@@ -382,6 +386,9 @@ type Transcript struct {
 	Completions Staircase `json:"-"`
 	APIErrors   []*Event  `json:"api_errors,omitempty"`
 	Interrupts  []*Event  `json:"interrupts,omitempty"`
+
+	// results holds the results NewToolResult makes (see block).
+	results block[ToolResult]
 }
 
 // WriteTimeAt returns the simulated write time of the given line: the running

@@ -23,7 +23,7 @@ func TestToolCallKeepsItsInputs(t *testing.T) {
 		in := CallInput{ID: "toolu_1", Name: name, At: Evidence{File: "a.jsonl", Line: 7, Time: t0},
 			Description: "d", Prompt: "p", SubagentType: "s", RunInBackground: true, AgentName: "n",
 			WorkflowName: "w", ResumeFromRun: "r", Command: "git push", FilePath: "/f", TaskID: "t1", Copied: true,
-			Result: &ToolResult{ToolUseID: "toolu_1"}}
+			Result: NewToolResult(ResultInput{ToolUseID: "toolu_1"})}
 		if got := NewToolCall(in).Input(); !reflect.DeepEqual(got, in) {
 			t.Errorf("%q: got %+v, want %+v", name, got, in)
 		}

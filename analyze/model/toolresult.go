@@ -7,12 +7,12 @@ import (
 
 // ToolResult is one tool_result block with what pmcheck reads of it and of the
 // row's toolUseResult. A transcript keeps tens of thousands, so a result is
-// 64 bytes: its flags in one byte, its line and text length as uint32s, its
-// write time read from the transcript's staircase, and the ids and strings
-// only agent, Workflow and failed results carry behind Extra. Read the rest
-// through the methods of their names.
+// 40 bytes: its text head, the call it answers (which holds its tool-use id
+// and its transcript: the file and the staircase its write time is read
+// from), its line, its text length and six flags in one word, and the ids and
+// strings only agent, Workflow and failed results carry behind Extra. Read the
+// rest through the methods of their names.
 type ToolResult struct {
-	ToolUseID string
 	// Text is the start of the joined text (capped by tool kind).
 	Text string
 	// Extra holds the ids and strings that only agent, Workflow and failed
@@ -20,16 +20,25 @@ type ToolResult struct {
 	// through the methods of the same names, which are nil-safe.
 	Extra *ResultExtra
 
-	t       *Transcript // the file holding the result (File, write time), nil when hand-built
-	line    uint32
-	textLen uint32
-	flag    resultFlags
+	// call is the call of the same transcript that the result answers; nil
+	// when the file holds none (or the result is hand-built), and then the
+	// tool-use id and the transcript are kept in Extra.
+	call *ToolCall
+	line uint32
+	// lenFlags is the text length in its low textLenBits bits and the flags
+	// above them; a longer text's length is kept in Extra.
+	lenFlags uint32
 }
 
-type resultFlags uint8
+const (
+	textLenBits = 26 // a text of up to 64 MiB - 1: longer than the default line cap allows
+	maxTextLen  = 1<<textLenBits - 1
+)
+
+type resultFlags uint32
 
 const (
-	flagIsError resultFlags = 1 << iota
+	flagIsError resultFlags = 1 << (textLenBits + iota)
 	flagPartialNotice
 	flagAPIErrorPrefix
 	flagIsAsync
@@ -68,7 +77,8 @@ func NewToolResult(in ResultInput) *ToolResult {
 	}
 	r := newResult(in)
 	at := in.At
-	r.ensureExtra().at = &at
+	x := r.ensureExtra()
+	x.at, x.toolUseID = &at, in.ToolUseID
 	r.line = clampLine(at.Line)
 	return r
 }
@@ -76,10 +86,18 @@ func NewToolResult(in ResultInput) *ToolResult {
 // NewToolResult returns a result of t. in.At must point into t (File t.File,
 // Time the write time of its line, which t's staircase holds from then on):
 // the result keeps only the line and reads the time from the staircase, and
-// it keeps in.Extra as given.
-func (t *Transcript) NewToolResult(in ResultInput) *ToolResult {
-	r := newResult(in)
-	r.t = t
+// it keeps in.Extra as given. call is the call of t that the result answers
+// (in.ToolUseID is its id), or nil when t holds none so far; SetCall links
+// one found later.
+func (t *Transcript) NewToolResult(in ResultInput, call *ToolCall) *ToolResult {
+	r := t.results.next()
+	*r = makeResult(in)
+	if call != nil {
+		r.call = call
+	} else {
+		x := r.ensureExtra()
+		x.toolUseID, x.t = in.ToolUseID, t
+	}
 	if in.At.Line < 0 || int64(in.At.Line) > math.MaxUint32 {
 		at := in.At
 		r.ensureExtra().at = &at
@@ -88,19 +106,37 @@ func (t *Transcript) NewToolResult(in ResultInput) *ToolResult {
 	return r
 }
 
+// SetCall records that r answers c, a call of r's transcript with r's
+// tool-use id that was read after r: r then reads its id and transcript
+// through c instead of keeping them.
+func (r *ToolResult) SetCall(c *ToolCall) {
+	r.call = c
+	if x := r.Extra; x != nil {
+		x.toolUseID, x.t = "", nil
+		if *x == (ResultExtra{}) {
+			r.Extra = nil
+		}
+	}
+}
+
 func newResult(in ResultInput) *ToolResult {
-	r := &ToolResult{ToolUseID: in.ToolUseID, Text: in.Text, Extra: in.Extra}
+	r := makeResult(in)
+	return &r
+}
+
+func makeResult(in ResultInput) ToolResult {
+	r := ToolResult{Text: in.Text, Extra: in.Extra}
 	for _, f := range []struct {
 		on bool
 		f  resultFlags
 	}{{in.IsError, flagIsError}, {in.HasPartialNotice, flagPartialNotice}, {in.StartsWithAPIErrorPrefix, flagAPIErrorPrefix},
 		{in.IsAsync, flagIsAsync}, {in.Interrupted, flagInterrupted}, {in.Copied, flagResultCopied}} {
 		if f.on {
-			r.flag |= f.f
+			r.lenFlags |= uint32(f.f)
 		}
 	}
-	if in.TextLen >= 0 && int64(in.TextLen) <= math.MaxUint32 {
-		r.textLen = uint32(in.TextLen)
+	if in.TextLen >= 0 && in.TextLen <= maxTextLen {
+		r.lenFlags |= uint32(in.TextLen)
 	} else {
 		r.ensureExtra().textLen = in.TextLen
 	}
@@ -115,15 +151,33 @@ func (r *ToolResult) ensureExtra() *ResultExtra {
 	return r.Extra
 }
 
+// ToolUseID is the id of the call the result answers.
+func (r *ToolResult) ToolUseID() string {
+	if r != nil && r.call != nil {
+		return r.call.ID
+	}
+	return r.extra().toolUseID
+}
+
+// transcript is the file holding the result: its call's, else the one kept
+// in Extra; nil when hand-built.
+func (r *ToolResult) transcript() *Transcript {
+	if r.call != nil {
+		return r.call.t
+	}
+	return r.extra().t
+}
+
 // At is the row holding the result: its file, line and write time.
 func (r *ToolResult) At() Evidence {
 	if r.Extra != nil && r.Extra.at != nil {
 		return *r.Extra.at
 	}
-	if r.t == nil {
+	t := r.transcript()
+	if t == nil {
 		return Evidence{Line: int(r.line)}
 	}
-	return Evidence{File: r.t.File, Line: int(r.line), Time: r.t.WriteTimeAt(int(r.line))}
+	return Evidence{File: t.File, Line: int(r.line), Time: t.WriteTimeAt(int(r.line))}
 }
 
 // Line is At().Line, without reading the write time.
@@ -142,42 +196,44 @@ func (r *ToolResult) SetFirstTime(first time.Time) {
 	}
 }
 
+func (r *ToolResult) has(f resultFlags) bool { return r.lenFlags&uint32(f) != 0 }
+
 // IsError is the block's is_error.
-func (r *ToolResult) IsError() bool { return r.flag&flagIsError != 0 }
+func (r *ToolResult) IsError() bool { return r.has(flagIsError) }
 
 // HasPartialNotice is true when the whole text contains the harness's
 // partial-output notice (see package harness).
-func (r *ToolResult) HasPartialNotice() bool { return r.flag&flagPartialNotice != 0 }
+func (r *ToolResult) HasPartialNotice() bool { return r.has(flagPartialNotice) }
 
 // StartsWithAPIErrorPrefix is true when the text, left-trimmed, begins with
 // the harness's API-error prefix.
-func (r *ToolResult) StartsWithAPIErrorPrefix() bool { return r.flag&flagAPIErrorPrefix != 0 }
+func (r *ToolResult) StartsWithAPIErrorPrefix() bool { return r.has(flagAPIErrorPrefix) }
 
 // IsAsync is toolUseResult.isAsync (trunk results only).
-func (r *ToolResult) IsAsync() bool { return r.flag&flagIsAsync != 0 }
+func (r *ToolResult) IsAsync() bool { return r.has(flagIsAsync) }
 
 // Interrupted is toolUseResult.interrupted (trunk results only).
-func (r *ToolResult) Interrupted() bool { return r.flag&flagInterrupted != 0 }
+func (r *ToolResult) Interrupted() bool { return r.has(flagInterrupted) }
 
 // Copied: the row is a resume's copy of an earlier file's (ToolCall.Copied).
-func (r *ToolResult) Copied() bool { return r.flag&flagResultCopied != 0 }
+func (r *ToolResult) Copied() bool { return r.has(flagResultCopied) }
 
 // TextLen is the length in bytes of the whole joined text.
 func (r *ToolResult) TextLen() int {
 	if r.Extra != nil && r.Extra.textLen != 0 {
 		return r.Extra.textLen
 	}
-	return int(r.textLen)
+	return int(r.lenFlags & maxTextLen)
 }
 
 // Input spells the result out (its evidence in full).
 func (r *ToolResult) Input() ResultInput {
-	in := ResultInput{ToolUseID: r.ToolUseID, At: r.At(), IsError: r.IsError(), HasPartialNotice: r.HasPartialNotice(),
+	in := ResultInput{ToolUseID: r.ToolUseID(), At: r.At(), IsError: r.IsError(), HasPartialNotice: r.HasPartialNotice(),
 		StartsWithAPIErrorPrefix: r.StartsWithAPIErrorPrefix(), IsAsync: r.IsAsync(), Interrupted: r.Interrupted(),
 		Copied: r.Copied(), Text: r.Text, TextLen: r.TextLen()}
 	if r.Extra != nil {
 		x := *r.Extra
-		x.at, x.textLen = nil, 0
+		x.at, x.textLen, x.toolUseID, x.t = nil, 0, "", nil
 		if x != (ResultExtra{}) {
 			in.Extra = &x
 		}
@@ -186,12 +242,19 @@ func (r *ToolResult) Input() ResultInput {
 }
 
 // Set replaces the result's contents with in's, keeping where it is
-// (tests edit loaded results this way).
+// (tests edit loaded results this way): its call when in names the call's
+// id, else its transcript with in's id.
 func (r *ToolResult) Set(in ResultInput) {
 	n := newResult(in)
-	n.t, n.line = r.t, r.line
+	n.line = r.line
 	if r.Extra != nil && r.Extra.at != nil {
 		n.ensureExtra().at = r.Extra.at
+	}
+	if r.call != nil && r.call.ID == in.ToolUseID {
+		n.call = r.call
+	} else if t := r.transcript(); t != nil || in.ToolUseID != "" {
+		x := n.ensureExtra()
+		x.toolUseID, x.t = in.ToolUseID, t
 	}
 	*r = *n
 }

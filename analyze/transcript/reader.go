@@ -731,6 +731,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 			delete(b.renamed, c.ID)
 		}
 		for _, res := range b.pending[c.ID] {
+			res.SetCall(c)
 			b.t.ToolResults = append(b.t.ToolResults, res)
 			if c.Result == nil {
 				c.Result = res
@@ -748,10 +749,8 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	text := blk.Content.text()
 	call := b.callByID.get(blk.ToolUseID)
 	in := model.ResultInput{At: at, IsError: blk.IsError, TextLen: len(text), Copied: b.copiedRow}
-	if call != nil {
-		in.ToolUseID = call.ID // the same bytes, kept once
-	} else {
-		in.ToolUseID = keep(blk.ToolUseID)
+	if call == nil {
+		in.ToolUseID = keep(blk.ToolUseID) // a known call holds the id
 	}
 	// Keep what the detectors read: agent results in full up to a cap (the
 	// notice, the tail), the head of shell output that may name a commit, a
@@ -801,7 +800,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	if extra != (model.ResultExtra{}) {
 		in.Extra = &extra
 	}
-	res := b.t.NewToolResult(in)
+	res := b.t.NewToolResult(in, call)
 	if call != nil {
 		b.t.ToolResults = append(b.t.ToolResults, res)
 		if call.Result == nil {
@@ -810,10 +809,10 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	} else {
 		// Its call is further down, or not a retained tool, or not in the
 		// file at all: decided when the call shows up or the file ends.
-		if _, ok := b.pending[res.ToolUseID]; !ok {
+		if _, ok := b.pending[in.ToolUseID]; !ok {
 			b.keys++
 		}
-		b.pending[res.ToolUseID] = append(b.pending[res.ToolUseID], res)
+		b.pending[in.ToolUseID] = append(b.pending[in.ToolUseID], res)
 	}
 }
 

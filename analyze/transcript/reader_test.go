@@ -63,8 +63,9 @@ func TestContentShapes(t *testing.T) {
 		`{"type":"assistant","message":"not an object"}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"answer before call"}]}}`,
 		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t9","name":"Agent","input":{"description":"late","prompt":"p"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t404","content":"no call"}]}}`,
 	)
-	if len(tr.Malformed) != 0 || tr.Rows != 7 {
+	if len(tr.Malformed) != 0 || tr.Rows != 8 {
 		t.Fatalf("rows=%d malformed=%v", tr.Rows, tr.Malformed)
 	}
 	if len(tr.ToolCalls) != 4 {
@@ -80,8 +81,20 @@ func TestContentShapes(t *testing.T) {
 	if r := tr.ToolCalls[2].Result; r == nil || r.Text != "ok" || r.IsError() {
 		t.Errorf("edit result = %+v", r)
 	}
-	if late := tr.ToolCalls[3]; late.Result == nil || late.Result.Text != "answer before call" {
+	if late := tr.ToolCalls[3]; late.Result == nil || late.Result.Text != "answer before call" || late.Result.ToolUseID() != "t9" || late.Result.At().File != "t.jsonl" {
 		t.Errorf("a result above its call is still linked: %+v", late.Result)
+	}
+	// Every result names its call's id and its own row, whether the call was
+	// read before it, after it or not at all.
+	want := map[string]int{"t1": 2, "t3": 4, "t9": 6, "t404": 8}
+	for _, r := range tr.ToolResults {
+		if at := r.At(); at.File != "t.jsonl" || at.Line != want[r.ToolUseID()] {
+			t.Errorf("result %q at %+v, want line %d", r.ToolUseID(), at, want[r.ToolUseID()])
+		}
+		delete(want, r.ToolUseID())
+	}
+	if len(want) != 0 {
+		t.Errorf("results not kept: %v", want)
 	}
 }
 
