@@ -118,7 +118,7 @@ func notTranscript(t *model.Transcript) string {
 // linkSubagent resolves one Agent/Task call to its agent id and child
 // transcript, recording every source that named the id.
 func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.ToolCall, agents map[string]*model.Transcript) *model.SubagentCall {
-	sc := &model.SubagentCall{Call: c, Owner: owner.File, ToolUseID: c.ID, Tool: c.Name(), Description: c.Description(),
+	sc := &model.SubagentCall{Call: c, Owner: owner.File, ToolUseID: c.ID(), Tool: c.Name(), Description: c.Description(),
 		SubagentType: c.SubagentType(), At: c.At(), Mode: model.ModeSync}
 	if c.RunInBackground() {
 		sc.Mode = model.ModeAsync
@@ -147,19 +147,19 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 	// Notifications name the call by tool-use id (≥ 2.1.100) or, for agents,
 	// by task id == agent id.
 	idx := l.notifications(owner)
-	if c.ID != "" {
-		for _, n := range idx.byToolUse[c.ID] {
+	if c.ID() != "" {
+		for _, n := range idx.byToolUse[c.ID()] {
 			sc.Notifications = append(sc.Notifications, n)
 			add(n.TaskID, LinkNotification)
 		}
 	}
 	for _, p := range owner.Progress {
-		if p.ToolUseID == c.ID && c.ID != "" {
+		if p.ToolUseID == c.ID() && c.ID() != "" {
 			add(p.AgentID, LinkAgentProgress)
 		}
 	}
-	if c.ID != "" {
-		for _, f := range l.sidecarIndex()[c.ID] {
+	if c.ID() != "" {
+		for _, f := range l.sidecarIndex()[c.ID()] {
 			add(layout.AgentIDFromName(path.Base(f)), LinkSidecar)
 		}
 	}
@@ -172,7 +172,7 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 			}
 		}
 		if len(order) > 1 {
-			run.Problems = append(run.Problems, model.Problem{At: c.At(), Message: fmt.Sprintf("call %s is linked to several agent ids (%s); using %s", c.ID, strings.Join(order, ", "), best)})
+			run.Problems = append(run.Problems, model.Problem{At: c.At(), Message: fmt.Sprintf("call %s is linked to several agent ids (%s); using %s", c.ID(), strings.Join(order, ", "), best)})
 		}
 		if discover.ValidID(best) {
 			sc.AgentID = best
@@ -180,7 +180,7 @@ func (l *loader) linkSubagent(run *model.Run, owner *model.Transcript, c *model.
 			sort.Strings(src)
 			sc.LinkedBy = dedupe(src)
 		} else {
-			run.Problems = append(run.Problems, model.Problem{At: c.At(), Message: fmt.Sprintf("call %s names agent id %q, which is not a valid id; not linked", c.ID, best)})
+			run.Problems = append(run.Problems, model.Problem{At: c.At(), Message: fmt.Sprintf("call %s names agent id %q, which is not a valid id; not linked", c.ID(), best)})
 		}
 	}
 	if sc.AgentID != "" {
@@ -275,8 +275,8 @@ func (l *loader) notifications(t *model.Transcript) *notificationIndex {
 	}
 	calls := make(map[string]bool, len(t.ToolCalls))
 	for _, c := range t.ToolCalls {
-		if c.ID != "" {
-			calls[c.ID] = true
+		if c.ID() != "" {
+			calls[c.ID()] = true
 		}
 	}
 	idx := &notificationIndex{byToolUse: map[string][]*model.Notification{}, byTask: map[string][]*model.Notification{}}
@@ -328,14 +328,14 @@ func allNotifications(t *model.Transcript) []*model.Notification {
 
 // linkLaunch reads a Workflow call's result, notifications and TaskStops.
 func (l *loader) linkLaunch(main *model.Transcript, c *model.ToolCall) *model.WorkflowLaunch {
-	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID, At: c.At()}
+	wl := &model.WorkflowLaunch{Call: c, ToolUseID: c.ID(), At: c.At()}
 	if r := c.Result; r != nil {
 		wl.RunID, wl.TaskID, wl.Status = r.RunID(), r.TaskID(), r.Status()
 		at := r.At()
 		wl.ResultAt = &at
 	}
 	idx := l.notifications(main)
-	if ns := idx.byToolUse[c.ID]; c.ID != "" && len(ns) > 0 {
+	if ns := idx.byToolUse[c.ID()]; c.ID() != "" && len(ns) > 0 {
 		wl.LastNotification = ns[len(ns)-1]
 	}
 	if ns := idx.byTask[wl.TaskID]; wl.TaskID != "" && len(ns) > 0 {

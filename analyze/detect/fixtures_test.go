@@ -83,7 +83,7 @@ func agentIDs(tr *model.Transcript) map[string]bool {
 	m := map[string]bool{}
 	for _, c := range tr.ToolCalls {
 		if c.IsSubagentSpawn() {
-			m[c.ID] = true
+			m[c.ID()] = true
 		}
 	}
 	return m

@@ -76,14 +76,14 @@ func reviewRun(n int) *model.Run {
 	}
 	for i := range n {
 		c := model.NewToolCall(model.CallInput{ID: fmt.Sprintf("toolu_kill%06d", i), Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(2 * i)})
-		res := model.NewToolResult(model.ResultInput{ToolUseID: c.ID, IsError: true, Text: "boom", At: at(2*i + 1)})
-		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID, Description: c.Description(), Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
+		res := model.NewToolResult(model.ResultInput{ToolUseID: c.ID(), IsError: true, Text: "boom", At: at(2*i + 1)})
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID(), Description: c.Description(), Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
 	}
 	for i := range n {
 		c := model.NewToolCall(model.CallInput{ID: fmt.Sprintf("toolu_rev%06d", i), Name: "Agent", Description: fmt.Sprintf("Review module %06d", i),
 			Prompt: filler + fmt.Sprintf("The subagent toolu_kill%06d was killed; review it.", i), At: at(2*n + 2*i)})
-		res := model.NewToolResult(model.ResultInput{ToolUseID: c.ID, Text: "Reviewed.", At: at(2*n + 2*i + 1)})
-		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID, Description: c.Description(), SubagentType: "code-reviewer", Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
+		res := model.NewToolResult(model.ResultInput{ToolUseID: c.ID(), Text: "Reviewed.", At: at(2*n + 2*i + 1)})
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID(), Description: c.Description(), SubagentType: "code-reviewer", Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
 	}
 	return run
 }
@@ -117,12 +117,12 @@ func killedManyRun(n int) *model.Run {
 	}
 	for i := range n {
 		c := model.NewToolCall(model.CallInput{ID: fmt.Sprintf("toolu_kill%06d", i), Name: "Agent", Description: fmt.Sprintf("Refactor module %06d", i), At: at(3 * i)})
-		res := model.NewToolResult(model.ResultInput{ToolUseID: c.ID, IsError: true, HasPartialNotice: true, StartsWithAPIErrorPrefix: true, At: at(3*i + 1)})
+		res := model.NewToolResult(model.ResultInput{ToolUseID: c.ID(), IsError: true, HasPartialNotice: true, StartsWithAPIErrorPrefix: true, At: at(3*i + 1)})
 		c.Result = res
 		main.ToolCalls = append(main.ToolCalls, c)
 		main.ToolResults = append(main.ToolResults, res)
 		main.Marks = append(main.Marks, model.Mark{At: at(3*i + 2), Outstanding: mark[0], Payload: mark[1]})
-		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID, Description: c.Description(), Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
+		run.Subagents = append(run.Subagents, &model.SubagentCall{Call: c, Owner: "s.jsonl", ToolUseID: c.ID(), Description: c.Description(), Mode: model.ModeSync, At: c.At(), Result: res, ResultAt: new(res.At())})
 	}
 	return run
 }
@@ -176,12 +176,12 @@ func reviewCase(reviewLine int, desc string) *model.Run {
 	}
 	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: &model.Transcript{File: "s.jsonl"}}
 	kill := model.NewToolCall(model.CallInput{ID: "toolu_killed01", Name: "Agent", Description: "Refactor the billing module", At: at(2)})
-	kres := model.NewToolResult(model.ResultInput{ToolUseID: kill.ID, IsError: true, Text: "boom", At: at(3)})
+	kres := model.NewToolResult(model.ResultInput{ToolUseID: kill.ID(), IsError: true, Text: "boom", At: at(3)})
 	rev := model.NewToolCall(model.CallInput{ID: "toolu_review01", Name: "Agent", Description: desc, Prompt: "Look at what toolu_killed01 left behind.", At: at(reviewLine)})
-	rres := model.NewToolResult(model.ResultInput{ToolUseID: rev.ID, Text: "Done.", At: at(reviewLine + 1)})
+	rres := model.NewToolResult(model.ResultInput{ToolUseID: rev.ID(), Text: "Done.", At: at(reviewLine + 1)})
 	run.Subagents = []*model.SubagentCall{
-		{Call: kill, Owner: "s.jsonl", ToolUseID: kill.ID, Description: kill.Description(), Mode: model.ModeSync, At: kill.At(), Result: kres, ResultAt: new(kres.At())},
-		{Call: rev, Owner: "s.jsonl", ToolUseID: rev.ID, Description: rev.Description(), Mode: model.ModeSync, At: rev.At(), Result: rres, ResultAt: new(rres.At())},
+		{Call: kill, Owner: "s.jsonl", ToolUseID: kill.ID(), Description: kill.Description(), Mode: model.ModeSync, At: kill.At(), Result: kres, ResultAt: new(kres.At())},
+		{Call: rev, Owner: "s.jsonl", ToolUseID: rev.ID(), Description: rev.Description(), Mode: model.ModeSync, At: rev.At(), Result: rres, ResultAt: new(rres.At())},
 	}
 	return run
 }

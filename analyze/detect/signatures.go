@@ -58,7 +58,7 @@ func agentCalls(t *model.Transcript) map[string]string {
 		if d == "" {
 			d = noDescription
 		}
-		calls[c.ID] = d
+		calls[c.ID()] = d
 	}
 	return calls
 }

@@ -387,7 +387,9 @@ type Transcript struct {
 	APIErrors   []*Event  `json:"api_errors,omitempty"`
 	Interrupts  []*Event  `json:"interrupts,omitempty"`
 
-	// results holds the results NewToolResult makes (see block).
+	// calls and results hold the calls and results NewToolCall and
+	// NewToolResult make (see block).
+	calls   block[ToolCall]
 	results block[ToolResult]
 }
 
@@ -409,7 +411,7 @@ func (t *Transcript) WriteTimeAt(line int) time.Time {
 // CallByID returns the tool call with the given id, or nil.
 func (t *Transcript) CallByID(id string) *ToolCall {
 	for _, c := range t.ToolCalls {
-		if c.ID == id {
+		if c.ID() == id {
 			return c
 		}
 	}

@@ -2,32 +2,36 @@ package model
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
 // ToolCall is one tool_use block with the inputs pmcheck reads. A large
 // transcript keeps tens of thousands (every shell command and file write),
-// so a call is 64 bytes: the tool as a small number, the one input its kind
-// reads (a shell command, a file path or a task id) in one string, the line
-// as a uint32 with the write time read from the transcript's staircase, and
-// the inputs only spawns carry (description, prompt, subagent type, names)
-// behind a pointer that other calls leave nil. Read the inputs through the
-// methods of their names.
+// so a call is 56 bytes: its id and the one input its kind reads (a shell
+// command, a file path or a task id) back to back in one string, the id's
+// length and the line as uint32s (the write time is read from the
+// transcript's staircase), the tool as a small number, two flags, and the
+// inputs only spawns carry (description, prompt, subagent type, names)
+// behind a pointer that other calls leave nil. Read the id and the inputs
+// through the methods of their names.
 type ToolCall struct {
-	ID string
 	// Result is the tool_result that answered this call, when one was found.
 	Result *ToolResult
 
-	arg  string      // the input of the tool's kind (argOf)
-	t    *Transcript // the file holding the call (File, write time), nil when hand-built
-	ext  *callExtra
-	line uint32
-	name toolName
-	flag callFlags
+	idArg string      // the id, then the input of the tool's kind (argOf)
+	t     *Transcript // the file holding the call (File, write time), nil when hand-built
+	ext   *callExtra
+	idLen uint32 // the id's length in idArg; an id too long for it is kept in ext
+	line  uint32
+	name  toolName
+	flag  callFlags
 }
 
 // CallInput is a tool call spelled out: what a reader passes to
-// Transcript.NewToolCall and a test to NewToolCall.
+// Transcript.NewToolCall and a test to NewToolCall. The call copies ID,
+// Command, FilePath and TaskID (the id and the input its tool's kind reads
+// into one string of its own); it keeps the other strings as given.
 type CallInput struct {
 	ID   string
 	Name string
@@ -61,6 +65,7 @@ type CallInput struct {
 
 // callExtra is the rarely set part of a ToolCall.
 type callExtra struct {
+	id                                     string // an id longer than maxIDInline
 	name                                   string // a tool without a number (MCP tools)
 	description, prompt, subagentType      string
 	agentName, workflowName, resumeFromRun string
@@ -135,7 +140,8 @@ func argOf(n toolName) int {
 // NewToolCall returns a call holding everything in in, its evidence in full
 // (a hand-built model; a reader uses Transcript.NewToolCall).
 func NewToolCall(in CallInput) *ToolCall {
-	c := newCall(in)
+	c := new(ToolCall)
+	*c = makeCall(in)
 	at := in.At
 	c.extra().at = &at
 	c.line = clampLine(at.Line)
@@ -146,7 +152,8 @@ func NewToolCall(in CallInput) *ToolCall {
 // Time the write time of its line, which t's staircase holds from then on):
 // the call keeps only the line and reads the time from the staircase.
 func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
-	c := newCall(in)
+	c := t.calls.next()
+	*c = makeCall(in)
 	c.t = t
 	if in.At.Line < 0 || int64(in.At.Line) > math.MaxUint32 {
 		at := in.At
@@ -158,8 +165,12 @@ func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
 
 func clampLine(l int) uint32 { return uint32(min(max(int64(l), 0), math.MaxUint32)) }
 
-func newCall(in CallInput) *ToolCall {
-	c := &ToolCall{ID: in.ID, Result: in.Result, name: toolNumber(in.Name)}
+// maxIDInline is the longest id a call holds beside its input (what idLen
+// counts); a variable so that a test can reach it.
+var maxIDInline int64 = math.MaxUint32
+
+func makeCall(in CallInput) ToolCall {
+	c := ToolCall{Result: in.Result, name: toolNumber(in.Name)}
 	if c.name == toolOther && in.Name != "" {
 		c.extra().name = in.Name
 	}
@@ -170,19 +181,30 @@ func newCall(in CallInput) *ToolCall {
 		c.flag |= flagCopied
 	}
 	kind := argOf(c.name)
+	arg := ""
 	for k, v := range [...]string{argCommand: in.Command, argFilePath: in.FilePath, argTaskID: in.TaskID} {
 		switch {
 		case v == "" || k == argNone:
 		case k == kind:
-			c.arg = v
+			arg = v
 		case k == argCommand:
-			c.extra().command = v
+			c.extra().command = strings.Clone(v)
 		case k == argFilePath:
-			c.extra().filePath = v
+			c.extra().filePath = strings.Clone(v)
 		case k == argTaskID:
-			c.extra().taskID = v
+			c.extra().taskID = strings.Clone(v)
 		}
 	}
+	id := in.ID
+	if int64(len(id)) > maxIDInline {
+		c.extra().id = strings.Clone(id)
+		id = ""
+	}
+	var b strings.Builder // one allocation for both
+	b.Grow(len(id) + len(arg))
+	b.WriteString(id)
+	b.WriteString(arg)
+	c.idArg, c.idLen = b.String(), uint32(len(id))
 	if in.Description != "" || in.Prompt != "" || in.SubagentType != "" || in.AgentName != "" || in.WorkflowName != "" || in.ResumeFromRun != "" {
 		x := c.extra()
 		x.description, x.prompt, x.subagentType = in.Description, in.Prompt, in.SubagentType
@@ -206,6 +228,14 @@ func (c *ToolCall) x() *callExtra {
 		return &noCallExtra
 	}
 	return c.ext
+}
+
+// ID is the call's tool_use id.
+func (c *ToolCall) ID() string {
+	if c.ext != nil && c.ext.id != "" {
+		return c.ext.id
+	}
+	return c.idArg[:c.idLen]
 }
 
 // Name is the tool's name.
@@ -237,7 +267,7 @@ func (c *ToolCall) SetFirstTime(first time.Time) {
 
 func (c *ToolCall) input(kind int, other string) string {
 	if argOf(c.name) == kind {
-		return c.arg
+		return c.idArg[c.idLen:]
 	}
 	return other
 }
@@ -279,7 +309,7 @@ func (c *ToolCall) Copied() bool { return c.flag&flagCopied != 0 }
 
 // Input spells the call out (its evidence in full).
 func (c *ToolCall) Input() CallInput {
-	return CallInput{ID: c.ID, Name: c.Name(), At: c.At(), Description: c.Description(), Prompt: c.Prompt(),
+	return CallInput{ID: c.ID(), Name: c.Name(), At: c.At(), Description: c.Description(), Prompt: c.Prompt(),
 		SubagentType: c.SubagentType(), RunInBackground: c.RunInBackground(), AgentName: c.AgentName(),
 		WorkflowName: c.WorkflowName(), ResumeFromRun: c.ResumeFromRun(), Command: c.Command(),
 		FilePath: c.FilePath(), TaskID: c.TaskID(), Copied: c.Copied(), Result: c.Result}
@@ -288,10 +318,10 @@ func (c *ToolCall) Input() CallInput {
 // Set replaces the call's id, tool, inputs and result with in's, keeping
 // where it is (tests edit loaded calls this way).
 func (c *ToolCall) Set(in CallInput) {
-	n := newCall(in)
+	n := makeCall(in)
 	n.t, n.line = c.t, c.line
 	if c.ext != nil && c.ext.at != nil {
 		n.extra().at = c.ext.at
 	}
-	*c = *n
+	*c = n
 }

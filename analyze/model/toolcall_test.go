@@ -8,9 +8,35 @@ import (
 	"unsafe"
 )
 
-func TestToolCallIs64Bytes(t *testing.T) {
-	if n := unsafe.Sizeof(ToolCall{}); n > 64 {
-		t.Errorf("ToolCall is %d bytes, want at most 64 (a transcript keeps one per shell command and file write)", n)
+// A transcript keeps one call per shell command and file write: a field
+// added to ToolCall costs every one of them, so a larger struct fails here.
+func TestToolCallIs56Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(ToolCall{}); n > 56 {
+		t.Errorf("ToolCall is %d bytes, want at most 56 (a transcript keeps one per shell command and file write)", n)
+	}
+}
+
+// A reader hands a call views of the row it is decoding, whose bytes are
+// reused for the next row: the call must copy the id and every input of a
+// shell, file or task tool, of its kind or not, and keep an id too long for
+// its length field whole.
+func TestToolCallCopiesWhatItIsGiven(t *testing.T) {
+	defer func(n int64) { maxIDInline = n }(maxIDInline)
+	for _, inline := range []int64{maxIDInline, 3} {
+		maxIDInline = inline
+		for _, name := range []string{"Bash", "Write", "TaskStop", "Agent", "mcp__x__y"} {
+			buf := []byte("toolu_1" + "git push" + "/a/b.go" + "t1")
+			view := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
+			in := CallInput{ID: view(0, 7), Name: name, Command: view(7, 15), FilePath: view(15, 22), TaskID: view(22, 24)}
+			c := NewToolCall(in)
+			for i := range buf {
+				buf[i] = 'X'
+			}
+			if c.ID() != "toolu_1" || c.Command() != "git push" || c.FilePath() != "/a/b.go" || c.TaskID() != "t1" {
+				t.Errorf("%s (ids inline up to %d): the call reads %q %q %q %q after its input's bytes changed",
+					name, inline, c.ID(), c.Command(), c.FilePath(), c.TaskID())
+			}
+		}
 	}
 }
 

@@ -154,7 +154,7 @@ func (r *ToolResult) ensureExtra() *ResultExtra {
 // ToolUseID is the id of the call the result answers.
 func (r *ToolResult) ToolUseID() string {
 	if r != nil && r.call != nil {
-		return r.call.ID
+		return r.call.ID()
 	}
 	return r.extra().toolUseID
 }
@@ -250,7 +250,7 @@ func (r *ToolResult) Set(in ResultInput) {
 	if r.Extra != nil && r.Extra.at != nil {
 		n.ensureExtra().at = r.Extra.at
 	}
-	if r.call != nil && r.call.ID == in.ToolUseID {
+	if r.call != nil && r.call.ID() == in.ToolUseID {
 		n.call = r.call
 	} else if t := r.transcript(); t != nil || in.ToolUseID != "" {
 		x := n.ensureExtra()

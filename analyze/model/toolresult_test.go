@@ -115,7 +115,7 @@ func TestToolResultReadsThroughItsCall(t *testing.T) {
 	}
 	in.ToolUseID = "toolu_other"
 	known.Set(in)
-	if known.ToolUseID() != "toolu_other" || known.At() != at || call.ID != "toolu_9" {
-		t.Errorf("Set with another id: %+v (call id %q)", known.Input(), call.ID)
+	if known.ToolUseID() != "toolu_other" || known.At() != at || call.ID() != "toolu_9" {
+		t.Errorf("Set with another id: %+v (call id %q)", known.Input(), call.ID())
 	}
 }

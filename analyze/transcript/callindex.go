@@ -29,7 +29,7 @@ func (x *callIndex) get(id string) *model.ToolCall {
 	mask := uint64(len(x.slots) - 1)
 	for i := maphash.String(callSeed, id) & mask; ; i = (i + 1) & mask {
 		c := x.slots[i]
-		if c == nil || c.ID == id {
+		if c == nil || c.ID() == id {
 			return c
 		}
 	}
@@ -53,7 +53,7 @@ func (x *callIndex) add(c *model.ToolCall) {
 // place puts c in the first empty slot from its hash on.
 func (x *callIndex) place(c *model.ToolCall) {
 	mask := uint64(len(x.slots) - 1)
-	i := maphash.String(callSeed, c.ID) & mask
+	i := maphash.String(callSeed, c.ID()) & mask
 	for x.slots[i] != nil {
 		i = (i + 1) & mask
 	}

@@ -146,15 +146,19 @@ func afterLine(s string) string {
 // capString returns a copy of s cut to at most n bytes without splitting a
 // UTF-8 sequence. It always copies: s may be a view into the line being
 // read, and a cut string must not pin the whole decoded text in memory.
-func capString(s string, n int) string {
+func capString(s string, n int) string { return strings.Clone(cutString(s, n)) }
+
+// cutString is capString without the copy: the first n bytes of s at most,
+// not cutting a character in two.
+func cutString(s string, n int) string {
 	if len(s) <= n {
-		return strings.Clone(s)
+		return s
 	}
 	cut := n
 	for cut > 0 && cut > n-4 && !isRuneStart(s[cut]) {
 		cut--
 	}
-	return strings.Clone(s[:cut])
+	return s[:cut]
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -681,7 +681,9 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		return
 	}
 	in := &blk.Input
-	call := model.CallInput{ID: keep(blk.ID), Name: blk.Name, At: at, Copied: b.copiedRow}
+	// The call copies its id and its command, path or task id into one
+	// string of its own; the other inputs are kept here.
+	call := model.CallInput{ID: blk.ID, Name: blk.Name, At: at, Copied: b.copiedRow}
 	switch blk.Name {
 	case "Agent", "Task":
 		call.Description = capString(in.Description, model.DescriptionLimit)
@@ -699,19 +701,19 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 	case "Bash":
 		// A shell call's description is not kept: nothing reads it, and
 		// shell calls are most of the calls a transcript keeps.
-		call.Command = capString(in.Command, model.CommandLimit)
+		call.Command = cutString(in.Command, model.CommandLimit)
 		call.RunInBackground = in.RunInBackground
 	case "Write", "Edit", "MultiEdit":
-		call.FilePath = keep(in.FilePath)
+		call.FilePath = in.FilePath
 	case "NotebookEdit":
-		call.FilePath = keep(in.NotebookPath)
+		call.FilePath = in.NotebookPath
 		if call.FilePath == "" {
-			call.FilePath = keep(in.FilePath)
+			call.FilePath = in.FilePath
 		}
 	case "TaskStop", "KillShell", "TaskOutput", "BashOutput":
-		call.TaskID = keep(in.TaskID)
+		call.TaskID = in.TaskID
 		if call.TaskID == "" {
-			call.TaskID = keep(in.ShellID)
+			call.TaskID = in.ShellID
 		}
 	}
 	if !model.KnownTool(blk.Name) {
@@ -719,25 +721,25 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 	}
 	c := b.t.NewToolCall(call)
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
-	if c.ID != "" {
-		if first := b.callByID.get(c.ID); first == nil {
+	if c.ID() != "" {
+		if first := b.callByID.get(c.ID()); first == nil {
 			b.callByID.add(c)
 		} else if first.Name() != c.Name() {
 			if b.renamed == nil {
 				b.renamed = map[string]string{}
 			}
-			b.renamed[c.ID] = c.Name()
+			b.renamed[c.ID()] = c.Name()
 		} else {
-			delete(b.renamed, c.ID)
+			delete(b.renamed, c.ID())
 		}
-		for _, res := range b.pending[c.ID] {
+		for _, res := range b.pending[c.ID()] {
 			res.SetCall(c)
 			b.t.ToolResults = append(b.t.ToolResults, res)
 			if c.Result == nil {
 				c.Result = res
 			}
 		}
-		delete(b.pending, c.ID)
+		delete(b.pending, c.ID())
 	}
 }
 
