@@ -4,9 +4,8 @@ import "slices"
 
 // block hands out values of T from arrays it allocates. A transcript keeps
 // tens of thousands of calls and results: allocated one by one, each would
-// be rounded up to the allocator's next size class (a 40-byte result takes
-// 48 bytes, a 56-byte call 64), and each would be one more object for the
-// collector. An array holds an eighth of the values handed out so far (one
+// be one more object for the allocator and the collector, and a result
+// would be rounded up to the allocator's next size class (40 bytes take 48). An array holds an eighth of the values handed out so far (one
 // while they are few, at most blockMax), so at most about an eighth of
 // what a transcript allocates for them is left unused at its end: a small
 // session's calls cost what they cost alone, a large file's their size. The
@@ -20,7 +19,7 @@ type block[T any] struct {
 	n    int // values handed out
 }
 
-// blockMax caps an array at 20 KiB of results or 28 KiB of calls (whole
+// blockMax caps an array at 20 KiB of results or 24 KiB of calls (whole
 // size classes).
 const blockMax = 512
 

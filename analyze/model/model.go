@@ -156,7 +156,8 @@ const (
 // IsSpawn reports whether the call starts a subagent (Task, Agent) or a
 // Workflow run. TaskCreate, TaskOutput, SendMessage and friends are not spawns.
 func (c *ToolCall) IsSpawn() bool {
-	return c.name == toolAgent || c.name == toolTask || c.name == toolWorkflow
+	t := c.tool()
+	return t == toolAgent || t == toolTask || t == toolWorkflow
 }
 
 // Retained reports whether calls of a tool are kept in Transcript.ToolCalls.
@@ -185,7 +186,7 @@ func CopiedCall(sc *SubagentCall) bool {
 }
 
 // IsSubagentSpawn reports whether the call is an Agent or Task call.
-func (c *ToolCall) IsSubagentSpawn() bool { return c.name == toolAgent || c.name == toolTask }
+func (c *ToolCall) IsSubagentSpawn() bool { t := c.tool(); return t == toolAgent || t == toolTask }
 
 // ResultExtra is the rarely set part of a ToolResult.
 type ResultExtra struct {

@@ -8,10 +8,10 @@ import (
 
 // ToolCall is one tool_use block with the inputs pmcheck reads. A large
 // transcript keeps tens of thousands (every shell command and file write),
-// so a call is 56 bytes: its id and the one input its kind reads (a shell
-// command, a file path or a task id) back to back in one string, the id's
-// length and the line as uint32s (the write time is read from the
-// transcript's staircase), the tool as a small number, two flags, and the
+// so a call is 48 bytes: its id and the one input its kind reads (a shell
+// command, a file path or a task id) back to back in one string, the line
+// as a uint32 (the write time is read from the transcript's staircase), the
+// id's length, the tool as a small number and two flags in another, and the
 // inputs only spawns carry (description, prompt, subagent type, names)
 // behind a pointer that other calls leave nil. Read the id and the inputs
 // through the methods of their names.
@@ -22,11 +22,21 @@ type ToolCall struct {
 	idArg string      // the id, then the input of the tool's kind (argOf)
 	t     *Transcript // the file holding the call (File, write time), nil when hand-built
 	ext   *callExtra
-	idLen uint32 // the id's length in idArg; an id too long for it is kept in ext
 	line  uint32
-	name  toolName
-	flag  callFlags
+	// packed is the id's length in idArg in its low idLenBits bits (an id
+	// longer than that counts is kept in ext), the tool's number in the
+	// next toolBits, and the flags above them.
+	packed uint32
 }
+
+const (
+	idLenBits = 26 // an id of up to 64 MiB - 1: longer than the default line cap allows
+	toolBits  = 4
+	idLenMask = 1<<idLenBits - 1
+)
+
+// Every tool number fits in toolBits (a compile error otherwise).
+const _ = uint(1<<toolBits - toolCount)
 
 // CallInput is a tool call spelled out: what a reader passes to
 // Transcript.NewToolCall and a test to NewToolCall. The call copies ID,
@@ -73,10 +83,10 @@ type callExtra struct {
 	at                                     *Evidence
 }
 
-type callFlags uint8
+type callFlags uint32
 
 const (
-	flagRunInBackground callFlags = 1 << iota
+	flagRunInBackground callFlags = 1 << (idLenBits + toolBits + iota)
 	flagCopied
 )
 
@@ -165,22 +175,24 @@ func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
 
 func clampLine(l int) uint32 { return uint32(min(max(int64(l), 0), math.MaxUint32)) }
 
-// maxIDInline is the longest id a call holds beside its input (what idLen
-// counts); a variable so that a test can reach it.
-var maxIDInline int64 = math.MaxUint32
+// maxIDInline is the longest id a call holds beside its input (what its
+// idLenBits count); a variable so that a test can reach it.
+var maxIDInline int64 = idLenMask
 
 func makeCall(in CallInput) ToolCall {
-	c := ToolCall{Result: in.Result, name: toolNumber(in.Name)}
-	if c.name == toolOther && in.Name != "" {
+	c := ToolCall{Result: in.Result}
+	tool := toolNumber(in.Name)
+	if tool == toolOther && in.Name != "" {
 		c.extra().name = in.Name
 	}
+	c.packed = uint32(tool) << idLenBits
 	if in.RunInBackground {
-		c.flag |= flagRunInBackground
+		c.packed |= uint32(flagRunInBackground)
 	}
 	if in.Copied {
-		c.flag |= flagCopied
+		c.packed |= uint32(flagCopied)
 	}
-	kind := argOf(c.name)
+	kind := argOf(tool)
 	arg := ""
 	for k, v := range [...]string{argCommand: in.Command, argFilePath: in.FilePath, argTaskID: in.TaskID} {
 		switch {
@@ -204,7 +216,8 @@ func makeCall(in CallInput) ToolCall {
 	b.Grow(len(id) + len(arg))
 	b.WriteString(id)
 	b.WriteString(arg)
-	c.idArg, c.idLen = b.String(), uint32(len(id))
+	c.idArg = b.String()
+	c.packed |= uint32(len(id))
 	if in.Description != "" || in.Prompt != "" || in.SubagentType != "" || in.AgentName != "" || in.WorkflowName != "" || in.ResumeFromRun != "" {
 		x := c.extra()
 		x.description, x.prompt, x.subagentType = in.Description, in.Prompt, in.SubagentType
@@ -235,15 +248,20 @@ func (c *ToolCall) ID() string {
 	if c.ext != nil && c.ext.id != "" {
 		return c.ext.id
 	}
-	return c.idArg[:c.idLen]
+	return c.idArg[:c.idLen()]
 }
+
+func (c *ToolCall) idLen() uint32 { return c.packed & idLenMask }
+
+// tool is the tool's number.
+func (c *ToolCall) tool() toolName { return toolName(c.packed >> idLenBits & (1<<toolBits - 1)) }
 
 // Name is the tool's name.
 func (c *ToolCall) Name() string {
-	if c.name == toolOther {
+	if c.tool() == toolOther {
 		return c.x().name
 	}
-	return toolNames[c.name]
+	return toolNames[c.tool()]
 }
 
 // At is the row holding the call: its file, line and write time.
@@ -266,8 +284,8 @@ func (c *ToolCall) SetFirstTime(first time.Time) {
 }
 
 func (c *ToolCall) input(kind int, other string) string {
-	if argOf(c.name) == kind {
-		return c.idArg[c.idLen:]
+	if argOf(c.tool()) == kind {
+		return c.idArg[c.idLen():]
 	}
 	return other
 }
@@ -301,11 +319,11 @@ func (c *ToolCall) WorkflowName() string { return c.x().workflowName }
 func (c *ToolCall) ResumeFromRun() string { return c.x().resumeFromRun }
 
 // RunInBackground is the run_in_background input of a spawn or Bash call.
-func (c *ToolCall) RunInBackground() bool { return c.flag&flagRunInBackground != 0 }
+func (c *ToolCall) RunInBackground() bool { return c.packed&uint32(flagRunInBackground) != 0 }
 
 // Copied is true for a call on a row that a resume copied from an earlier
 // file of the session: that file holds the call; this one repeats it.
-func (c *ToolCall) Copied() bool { return c.flag&flagCopied != 0 }
+func (c *ToolCall) Copied() bool { return c.packed&uint32(flagCopied) != 0 }
 
 // Input spells the call out (its evidence in full).
 func (c *ToolCall) Input() CallInput {

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -10,9 +11,20 @@ import (
 
 // A transcript keeps one call per shell command and file write: a field
 // added to ToolCall costs every one of them, so a larger struct fails here.
-func TestToolCallIs56Bytes(t *testing.T) {
-	if n := unsafe.Sizeof(ToolCall{}); n > 56 {
-		t.Errorf("ToolCall is %d bytes, want at most 56 (a transcript keeps one per shell command and file write)", n)
+func TestToolCallIs48Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(ToolCall{}); n > 48 {
+		t.Errorf("ToolCall is %d bytes, want at most 48 (a transcript keeps one per shell command and file write)", n)
+	}
+}
+
+// The id's length, the tool and the flags share a word: an id as long as the
+// word holds (64 MiB - 1) leaves the tool and both flags as they were given.
+func TestToolCallLongestInlineID(t *testing.T) {
+	id := strings.Repeat("i", idLenMask)
+	c := NewToolCall(CallInput{ID: id, Name: "Bash", Command: "git push", RunInBackground: true, Copied: true})
+	if c.ID() != id || c.Name() != "Bash" || c.Command() != "git push" || !c.RunInBackground() || !c.Copied() || c.ext.id != "" {
+		t.Errorf("an id of %d bytes: id of %d bytes, name %q, command %q, in background %v, copied %v, kept apart %v",
+			len(id), len(c.ID()), c.Name(), c.Command(), c.RunInBackground(), c.Copied(), c.ext.id != "")
 	}
 }
 
