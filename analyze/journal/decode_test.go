@@ -1,13 +1,14 @@
 package journal
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/internal/jsonscan"
 )
 
 // sameAsUnmarshal fails unless decodeFast agrees with encoding/json on
@@ -53,10 +54,10 @@ func TestDecodeFastIsUnmarshal(t *testing.T) {
 		`{"a":-0.5e+10}`, `{"a":1E-2}`, `{"a":"\x01"}`, `{"a":"\q"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, `{"a":tru}`, `{"a":nul}`, `{"a":[1,]}`,
 		`{"a":[,1]}`, `{"a":[]}`, `{"a":[[],{}]}`, `{"a":{"b":{"c":[1,2,{"d":null}]}}}`, `{"a":"b"`, `{"a"`, `{`, `{"a":"\"}`,
 		"{\"a\":\t\"b\"\r\n}", `{"pad":"` + strings.Repeat("s", 500) + `","type":"started"}`,
-		`{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`,
-		`{"a":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`,
-		`{"a":` + strings.Repeat(`{"b":`, maxDepth-1) + `1` + strings.Repeat("}", maxDepth-1) + `}`,
-		`{"a":` + strings.Repeat(`{"b":`, maxDepth) + `1` + strings.Repeat("}", maxDepth) + `}`,
+		`{"a":` + strings.Repeat("[", jsonscan.MaxDepth-1) + strings.Repeat("]", jsonscan.MaxDepth-1) + `}`,
+		`{"a":` + strings.Repeat("[", jsonscan.MaxDepth) + strings.Repeat("]", jsonscan.MaxDepth) + `}`,
+		`{"a":` + strings.Repeat(`{"b":`, jsonscan.MaxDepth-1) + `1` + strings.Repeat("}", jsonscan.MaxDepth-1) + `}`,
+		`{"a":` + strings.Repeat(`{"b":`, jsonscan.MaxDepth) + `1` + strings.Repeat("}", jsonscan.MaxDepth) + `}`,
 	}
 	for _, e := range edge {
 		sameAsUnmarshal(t, []byte(e))
@@ -105,49 +106,6 @@ func TestDecodeFastIsUnmarshal(t *testing.T) {
 		}
 		b.WriteString("}")
 		sameAsUnmarshal(t, []byte(b.String()))
-	}
-}
-
-// TestNotPlain: the word test agrees with the byte-at-a-time one for every
-// byte value at every position of a plain word, and on random words.
-func TestNotPlain(t *testing.T) {
-	plain := func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
-	byBytes := func(w [8]byte) bool {
-		for _, c := range w {
-			if !plain(c) {
-				return true
-			}
-		}
-		return false
-	}
-	check := func(w [8]byte) {
-		if got, want := notPlain(binary.LittleEndian.Uint64(w[:])), byBytes(w); got != want {
-			t.Fatalf("notPlain(%q) = %v, want %v", w[:], got, want)
-		}
-	}
-	for pos := range 8 {
-		for c := range 256 {
-			w := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
-			w[pos] = byte(c)
-			check(w)
-			for i := range w { // and beside every other byte value
-				if i != pos {
-					w[i] = byte(255 - c)
-				}
-			}
-			check(w)
-		}
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 1000000 {
-		var w [8]byte
-		binary.LittleEndian.PutUint64(w[:], rng.Uint64())
-		if rng.IntN(2) == 0 { // mostly plain, one stop at most
-			for i := range w {
-				w[i] = 0x20 + w[i]%0x5f
-			}
-		}
-		check(w)
 	}
 }
 

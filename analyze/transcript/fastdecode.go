@@ -2,9 +2,10 @@ package transcript
 
 import (
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/pmcheck/pmcheck/internal/jsonscan"
 )
 
 // The fast row decoder. Most bytes of a transcript are tool output, progress
@@ -14,7 +15,10 @@ import (
 // walks each line once: it validates the JSON grammar exactly as
 // encoding/json's scanner does (so malformed-line accounting is unchanged),
 // decodes only the fields of row, and skips every other value without
-// allocating, scanning string bodies eight bytes at a time.
+// allocating, scanning string bodies eight bytes at a time. The grammar
+// (whitespace, literals, numbers, strings, skipping, the nesting limit) is
+// internal/jsonscan's, shared with the Workflow journal's decoder; this
+// file maps keys to the fields of row.
 //
 // It reproduces encoding/json's results field for field, including its
 // quirks: keys match case-insensitively (Unicode simple folding) when no key
@@ -24,9 +28,6 @@ import (
 // than 10000 nested arrays or objects make the line invalid. decode.go's
 // UnmarshalJSON methods stay the reference; fastdecode_test.go checks the two
 // agree on the corpus, on crafted edge cases and under go test -fuzz.
-
-// maxNestingDepth is encoding/json's limit on nested arrays and objects.
-const maxNestingDepth = 10000
 
 // decodeRow decodes one line (already trimmed, starting with '{') into r.
 // ok is false exactly when encoding/json rejects the line as invalid JSON;
@@ -72,17 +73,16 @@ func (a *arena) reset(max int) {
 // data is reused or the arena reset: the builder clones what it keeps
 // (strings.Clone, capString) before that.
 func decodeRowArena(data []byte, r *row, a *arena) (ok, badUTF8 bool) {
-	s := fastScanner{data: data, buf: a.buf, ar: a}
-	s.ws()
-	if s.i >= len(s.data) || s.data[s.i] != '{' {
+	s := fastScanner{Scanner: jsonscan.Scanner{Data: data}, buf: a.buf, ar: a}
+	if s.Peek() != '{' {
 		// Not an object: valid or not, the row decodes to nothing.
-		ok = s.skipValue() && s.end()
+		ok = s.SkipValue() && s.End()
 	} else {
-		ok = s.rowObject(r) && s.end()
+		ok = s.rowObject(r) && s.End()
 	}
 	a.buf = s.buf
 	a.pend = a.pend[:0]
-	return ok, s.bad
+	return ok, s.Bad
 }
 
 // noBlocks is the empty block list (never appended to: its capacity is 0).
@@ -96,312 +96,37 @@ func view(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// fastScanner is the shared JSON scanner (jsonscan: the grammar, as
+// encoding/json's) with what decoding rows adds: where decoded strings go.
 type fastScanner struct {
-	data  []byte
-	i     int
-	depth int
-	high  bool // a string held a byte >= 0x80
-	bad   bool // a string held invalid UTF-8
-	// strBad and strHigh are bad and high for the last string scanned.
-	strBad, strHigh bool
+	jsonscan.Scanner
 	// buf receives the decoded bodies of strings with escapes, one after
 	// another: stringValue returns views into it (it is ar.buf).
 	buf []byte
 	ar  *arena
 }
 
-// end reports whether only whitespace follows.
-func (s *fastScanner) end() bool {
-	s.ws()
-	return s.i == len(s.data)
-}
-
-func (s *fastScanner) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// peek returns the next non-space byte (0 at the end).
-func (s *fastScanner) peek() byte {
-	s.ws()
-	if s.i >= len(s.data) {
-		return 0
-	}
-	return s.data[s.i]
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
 // stringValue reads a string and returns its decoded value: a view into
-// s.data or s.buf (decodeRowArena).
+// s.Data or s.buf (decodeRowArena).
 func (s *fastScanner) stringValue() (string, bool) {
-	bstart := len(s.buf)
-	body, esc, ok := s.scanStringInto(true)
-	if !ok {
-		s.buf = s.buf[:bstart]
-		return "", false
-	}
+	body, esc, ok := s.ScanString()
 	switch {
-	case s.strBad:
-		s.buf = s.buf[:bstart]
-		return string(unquote(body)), true
+	case !ok:
+		return "", false
+	case s.StrBad:
+		return string(jsonscan.Unquote(body)), true
 	case esc:
+		bstart := len(s.buf)
+		s.buf = jsonscan.Unescape(s.buf, body)
 		return view(s.buf[bstart:]), true
 	}
 	return view(body), true
 }
 
-// unescapeByte maps the character after a backslash to what it stands for.
-var unescapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// unquote decodes a validated string body as encoding/json's unquoteBytes
-// does: escapes resolved, surrogate pairs combined, lone surrogates and
-// invalid UTF-8 replaced by U+FFFD.
-func unquote(s []byte) []byte {
-	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
-	for r := 0; r < len(s); {
-		c := s[r]
-		switch {
-		case c == '\\':
-			switch s[r+1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := getu4(s[r:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(s[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default: // '"', '\\', '/'
-				b = append(b, s[r+1])
-			}
-			r += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			r += size
-			b = utf8.AppendRune(b, rr)
-		}
-	}
-	return b
-}
-
-// getu4 decodes \uXXXX from the beginning of s, returning the hex value, or
-// -1 (as encoding/json's getu4).
-func getu4(s []byte) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c = c - '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
-}
-
-// skipValue validates and skips one value of any type without allocating.
-func (s *fastScanner) skipValue() bool {
-	switch s.peek() {
-	case '"':
-		_, _, ok := s.scanString()
-		return ok
-	case '{':
-		if !s.enter() {
-			return false
-		}
-		for first := true; ; first = false {
-			_, done, ok := s.nextKey(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !s.skipValue() {
-				return false
-			}
-		}
-	case '[':
-		if !s.enter() {
-			return false
-		}
-		for first := true; ; first = false {
-			done, ok := s.nextElem(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !s.skipValue() {
-				return false
-			}
-		}
-	case 't':
-		return s.literal("true")
-	case 'f':
-		return s.literal("false")
-	case 'n':
-		return s.literal("null")
-	default:
-		return s.number()
-	}
-}
-
-// rawValue skips a value and returns its bytes.
-func (s *fastScanner) rawValue() ([]byte, bool) {
-	s.ws()
-	start := s.i
-	ok := s.skipValue()
-	return s.data[start:s.i], ok
-}
-
-func (s *fastScanner) literal(lit string) bool {
-	if len(s.data)-s.i < len(lit) || string(s.data[s.i:s.i+len(lit)]) != lit {
-		return false
-	}
-	s.i += len(lit)
-	return true
-}
-
-// number validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *fastScanner) number() bool {
-	d, i := s.data, s.i
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return false
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return false
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	}
-	s.i = i
-	return true
-}
-
-// enter consumes '{' or '[' and counts the nesting depth.
-func (s *fastScanner) enter() bool {
-	s.i++
-	s.depth++
-	return s.depth <= maxNestingDepth
-}
-
-// nextKey reads the next member's key and its colon, or the closing brace
-// (done). first is true before the first member.
+// nextKey is jsonscan's NextKey with the key as keyBytes.
 func (s *fastScanner) nextKey(first bool) (key keyBytes, done, ok bool) {
-	c := s.peek()
-	if c == '}' && first {
-		s.i++
-		s.depth--
-		return key, true, true
-	}
-	if !first {
-		switch c {
-		case '}':
-			s.i++
-			s.depth--
-			return key, true, true
-		case ',':
-			s.i++
-			c = s.peek()
-		default:
-			return key, false, false
-		}
-	}
-	if c != '"' {
-		return key, false, false
-	}
-	body, esc, ok := s.scanString()
-	if !ok || s.peek() != ':' {
-		return key, false, false
-	}
-	s.i++
-	return keyBytes{body: body, esc: esc || s.strHigh}, false, true
-}
-
-// nextElem moves to the next array element, or past the closing bracket (done).
-func (s *fastScanner) nextElem(first bool) (done, ok bool) {
-	c := s.peek()
-	if c == ']' {
-		if !first {
-			// "[1,]" is caught below: after a comma an element must follow.
-		}
-		s.i++
-		s.depth--
-		return true, true
-	}
-	if !first {
-		if c != ',' {
-			return false, false
-		}
-		s.i++
-		if s.peek() == ']' {
-			return false, false
-		}
-	}
-	return false, true
+	body, esc, done, ok := s.NextKey(first)
+	return keyBytes{body: body, esc: esc}, done, ok
 }
 
 func isASCII(b []byte) bool {
@@ -461,7 +186,7 @@ func (k keyBytes) match(ks *keySet) int {
 		return -1
 	}
 	if k.esc {
-		key = unquote(key)
+		key = jsonscan.Unquote(key)
 	}
 	// An exact match is also a match under folding, and names are distinct
 	// when folded, so one pass over the names of the key's length decides.
@@ -537,8 +262,8 @@ func foldName(in []byte) []byte {
 // type error and carries on, which the reader accepts).
 
 func (s *fastScanner) str(dst *string) bool {
-	if s.peek() != '"' {
-		return s.skipValue()
+	if s.Peek() != '"' {
+		return s.SkipValue()
 	}
 	v, ok := s.stringValue()
 	if ok {
@@ -548,27 +273,27 @@ func (s *fastScanner) str(dst *string) bool {
 }
 
 func (s *fastScanner) boolean(dst *bool) bool {
-	switch s.peek() {
+	switch s.Peek() {
 	case 't':
-		if !s.literal("true") {
+		if !s.Literal("true") {
 			return false
 		}
 		*dst = true
 		return true
 	case 'f':
-		if !s.literal("false") {
+		if !s.Literal("false") {
 			return false
 		}
 		*dst = false
 		return true
 	}
-	return s.skipValue()
+	return s.SkipValue()
 }
 
 // loose mirrors looseString.UnmarshalJSON: strings decode, numbers and
 // booleans keep their JSON text, objects, arrays and null are ignored.
 func (s *fastScanner) loose(dst *looseString) bool {
-	switch s.peek() {
+	switch s.Peek() {
 	case '"':
 		v, ok := s.stringValue()
 		if ok {
@@ -576,9 +301,9 @@ func (s *fastScanner) loose(dst *looseString) bool {
 		}
 		return ok
 	case '{', '[', 'n':
-		return s.skipValue()
+		return s.SkipValue()
 	}
-	raw, ok := s.rawValue()
+	raw, ok := s.RawValue()
 	if ok {
 		*dst = looseString(view(raw))
 	}
@@ -588,10 +313,10 @@ func (s *fastScanner) loose(dst *looseString) bool {
 // object walks the members of an object, calling field for each key; field
 // consumes the value. A value that is not an object is skipped.
 func (s *fastScanner) object(field func(k keyBytes) bool) bool {
-	if s.peek() != '{' {
-		return s.skipValue()
+	if s.Peek() != '{' {
+		return s.SkipValue()
 	}
-	if !s.enter() {
+	if !s.Enter() {
 		return false
 	}
 	for first := true; ; first = false {
@@ -650,7 +375,7 @@ func (s *fastScanner) rowObject(r *row) bool {
 				if k.match(originNames) == 0 {
 					return s.str(&r.Origin.Kind)
 				}
-				return s.skipValue()
+				return s.SkipValue()
 			})
 		case 16:
 			return s.object(func(k keyBytes) bool {
@@ -660,7 +385,7 @@ func (s *fastScanner) rowObject(r *row) bool {
 				case 1:
 					return s.str(&r.Data.AgentID)
 				}
-				return s.skipValue()
+				return s.SkipValue()
 			})
 		case 17:
 			return s.str(&r.ParentToolUseID)
@@ -671,7 +396,7 @@ func (s *fastScanner) rowObject(r *row) bool {
 		case 20:
 			return s.str(&r.MessageID)
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
 }
 
@@ -691,8 +416,8 @@ var (
 // The message is stored in the row itself (store), not allocated: one
 // allocation less per user and assistant row.
 func (s *fastScanner) messagePtr(dst **message, store *message) bool {
-	if s.peek() == 'n' {
-		if !s.literal("null") {
+	if s.Peek() == 'n' {
+		if !s.Literal("null") {
 			return false
 		}
 		*dst = nil
@@ -714,7 +439,7 @@ func (s *fastScanner) messagePtr(dst **message, store *message) bool {
 		case 3:
 			return s.content(&m.Content)
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
 }
 
@@ -729,9 +454,9 @@ func (s *fastScanner) content(c *content) bool {
 // and a pointer to a local passed around that cycle would move the local
 // to the heap (one allocation per block).
 func (s *fastScanner) contentVal(c content) (content, bool) {
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
-		return c, s.skipValue()
+		return c, s.SkipValue()
 	case '"':
 		c.present, c.isString = true, true
 		ok := s.str(&c.str)
@@ -739,7 +464,7 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 		return c, ok
 	case '[':
 		c.present = true
-		if !s.enter() {
+		if !s.Enter() {
 			return c, false
 		}
 		// The blocks are read onto the arena's stack (a block's own
@@ -748,7 +473,7 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 		ar := s.ar
 		base := len(ar.pend)
 		for first := true; ; first = false {
-			done, ok := s.nextElem(first)
+			done, ok := s.NextElem(first)
 			if !ok {
 				return c, false
 			}
@@ -757,14 +482,14 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 			}
 			ar.pend = append(ar.pend, block{})
 			idx := len(ar.pend) - 1
-			switch s.peek() {
+			switch s.Peek() {
 			case '{':
 				ok = s.blockAt(idx)
 			case '"':
 				ar.pend[idx].Type = "text"
 				ok = s.str(&ar.pend[idx].Text)
 			default:
-				ok = s.skipValue()
+				ok = s.SkipValue()
 			}
 			if !ok {
 				return c, false
@@ -782,7 +507,7 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 		return c, true
 	}
 	c.present = true
-	return c, s.skipValue()
+	return c, s.SkipValue()
 }
 
 // blockAt decodes a block into s.ar.pend[idx]. The stack may be
@@ -791,10 +516,10 @@ func (s *fastScanner) contentVal(c content) (content, bool) {
 func (s *fastScanner) blockAt(idx int) bool {
 	// A loop instead of object's callback: a closure would move every
 	// block to the heap (one allocation per content block).
-	if s.peek() != '{' {
-		return s.skipValue()
+	if s.Peek() != '{' {
+		return s.SkipValue()
 	}
-	if !s.enter() {
+	if !s.Enter() {
 		return false
 	}
 	ar := s.ar
@@ -826,7 +551,7 @@ func (s *fastScanner) blockAt(idx int) bool {
 		case 7:
 			ok = s.boolean(&ar.pend[idx].IsError)
 		default:
-			ok = s.skipValue()
+			ok = s.SkipValue()
 		}
 		if !ok {
 			return false
@@ -836,8 +561,8 @@ func (s *fastScanner) blockAt(idx int) bool {
 
 // input mirrors input.UnmarshalJSON: an object replaces the input whole.
 func (s *fastScanner) input(in *input) bool {
-	if s.peek() != '{' {
-		return s.skipValue()
+	if s.Peek() != '{' {
+		return s.SkipValue()
 	}
 	var p input
 	ok := s.object(func(k keyBytes) bool {
@@ -869,7 +594,7 @@ func (s *fastScanner) input(in *input) bool {
 		case 12:
 			return s.str(&p.ScriptPath)
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
 	*in = p
 	return ok
@@ -877,13 +602,13 @@ func (s *fastScanner) input(in *input) bool {
 
 // toolUseResult mirrors toolUseResult.UnmarshalJSON.
 func (s *fastScanner) toolUseResult(t *toolUseResult) bool {
-	switch s.peek() {
+	switch s.Peek() {
 	case '"':
 		t.present = true
 		return s.str(&t.str)
 	case '{':
 	default:
-		return s.skipValue()
+		return s.SkipValue()
 	}
 	var status, agentID, runID, taskID, bgID looseString
 	var isAsync, interrupted bool
@@ -904,7 +629,7 @@ func (s *fastScanner) toolUseResult(t *toolUseResult) bool {
 		case 6:
 			return s.boolean(&interrupted)
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
 	t.present = true
 	t.Status, t.AgentID, t.IsAsync = string(status), string(agentID), isAsync

@@ -300,7 +300,8 @@ func TestReaderAcceptsWhatEncodingJSONAccepts(t *testing.T) {
 // scanLines are strings whose stops (quotes, escapes, control characters,
 // bytes >= 0x80) sit at every offset from a word boundary, in a field the
 // decoder skips, one it decodes, a key and a tool result's text, so every
-// path of the word-at-a-time string scan (stringEnd) meets every alignment.
+// path of the word-at-a-time string scan (jsonscan.StringEnd) meets every
+// alignment.
 func scanLines() []string {
 	pieces := []string{
 		`\n`, `\"`, `\\`, `\/`, `\u00e9`, `\uD83D\uDE00`, `\uD83D`, `\uDE00x`, `\u0041`, `\t\r\b\f`,

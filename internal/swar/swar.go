@@ -1,7 +1,7 @@
 // Package swar tests the eight bytes of a word at once (SIMD within a
 // register), for the loops that skip plain runs of JSON strings and text:
-// the transcript decoder, the journal decoder, the JSON report's string
-// writer and the reports' escaping.
+// the JSON scanner both decoders share (internal/jsonscan), the JSON
+// report's string writer and the reports' escaping.
 //
 // Each function flags, in the high bit of its byte, the bytes of w that
 // match. A flag is exact where the comment says so; where a borrow or carry

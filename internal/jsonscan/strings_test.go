@@ -1,7 +1,8 @@
-package transcript
+package jsonscan
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -19,7 +20,7 @@ func stringEndBytes(d []byte, i int) (end int, high, esc, ok bool) {
 			switch {
 			case i+1 < len(d) && simpleEscape[d[i+1]]:
 				i += 2
-			case i+6 <= len(d) && d[i+1] == 'u' && isHex(d[i+2]) && isHex(d[i+3]) && isHex(d[i+4]) && isHex(d[i+5]):
+			case i+6 <= len(d) && d[i+1] == 'u' && IsHex(d[i+2]) && IsHex(d[i+3]) && IsHex(d[i+4]) && IsHex(d[i+5]):
 				i += 6
 			default:
 				return 0, false, false, false
@@ -34,13 +35,13 @@ func stringEndBytes(d []byte, i int) (end int, high, esc, ok bool) {
 	return 0, false, false, false
 }
 
-// sameStringEnd checks stringEnd (whichever the build uses) and
+// sameStringEnd checks StringEnd (whichever the build uses) and
 // stringEndWords against stringEndBytes on d from i.
 func sameStringEnd(t *testing.T, d []byte, i int) {
 	t.Helper()
 	wantEnd, wantHigh, wantEsc, wantOK := stringEndBytes(d, i)
 	for name, f := range map[string]func([]byte, int) (int, uint64, bool, bool){
-		"stringEnd":      stringEnd,
+		"StringEnd":      StringEnd,
 		"stringEndWords": func(d []byte, i int) (int, uint64, bool, bool) { return stringEndWords(d, i, 0, false) },
 	} {
 		end, all, esc, ok := f(d, i)
@@ -49,16 +50,16 @@ func sameStringEnd(t *testing.T, d []byte, i int) {
 				name, d, i, end, all&swar.Hi8 != 0, esc, ok, wantEnd, wantHigh, wantEsc, wantOK)
 		}
 	}
-	// The body it delimits unescapes as unquote decodes it (unescape is
+	// The body it delimits unescapes as Unquote decodes it (Unescape is
 	// used on valid UTF-8 only), after what the arena already holds.
 	if !wantOK {
 		return
 	}
 	if body := d[i:wantEnd]; utf8.Valid(body) {
 		prefix := []byte("arena")
-		got := unescape(prefix[:len(prefix):len(prefix)], body)
-		if want := unquote(body); string(got[len(prefix):]) != string(want) || string(got[:len(prefix)]) != "arena" {
-			t.Fatalf("unescape(%q) = %q, unquote = %q", body, got, want)
+		got := Unescape(prefix[:len(prefix):len(prefix)], body)
+		if want := Unquote(body); string(got[len(prefix):]) != string(want) || string(got[:len(prefix)]) != "arena" {
+			t.Fatalf("Unescape(%q) = %q, Unquote = %q", body, got, want)
 		}
 	}
 }
@@ -87,17 +88,36 @@ func TestStringEndIsByteReference(t *testing.T) {
 			sameStringEnd(t, d, i)
 		}
 	}
-	for _, l := range scanLines() {
+	for _, l := range offsetBodies() {
 		for i := range len(l) {
 			sameStringEnd(t, []byte(l), i)
 		}
 	}
 }
 
-// FuzzStringEnd: go test ./analyze/transcript -run '^$' -fuzz FuzzStringEnd
+// offsetBodies are string bodies whose stops (quotes, escapes, control
+// characters, bytes >= 0x80) sit at every offset from a word boundary, so
+// every path of the word-at-a-time scan meets every alignment.
+func offsetBodies() []string {
+	pieces := []string{
+		`\n`, `\"`, `\\`, `\/`, `\u00e9`, `\uD83D\uDE00`, `\uD83D`, `\uDE00x`, `\u0041`, `\t\r\b\f`,
+		"\x01", "\x1f", "\x7f", "\xff", "\xe4\xb8", "\xe4\xb8\xad", "\xc3\xa9", "\xed\xa0\x80",
+		`"`, `\x`, `\u12`, `\u12g4`, `\`, " ", "#", "]", "!", "\\\"\\\\",
+	}
+	var out []string
+	for _, p := range pieces {
+		for off := 0; off <= 24; off++ {
+			body := strings.Repeat("a", off) + p + strings.Repeat("b", 24-off%9)
+			out = append(out, `"`+body+`"`, `"`+body)
+		}
+	}
+	return out
+}
+
+// FuzzStringEnd: go test ./internal/jsonscan -run '^$' -fuzz FuzzStringEnd
 // (and with GOEXPERIMENT=simd for the vector scan).
 func FuzzStringEnd(f *testing.F) {
-	for i, l := range scanLines() {
+	for i, l := range offsetBodies() {
 		if i%5 == 0 {
 			f.Add([]byte(l), uint8(i))
 		}

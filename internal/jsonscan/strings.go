@@ -1,4 +1,4 @@
-package transcript
+package jsonscan
 
 import (
 	"encoding/binary"
@@ -14,7 +14,7 @@ import (
 
 // String bodies, a word at a time. Most bytes of a transcript are inside
 // long strings (tool output, text, file snapshots), so this loop is most of
-// the decoder's time.
+// the transcript decoder's time.
 
 // stops flags each byte of w where a string scan must stop: a quote, a
 // backslash or a control character. Only the lowest flag is exact, which
@@ -41,7 +41,7 @@ func load64(d []byte, i int) uint64 {
 // own (\u takes four hex digits).
 var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
-// stringEnd validates the string body that starts at d[i] (just after its
+// StringEnd validates the string body that starts at d[i] (just after its
 // opening quote) and returns the index of its closing quote, the OR of its
 // bytes outside escapes (their high bits say whether a byte is >= 0x80) and
 // whether it holds escapes; ok is false where encoding/json's scanner
@@ -50,10 +50,10 @@ var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 // character) comes every 13 bytes on average in real transcripts, so what
 // a stop costs matters as much as the word loop.
 //
-// stringEnd itself is stringEndWords (scanstring_scalar.go) unless the
-// build has GOEXPERIMENT=simd on amd64 (scanstring_simd.go).
+// StringEnd itself is stringEndWords (strings_scalar.go) unless the build
+// has GOEXPERIMENT=simd on amd64 (strings_simd.go).
 //
-// stringEndWords is stringEnd a word at a time from d[i], with the OR of
+// stringEndWords is StringEnd a word at a time from d[i], with the OR of
 // the bytes and the escape flag of a part already read.
 func stringEndWords(d []byte, i int, all uint64, esc bool) (end int, _ uint64, _, ok bool) {
 	for {
@@ -85,7 +85,7 @@ func stringEndWords(d []byte, i int, all uint64, esc bool) (end int, _ uint64, _
 				i += 2
 				continue
 			}
-			if i+6 <= len(d) && d[i+1] == 'u' && isHex(d[i+2]) && isHex(d[i+3]) && isHex(d[i+4]) && isHex(d[i+5]) {
+			if i+6 <= len(d) && d[i+1] == 'u' && IsHex(d[i+2]) && IsHex(d[i+3]) && IsHex(d[i+4]) && IsHex(d[i+5]) {
 				i += 6
 				continue
 			}
@@ -94,48 +94,16 @@ func stringEndWords(d []byte, i int, all uint64, esc bool) (end int, _ uint64, _
 	}
 }
 
-// scanString reads the string at s.data[s.i] == '"' and returns its body (the
-// bytes between the quotes) and whether it holds escapes. It validates what
-// encoding/json's scanner validates (no control characters, well-formed
-// escapes) and checks UTF-8 where a byte >= 0x80 occurs.
-func (s *fastScanner) scanString() (body []byte, esc, ok bool) {
-	return s.scanStringInto(false)
-}
+// unescapeByte maps the character after a backslash to what it stands for.
+var unescapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
-// scanStringInto is scanString; with decode, a valid UTF-8 string with
-// escapes is also decoded into s.buf (as unquote would). It sets s.strBad
-// and s.strHigh for the string.
-func (s *fastScanner) scanStringInto(decode bool) (body []byte, esc, ok bool) {
-	d := s.data
-	start := s.i + 1
-	end, all, esc, ok := stringEnd(d, start)
-	if !ok {
-		return nil, false, false
-	}
-	body = d[start:end]
-	s.i = end + 1
-	s.strBad, s.strHigh = false, false
-	if all&swar.Hi8 != 0 {
-		// Escapes are ASCII, so the body is valid UTF-8 exactly when the
-		// runs between them are.
-		s.high, s.strHigh = true, true
-		if !utf8.Valid(body) {
-			s.strBad, s.bad = true, true
-		}
-	}
-	if decode && esc && !s.strBad {
-		s.buf = unescape(s.buf, body)
-	}
-	return body, esc, true
-}
-
-// unescape appends the decoded form of a validated body with escapes and
+// Unescape appends the decoded form of a validated body with escapes and
 // valid UTF-8 to buf. The runs between escapes are copied a word (in a
 // GOEXPERIMENT=simd build, 32 bytes: copyBlocks) at a time: buf is grown
 // by the body and a block first (decoding never lengthens a body), so each
 // block is stored whole and the output advanced by the bytes before its
 // first backslash.
-func unescape(buf, body []byte) []byte {
+func Unescape(buf, body []byte) []byte {
 	buf = slices.Grow(buf, len(body)+32)
 	o := len(buf)
 	out := buf[:cap(buf)]
@@ -181,6 +149,80 @@ func unescape(buf, body []byte) []byte {
 		}
 		o += utf8.EncodeRune(out[o:], rr)
 	}
+}
+
+// Unquote decodes a validated string body as encoding/json's unquoteBytes
+// does: escapes resolved, surrogate pairs combined, lone surrogates and
+// invalid UTF-8 replaced by U+FFFD. It is the slow, allocating form of
+// Unescape, for a body with invalid UTF-8 and for keys.
+func Unquote(s []byte) []byte {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			switch s[r+1] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(s[r:])
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default: // '"', '\\', '/'
+				b = append(b, s[r+1])
+			}
+			r += 2
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return b
+}
+
+// getu4 decodes \uXXXX from the beginning of s, returning the hex value, or
+// -1 (as encoding/json's getu4).
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // bigEndian is whether this machine stores words big end first.

@@ -1,6 +1,6 @@
 //go:build goexperiment.simd && amd64
 
-package transcript
+package jsonscan
 
 import (
 	"math/bits"
@@ -15,13 +15,13 @@ import (
 // covers) instead of reloading after each. The default build and CPUs
 // without AVX2 use stringEndWords; TestStringEndIsByteReference and
 // FuzzStringEnd hold both to the same byte-at-a-time definition, and the
-// decoder's differential tests run under either (.ci/run runs the
-// package's tests with GOEXPERIMENT=simd too).
+// decoders' differential tests run under either (.ci/run runs the
+// tests of this package and of both decoders with GOEXPERIMENT=simd too).
 
 var haveAVX2 = archsimd.X86.AVX2()
 
-// stringEnd: see scanstring.go.
-func stringEnd(d []byte, i int) (end int, all uint64, esc, ok bool) {
+// StringEnd: see strings.go.
+func StringEnd(d []byte, i int) (end int, all uint64, esc, ok bool) {
 	if !haveAVX2 {
 		return stringEndWords(d, i, 0, false)
 	}
@@ -53,7 +53,7 @@ func stringEnd(d []byte, i int) (end int, all uint64, esc, ok bool) {
 				switch {
 				case p+1 < len(d) && simpleEscape[d[p+1]]:
 					from = k + 2
-				case p+6 <= len(d) && d[p+1] == 'u' && isHex(d[p+2]) && isHex(d[p+3]) && isHex(d[p+4]) && isHex(d[p+5]):
+				case p+6 <= len(d) && d[p+1] == 'u' && IsHex(d[p+2]) && IsHex(d[p+3]) && IsHex(d[p+4]) && IsHex(d[p+5]):
 					from = k + 6
 				default:
 					return 0, 0, false, false
@@ -82,7 +82,7 @@ func highByte(hb uint64) uint64 {
 
 // copyBlocks copies body[r:] to out[o:] 32 bytes at a time up to the
 // block that holds a backslash (stopping at it) or the last whole block,
-// and returns where both stopped; unescape copies the rest a word at a
+// and returns where both stopped; Unescape copies the rest a word at a
 // time. out has room for a block past what it copies.
 func copyBlocks(out []byte, o int, body []byte, r int) (int, int) {
 	if haveAVX2 {
