@@ -171,9 +171,10 @@ func (a *analysis) plainOf(k plainAnalysis) (int32, bool) {
 
 // plainAnalysis is a ship.Analysis without lists, as a map key.
 type plainAnalysis struct {
-	mayWrite   bool
-	commits    int
-	parseError string
+	mayWrite      bool
+	commits       int
+	parseError    string
+	gitNotBuiltin bool
 }
 
 // Analyze derives the facts of one run. Watchdog facts are the replay's and
@@ -690,7 +691,7 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 // remember caches a call's analysis and returns where it is in found.
 func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) int32 {
 	if r.Actions == nil && r.Writes == nil {
-		k := plainAnalysis{r.MayWrite, r.Commits, r.ParseError}
+		k := plainAnalysis{r.MayWrite, r.Commits, r.ParseError, r.GitNotBuiltin}
 		if i, ok := a.plainOf(k); ok {
 			a.classified[c] = i
 			return i

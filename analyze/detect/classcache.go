@@ -98,7 +98,7 @@ func sameLabels(a, b []string) bool {
 // command it was made from, and the bytes of those strings.
 func ownedAnalysis(r ship.Analysis) (ship.Analysis, int) {
 	size := len(r.ParseError)
-	out := ship.Analysis{MayWrite: r.MayWrite, Commits: r.Commits, ParseError: strings.Clone(r.ParseError)}
+	out := ship.Analysis{MayWrite: r.MayWrite, Commits: r.Commits, ParseError: strings.Clone(r.ParseError), GitNotBuiltin: r.GitNotBuiltin}
 	if r.Actions != nil {
 		out.Actions = make([]ship.Action, len(r.Actions))
 		for i, a := range r.Actions {

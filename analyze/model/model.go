@@ -392,6 +392,9 @@ type Transcript struct {
 	// NewToolResult make (see block).
 	calls   block[ToolCall]
 	results block[ToolResult]
+	// Shell holds the classifications of the Bash commands the reader made
+	// while reading (ToolCall.ShellClass), nil when it made none.
+	Shell *ShellClasses `json:"-"`
 }
 
 // WriteTimeAt returns the simulated write time of the given line: the running

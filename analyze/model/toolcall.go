@@ -11,10 +11,11 @@ import (
 // so a call is 48 bytes: its id and the one input its kind reads (a shell
 // command, a file path or a task id) back to back in one string, the line
 // as a uint32 (the write time is read from the transcript's staircase), the
-// id's length, the tool as a small number and two flags in another, and the
-// inputs only spawns carry (description, prompt, subagent type, names)
-// behind a pointer that other calls leave nil. Read the id and the inputs
-// through the methods of their names.
+// id's length, the tool as a small number, two flags and a Bash command's
+// classification (its place in its transcript's list, ShellClass) in
+// another, and the inputs only spawns carry (description, prompt, subagent
+// type, names) behind a pointer that other calls leave nil. Read the id and
+// the inputs through the methods of their names.
 type ToolCall struct {
 	// Result is the tool_result that answered this call, when one was found.
 	Result *ToolResult
@@ -25,14 +26,18 @@ type ToolCall struct {
 	line  uint32
 	// packed is the id's length in idArg in its low idLenBits bits (an id
 	// longer than that counts is kept in ext), the tool's number in the
-	// next toolBits, and the flags above them.
+	// next toolBits, the two flags above them, and in the top shellBits
+	// 1 + the place of a Bash call's classification in its transcript's
+	// Shell.List (0: none).
 	packed uint32
 }
 
 const (
-	idLenBits = 26 // an id of up to 64 MiB - 1: longer than the default line cap allows
-	toolBits  = 4
-	idLenMask = 1<<idLenBits - 1
+	idLenBits  = 10 // an id of up to 1,023 bytes (real ids are about 30; a longer one goes to ext)
+	toolBits   = 4
+	idLenMask  = 1<<idLenBits - 1
+	shellShift = idLenBits + toolBits + 2 // above the two flags
+	shellBits  = 32 - shellShift
 )
 
 // Every tool number fits in toolBits (a compile error otherwise).

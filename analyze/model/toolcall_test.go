@@ -17,14 +17,31 @@ func TestToolCallIs48Bytes(t *testing.T) {
 	}
 }
 
-// The id's length, the tool and the flags share a word: an id as long as the
-// word holds (64 MiB - 1) leaves the tool and both flags as they were given.
+// The id's length, the tool, the flags and a shell classification's place
+// share a word: an id as long as the word holds (1,023 bytes) and the last
+// place a transcript's list has leave the others as they were given.
 func TestToolCallLongestInlineID(t *testing.T) {
 	id := strings.Repeat("i", idLenMask)
-	c := NewToolCall(CallInput{ID: id, Name: "Bash", Command: "git push", RunInBackground: true, Copied: true})
-	if c.ID() != id || c.Name() != "Bash" || c.Command() != "git push" || !c.RunInBackground() || !c.Copied() || c.ext.id != "" {
-		t.Errorf("an id of %d bytes: id of %d bytes, name %q, command %q, in background %v, copied %v, kept apart %v",
-			len(id), len(c.ID()), c.Name(), c.Command(), c.RunInBackground(), c.Copied(), c.ext.id != "")
+	tr := &Transcript{File: "s.jsonl"}
+	c := tr.NewToolCall(CallInput{ID: id, Name: "Bash", Command: "git push", RunInBackground: true, Copied: true})
+	last := 0
+	for i := range maxShellClasses + 1 {
+		if j := tr.AddShellClass([]string{"x"}, ShellAnalysis{Commits: i}); j >= 0 {
+			last = j
+		}
+	}
+	c.SetShellClass(last)
+	a, labels, ok := c.ShellClass()
+	if c.ID() != id || c.Name() != "Bash" || c.Command() != "git push" || !c.RunInBackground() || !c.Copied() || c.ext != nil && c.ext.id != "" {
+		t.Errorf("an id of %d bytes: id of %d bytes, name %q, command %q, in background %v, copied %v",
+			len(id), len(c.ID()), c.Name(), c.Command(), c.RunInBackground(), c.Copied())
+	}
+	if len(tr.Shell.List) != maxShellClasses || !ok || a.Commits != maxShellClasses-1 || labels[0] != "x" {
+		t.Errorf("%d analyses kept; the last one's place gives %+v %q %v", len(tr.Shell.List), a, labels, ok)
+	}
+	c.Set(c.Input())
+	if _, _, ok := c.ShellClass(); ok {
+		t.Error("a call given other inputs keeps its classification")
 	}
 }
 

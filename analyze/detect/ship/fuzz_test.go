@@ -16,8 +16,9 @@ import (
 // FuzzClassifyNeverPanics in ship_test.go only asks for no panic; this target
 // also requires an answer within a deadline (a command line must never hang
 // the check), the same answer twice, only known action kinds each naming its
-// command, and an unparsable line marked as possibly writing (the ledger is
-// then partial, never silently complete).
+// command, an unparsable line marked as possibly writing (the ledger is
+// then partial, never silently complete), and no analysis reused (Reuse)
+// that a run's git aliases would change.
 func FuzzClassify(f *testing.F) {
 	for _, s := range fuzzseed.Literals(".", nil) {
 		f.Add(s, "auto-deploy")
@@ -59,6 +60,14 @@ func FuzzClassify(f *testing.F) {
 		for _, w := range a.Writes {
 			if w == "" {
 				t.Fatalf("Classify(%q): an empty write path in %q", cmd, a.Writes)
+			}
+		}
+		// An analysis made without a run's git aliases is reused only when
+		// they change nothing (a reader's classification; Reuse).
+		with := Options{DeployLabels: opts.DeployLabels, Aliases: aliasEveryWord(cmd)}
+		if Reuse(a, opts.DeployLabels, with) {
+			if c := Classify(cmd, with); !reflect.DeepEqual(a, c) {
+				t.Fatalf("Classify(%q) reused with aliases %v:\n%+v\nClassify gives\n%+v", cmd, with.Aliases, a, c)
 			}
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pmcheck/pmcheck/analyze/model"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -45,30 +46,9 @@ type Options struct {
 	Aliases map[string][]string
 }
 
-// Action is one ship action found in a command line.
-type Action struct {
-	Kind string `json:"kind"`
-	// Branch is the remote branch a push updates (the destination of the first
-	// refspec, without refs/heads/), "" when the command does not name one.
-	Branch string `json:"branch,omitempty"`
-	// Target is the pull request, API endpoint, release tag or label involved.
-	Target string `json:"target,omitempty"`
-	// Command is the simple command that ships, its words resolved and joined
-	// by spaces (e.g. "git -C ../wt push origin HEAD:main").
-	Command string `json:"command"`
-	// RefKind says what a push updates: RefBranch or RefTag ("" for other
-	// kinds). A tag push (--tags, refs/tags/…, `tag NAME`, a version-like
-	// name such as v1.2.3) has no Branch; Target names the tag.
-	RefKind string `json:"ref_kind,omitempty"`
-	// Possible marks an action the classifier could not rule out: a command
-	// whose program name or git subcommand is computed at run time ($(echo
-	// git) push, $CMD, git $x; eval or bash -c of a computed string), a git
-	// alias defined by `git config` in the run, a git run by xargs with its
-	// subcommand on standard input, and, when its text names a ship verb, a
-	// line that does not parse or nests bash -c deeper than the classifier
-	// follows. Kind is the verb's kind (push when it names none).
-	Possible bool `json:"possible,omitempty"`
-}
+// Action is one ship action found in a command line (the model's type, so
+// that a transcript can keep its reader's classification).
+type Action = model.ShellAction
 
 // Ref kinds of a push.
 const (
@@ -76,21 +56,9 @@ const (
 	RefTag    = "tag"
 )
 
-// Analysis is everything the classifier found in one command line.
-type Analysis struct {
-	Actions []Action `json:"actions,omitempty"`
-	// Writes are paths the command obviously writes (redirection targets, tee,
-	// touch, cp/mv destinations, sed -i, rm), as written in the command.
-	Writes []string `json:"writes,omitempty"`
-	// MayWrite is true when some part of the command may have written files
-	// that Writes does not list (an unknown program, a dynamic target).
-	MayWrite bool `json:"may_write,omitempty"`
-	// Commits counts `git commit` invocations.
-	Commits int `json:"commits,omitempty"`
-	// ParseError is set when the line is not valid shell; the analysis then
-	// comes from a conservative word split (see fallback) and MayWrite is true.
-	ParseError string `json:"parse_error,omitempty"`
-}
+// Analysis is everything the classifier found in one command line (the
+// model's type; see its fields).
+type Analysis = model.ShellAnalysis
 
 // maxDepth bounds `bash -c "bash -c '…'"` recursion.
 const maxDepth = 4
@@ -101,6 +69,24 @@ func Classify(command string, opts Options) Analysis {
 		return Analysis{}
 	}
 	return classify(command, opts)
+}
+
+// Reuse reports whether a, what Classify gave a command with
+// Options{DeployLabels: labels} (no run aliases), is what it gives that
+// command with opts: the same deploy labels in effect, and either no run
+// aliases or a line that runs no git subcommand an alias could define (a
+// run's aliases change nothing else). A reader classifies each command
+// before the run's aliases are known (transcript.Options.Shell); the
+// detectors reclassify only the lines this refuses.
+func Reuse(a Analysis, labels []string, opts Options) bool {
+	if labels == nil {
+		labels = DefaultDeployLabels
+	}
+	want := opts.DeployLabels
+	if want == nil {
+		want = DefaultDeployLabels
+	}
+	return slices.Equal(labels, want) && (len(opts.Aliases) == 0 || !a.GitNotBuiltin)
 }
 
 // classify is Classify without the prefilter.
@@ -461,6 +447,11 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
 		c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
 		return
+	}
+	if !gitBuiltins[sub] {
+		// Whether or not the run defines it, an alias could: Reuse
+		// reclassifies the line when the run has aliases.
+		c.out.GitNotBuiltin = true
 	}
 	if values := c.opts.Aliases[strings.ToLower(sub)]; len(values) > 0 && !gitBuiltins[sub] {
 		// git p …, where the run defined alias.p with git config: run each
