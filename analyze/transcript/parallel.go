@@ -50,7 +50,11 @@ type chunk struct {
 	lines []lineMeta
 	rows  []decoded
 	arena arena
-	done  chan struct{} // closed once every line is decoded
+	// shell classifies the lines' Bash calls into shells (the builder's
+	// Options.Shell; nil when it classifies none).
+	shell  *ShellOptions
+	shells []shellCall
+	done   chan struct{} // closed once every line is decoded
 }
 
 // chunks keeps chunks between files: each grows to about chunkBytes of
@@ -68,7 +72,7 @@ func (c *chunk) decode() {
 			// Each line's strings and blocks go to the arena after the
 			// previous line's: they stay valid until the builder has
 			// applied them.
-			decodeLine(c.data[m.start:m.end], &c.rows[i], &c.arena)
+			decodeLine(c.data[m.start:m.end], &c.rows[i], &c.arena, c.shell, &c.shells)
 		}
 	}
 	close(c.done)
@@ -90,6 +94,8 @@ func (c *chunk) recycle(size int) {
 	if cap(c.rows) > 1<<16 {
 		c.rows = nil
 	}
+	clear(c.shells)
+	c.shells, c.shell = c.shells[:0], nil
 	chunks.Put(c)
 }
 
@@ -124,6 +130,7 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 		defer close(work)
 		c := <-free
 		send := func() {
+			c.shell = b.shell
 			c.done = make(chan struct{})
 			order <- c
 			work <- c
@@ -164,8 +171,11 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 		for i := 0; i < len(c.lines) && b.gaveUp == nil; i++ {
 			m := &c.lines[i]
 			data := c.data[m.start:m.end]
-			b.apply(m.l, data, &c.rows[i])
+			d := &c.rows[i]
+			b.lineShells = c.shells[d.shellFrom:d.shellTo]
+			b.apply(m.l, data, d)
 		}
+		b.lineShells = nil
 		if b.gaveUp != nil {
 			stop.Store(true)
 		}

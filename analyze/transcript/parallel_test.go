@@ -68,6 +68,8 @@ func TestParallelReadIsSerialRead(t *testing.T) {
 				return err
 			}
 			sameAsSerial(t, p, data, Options{RowHashes: true, Copied: []map[uint64]uint64{own.RowHashes}})
+			// With the shell commands classified while reading.
+			sameAsSerial(t, p, data, Options{Shell: shipShell([]string{"ship-it"})})
 			return nil
 		})
 		if err != nil {
@@ -105,6 +107,9 @@ func FuzzParallelRead(f *testing.F) {
 		opts := Options{}
 		if capSel%4 != 0 {
 			opts.LineCap = int64(capSel) * 8
+		}
+		if sizeSel&0x80 != 0 {
+			opts.Shell = shipShell(nil) // commands classified while decoding
 		}
 		want, _ := Read(bytes.NewReader(data), "f.jsonl", opts)
 		var got any

@@ -48,6 +48,11 @@ type Options struct {
 	// not JSON (jsonl.GiveUp); the read then returns a *jsonl.GaveUpError
 	// instead of a transcript. A check fails closed on such a file anyway.
 	GiveUp bool
+	// Shell, when its Classify is set, classifies every Bash call's
+	// command while its line is decoded and keeps the analysis on the call
+	// (model.ToolCall.ShellClass; shell.go). A heads-only read classifies
+	// nothing.
+	Shell ShellOptions
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -298,6 +303,18 @@ type builder struct {
 	gaveUp    *jsonl.GaveUpError
 	// d is the line being read by line (the serial reader).
 	d decoded
+	// shell is Options.Shell when it classifies (nil otherwise, and for a
+	// heads-only read); shells holds the serial reader's line's
+	// classifications, lineShells those of the line being applied;
+	// plainShells and shellByCommand find the analyses the transcript
+	// holds (internShell).
+	shell            *ShellOptions
+	shells           []shellCall
+	lineShells       []shellCall
+	plainShellList   []plainShellAt
+	plainShells      map[plainShell]int
+	commandShellList []commandShellAt
+	shellByCommand   map[string]int
 	// keys counts the entries added to other and pending (free).
 	keys int
 }
@@ -352,13 +369,19 @@ func (b *builder) free() {
 	clear(b.pending)
 	clear(b.callByID.slots)
 	clear(b.spare) // events of the file just read: they may be its model's
+	clear(b.shells)
+	clear(b.plainShellList)
+	clear(b.commandShellList)
 	*b = builder{
-		callByID: callIndex{slots: b.callByID.slots},
-		pending:  b.pending,
-		other:    b.other,
-		spare:    b.spare[:0],
-		types:    b.types,
-		tools:    b.tools,
+		callByID:         callIndex{slots: b.callByID.slots},
+		pending:          b.pending,
+		other:            b.other,
+		spare:            b.spare[:0],
+		shells:           b.shells[:0],
+		plainShellList:   b.plainShellList[:0],
+		commandShellList: b.commandShellList[:0],
+		types:            b.types,
+		tools:            b.tools,
 	}
 	builders.Put(b)
 }
@@ -393,11 +416,15 @@ type decoded struct {
 	valid   bool // the line is a valid JSON object
 	badUTF8 bool
 	mark    bool // the row may hold a segment mark (mayHoldMark)
+	// shellFrom and shellTo delimit the row's Bash calls' classifications
+	// in the list decodeLine appended them to (shell.go).
+	shellFrom, shellTo int32
 }
 
 // decodeLine decodes a trimmed, non-empty line into d. The row's strings
-// are views into data and the arena (decodeRowArena).
-func decodeLine(data []byte, d *decoded, arena *arena) {
+// are views into data and the arena (decodeRowArena). With sh set, the
+// row's Bash calls are classified and appended to *shells.
+func decodeLine(data []byte, d *decoded, arena *arena, sh *ShellOptions, shells *[]shellCall) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		d.nul = true
 		return
@@ -407,6 +434,11 @@ func decodeLine(data []byte, d *decoded, arena *arena) {
 	if data[0] == '{' {
 		d.valid, d.badUTF8 = decodeRowArena(data, &d.r, arena)
 		d.mark = d.valid && mayHoldMark(d.r.Type, data)
+		if sh != nil && d.valid {
+			d.shellFrom = int32(len(*shells))
+			*shells = classifyShell(&d.r, sh, *shells)
+			d.shellTo = int32(len(*shells))
+		}
 	}
 }
 
@@ -417,9 +449,11 @@ func (b *builder) line(l jsonl.Line) {
 	d := &b.d
 	*d = decoded{}
 	data := bytes.TrimSpace(l.Data)
+	b.shells = b.shells[:0]
 	if !l.OverCap && len(data) > 0 {
-		decodeLine(data, d, b.arena)
+		decodeLine(data, d, b.arena, b.shell, &b.shells)
 	}
+	b.lineShells = b.shells
 	b.apply(l, data, d)
 	if poisonViews {
 		poison(data)
@@ -720,6 +754,11 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		call.Name = keep(blk.Name) // kept as a string only when not a known tool
 	}
 	c := b.t.NewToolCall(call)
+	if blk.Name == "Bash" {
+		if sh := b.shellOf(blk); sh != nil {
+			c.SetShellClass(b.internShell(sh, c.Command()))
+		}
+	}
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
 	if c.ID() != "" {
 		if first := b.callByID.get(c.ID()); first == nil {
@@ -858,6 +897,10 @@ func pollHead(text string) (taskID, status string) {
 func (b *builder) setOptions(opts Options) {
 	b.giveUp = opts.GiveUp
 	b.headsOnly = opts.HeadsOnly
+	if opts.Shell.Classify != nil && !opts.HeadsOnly {
+		sh := opts.Shell
+		b.shell = &sh
+	}
 	b.copied = opts.Copied
 	if opts.RowHashes {
 		b.rowHashes = map[uint64]uint64{}
