@@ -40,6 +40,33 @@ type Options struct {
 	// Shard, when Count > 1, keeps only the part of each root that falls into
 	// shard Index (0-based) of Count.
 	Shard Shard
+	// Shell, when set, classifies the Bash commands of every transcript
+	// while it is read, so that the detectors reuse the analyses (see
+	// ShellOptions).
+	Shell *ShellOptions
+}
+
+// ShellOptions ask the reader to classify shell commands with the
+// detectors' classifier (ship.Classify) before the runs are analysed: on
+// every core a large file is decoded on, and off the serial path. The
+// detectors reuse an analysis made with their deploy labels, and classify
+// again only the commands a run's git aliases could change (ship.Reuse), so
+// the facts are the ones they would derive alone.
+type ShellOptions struct {
+	// DeployLabels are the detectors' (DetectOptions.DeployLabels; nil: the
+	// defaults).
+	DeployLabels []string
+	// Cache, when set, is the check's cache (DetectOptions.Classifications):
+	// a command repeated across lines and files is parsed once.
+	Cache *Classifications
+}
+
+// reader is the transcript reader's form of o.
+func (o *ShellOptions) reader() transcript.ShellOptions {
+	if o == nil {
+		return transcript.ShellOptions{}
+	}
+	return transcript.ShellOptions{Classify: o.Cache.ReaderClassifier(o.DeployLabels), Labels: o.DeployLabels}
 }
 
 // Result is everything Load found.
@@ -131,7 +158,7 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 	if opts.Shard.Count > 1 {
 		inv = opts.Shard.filter(inv)
 	}
-	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts,
+	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts, shell: opts.Shell.reader(),
 		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{},
 		out: out, input: input, replace: -1, failed: map[string]bool{}, flagged: map[string]bool{}}
 	for _, r := range inv.Refused {
@@ -150,6 +177,7 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 
 type loader struct {
 	res         *Result
+	shell       transcript.ShellOptions // opts.Shell, as the reader takes it
 	root        string
 	display     string
 	inv         *discover.Inventory
@@ -294,7 +322,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 // read with its rows marked once, by markResumeCopies, and not read again:
 // its run is linked from that reading, and a Workflow run's parent is kept.)
 func (l *loader) readOptions(rel string) transcript.Options {
-	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk}
+	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell}
 }
 
 func readReason(err error) string {

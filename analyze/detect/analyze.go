@@ -616,7 +616,10 @@ func (a *analysis) preclassify() {
 	var calls []*model.ToolCall
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
-			if c.Name() == "Bash" {
+			if c.Name() != "Bash" {
+				continue
+			}
+			if _, ok := a.stored(c); !ok {
 				calls = append(calls, c)
 			}
 		}
@@ -653,7 +656,7 @@ func (a *analysis) preclassify() {
 					return
 				}
 				for j := i; j < min(i+64, len(commands)); j++ {
-					out[j] = a.opts.Classifications.classify(commands[j], a.shipOpts)
+					out[j] = a.classifyCommand(commands[j])
 				}
 			}
 		}()
@@ -670,8 +673,12 @@ func (a *analysis) preclassify() {
 	}
 }
 
-// classify parses a Bash call's command once per analysis.
+// classify parses a Bash call's command once per analysis, unless the
+// reader classified it already.
 func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
+	if r, ok := a.stored(c); ok {
+		return r
+	}
 	if i, ok := a.classified[c]; ok {
 		return a.found[i]
 	}
@@ -680,12 +687,36 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 		a.classified[c] = i
 		return a.found[i]
 	}
-	r := a.opts.Classifications.classify(cmd, a.shipOpts)
+	r := a.classifyCommand(cmd)
 	if a.byCommand == nil {
 		a.byCommand = map[string]int32{}
 	}
 	a.byCommand[cmd] = a.remember(c, r)
 	return r
+}
+
+// stored is the classification the transcript's reader made of c's
+// command (transcript.Options.Shell), when it is what ship.Classify gives
+// the command with this run's options: made with the same deploy labels,
+// and the run's git aliases cannot change it (ship.Reuse decides).
+func (a *analysis) stored(c *model.ToolCall) (ship.Analysis, bool) {
+	r, labels, ok := c.ShellClass()
+	if !ok || !ship.Reuse(r, labels, a.shipOpts) {
+		return ship.Analysis{}, false
+	}
+	return r, true
+}
+
+// countClassified, when set (tests), is called with each command the
+// detectors classify themselves rather than reuse the reader's analysis.
+var countClassified func(cmd string)
+
+// classifyCommand classifies a command with the run's options.
+func (a *analysis) classifyCommand(cmd string) ship.Analysis {
+	if countClassified != nil {
+		countClassified(cmd)
+	}
+	return a.opts.Classifications.classify(cmd, a.shipOpts)
 }
 
 // remember caches a call's analysis and returns where it is in found.

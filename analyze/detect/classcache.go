@@ -89,6 +89,15 @@ func (c *Classifications) classify(cmd string, opts ship.Options) ship.Analysis 
 	return r
 }
 
+// ReaderClassifier is the classifier a transcript reader calls for each Bash
+// command (transcript.ShellOptions): ship.Classify with these deploy labels
+// and no run aliases, from c when it can be (c may be nil). The detectors
+// reuse what it returns (ship.Reuse). Safe for concurrent use.
+func (c *Classifications) ReaderClassifier(labels []string) func(string) ship.Analysis {
+	opts := ship.Options{DeployLabels: labels}
+	return func(cmd string) ship.Analysis { return c.classify(cmd, opts) }
+}
+
 // sameLabels: nil deploy labels mean the defaults, and an empty list none.
 func sameLabels(a, b []string) bool {
 	return (a == nil) == (b == nil) && slices.Equal(a, b)

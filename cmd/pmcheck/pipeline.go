@@ -76,7 +76,11 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	// A fleet's runs repeat their shell commands: each is parsed once per
 	// check, not once per run.
 	fopts.Detect.Classifications = analyze.NewClassifications()
-	res, runs, err := analyze.Each(paths, p.Load, func(run *analyze.Run, input int) runResult {
+	// The reader classifies them as it reads, with the detectors' labels,
+	// on every core a large file is decoded on; the detectors reuse it.
+	load := p.Load
+	load.Shell = &analyze.ShellOptions{DeployLabels: fopts.Detect.DeployLabels, Cache: fopts.Detect.Classifications}
+	res, runs, err := analyze.Each(paths, load, func(run *analyze.Run, input int) runResult {
 		return p.analyse(run, input, fopts)
 	})
 	if err != nil {
