@@ -57,8 +57,15 @@ func (c *Classifications) Bytes() int {
 
 // classify is ship.Classify(cmd, opts), from the cache when it can be.
 func (c *Classifications) classify(cmd string, opts ship.Options) ship.Analysis {
+	r, _ := c.lookup(cmd, opts)
+	return r
+}
+
+// lookup is classify that also says whether the analysis shares no memory
+// with cmd (a cached entry, or a copy made to cache it).
+func (c *Classifications) lookup(cmd string, opts ship.Options) (ship.Analysis, bool) {
 	if c == nil || len(opts.Aliases) > 0 {
-		return ship.Classify(cmd, opts)
+		return ship.Classify(cmd, opts), false
 	}
 	c.mu.RLock()
 	same := !c.set || sameLabels(c.labels, opts.DeployLabels)
@@ -66,11 +73,11 @@ func (c *Classifications) classify(cmd string, opts ship.Options) ship.Analysis 
 	full := c.bytes >= maxClassificationBytes
 	c.mu.RUnlock()
 	if ok && same {
-		return r
+		return r, true
 	}
 	r = ship.Classify(cmd, opts)
 	if !same || full {
-		return r
+		return r, false
 	}
 	own, size := ownedAnalysis(r)
 	size += len(cmd) + classificationEntryCost
@@ -86,16 +93,24 @@ func (c *Classifications) classify(cmd string, opts ship.Options) ship.Analysis 
 		c.bytes += size
 	}
 	c.mu.Unlock()
-	return r
+	return own, true
 }
 
 // ReaderClassifier is the classifier a transcript reader calls for each Bash
 // command (transcript.ShellOptions): ship.Classify with these deploy labels
-// and no run aliases, from c when it can be (c may be nil). The detectors
-// reuse what it returns (ship.Reuse). Safe for concurrent use.
+// and no run aliases, from c when it can be (c may be nil). The command is
+// a view of the line being read, so what it returns shares no memory with
+// it (a cached entry, or a copy). The detectors reuse it (ship.Reuse).
+// Safe for concurrent use.
 func (c *Classifications) ReaderClassifier(labels []string) func(string) ship.Analysis {
 	opts := ship.Options{DeployLabels: labels}
-	return func(cmd string) ship.Analysis { return c.classify(cmd, opts) }
+	return func(cmd string) ship.Analysis {
+		r, owned := c.lookup(cmd, opts)
+		if !owned {
+			r, _ = ownedAnalysis(r)
+		}
+		return r
+	}
 }
 
 // sameLabels: nil deploy labels mean the defaults, and an empty list none.

@@ -61,7 +61,8 @@ func withCommands(t *testing.T, name string, commands []string) string {
 
 // shellRoots are the fixtures, the corpus (with PMCHECK_CORPUS) and runs
 // whose commands define and use git aliases (in the line, in the run, with
-// -c), ship under deploy labels, span lines, and fail to parse.
+// -c), ship under deploy labels, span lines, fail to parse, and are
+// computed at run time.
 func shellRoots(t *testing.T) []string {
 	roots := []string{fixtures}
 	if dir := testcorpus.Dir(t); dir != "" {
@@ -72,18 +73,26 @@ func shellRoots(t *testing.T) []string {
 		{"git config --global alias.ci '!git commit -am wip && git push'", "cd repo && git ci", "git st", "git lfs push --all"},
 		{"if then fi (", "git sp", "git status", "gh pr edit 7 --add-label deploy,ship-it"},
 		{"cat <<'EOF' > notes.md\ngit push\nEOF\ngit sp", "git config alias.sp push", "bash -c 'git sp'", "git --version"},
+		// Analyses holding parts of the line itself (a computed program's
+		// text, a word of a line that does not parse).
+		{"$CMD", "git $SUB", "deploy (", "eval \"$PUSH\""},
 	} {
 		roots = append(roots, withCommands(t, "detect-ship-after-kill", commands))
 	}
 	return roots
 }
 
-// loadRuns loads root; with shell, its reader classifies with labels.
+// loadRuns loads root; with shell, its reader classifies with labels,
+// through a cache unless labels is empty (without one, every analysis the
+// classifier returns is made from a view of the line read).
 func loadRuns(t *testing.T, root string, shell bool, labels []string) []*model.Run {
 	t.Helper()
 	opts := analyze.Options{}
 	if shell {
-		opts.Shell = &analyze.ShellOptions{DeployLabels: labels, Cache: detect.NewClassifications()}
+		opts.Shell = &analyze.ShellOptions{DeployLabels: labels}
+		if labels == nil || len(labels) > 0 {
+			opts.Shell.Cache = detect.NewClassifications()
+		}
 	}
 	res, err := analyze.Load([]string{root}, opts)
 	if err != nil {

@@ -52,7 +52,7 @@ type chunk struct {
 	arena arena
 	// shell classifies the lines' Bash calls into shells (the builder's
 	// Options.Shell; nil when it classifies none).
-	shell  *ShellOptions
+	shell  *shellReader
 	shells []shellCall
 	done   chan struct{} // closed once every line is decoded
 }

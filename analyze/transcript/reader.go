@@ -303,12 +303,13 @@ type builder struct {
 	gaveUp    *jsonl.GaveUpError
 	// d is the line being read by line (the serial reader).
 	d decoded
-	// shell is Options.Shell when it classifies (nil otherwise, and for a
-	// heads-only read); shells holds the serial reader's line's
-	// classifications, lineShells those of the line being applied;
-	// plainShells and shellByCommand find the analyses the transcript
-	// holds (internShell).
-	shell            *ShellOptions
+	// shell is &shellR, the read's classifier, when Options.Shell
+	// classifies (nil otherwise, and for a heads-only read); shells holds
+	// the serial reader's line's classifications, lineShells those of the
+	// line being applied; plainShells and shellByCommand find the
+	// analyses the transcript holds (internShell).
+	shell            *shellReader
+	shellR           shellReader
 	shells           []shellCall
 	lineShells       []shellCall
 	plainShellList   []plainShellAt
@@ -356,7 +357,7 @@ func (b *builder) free() {
 		b.arena.reset(1 << 20)
 		arenas.Put(b.arena)
 	}
-	if b.keys > pooledKeys || len(b.types)+len(b.tools) > pooledKeys || len(b.callByID.slots) > 4*pooledKeys {
+	if b.keys > pooledKeys || len(b.types)+len(b.tools) > pooledKeys || len(b.callByID.slots) > 4*pooledKeys || b.shellR.m != nil {
 		return // a large file's: left to the collector
 	}
 	for _, n := range b.types {
@@ -424,7 +425,7 @@ type decoded struct {
 // decodeLine decodes a trimmed, non-empty line into d. The row's strings
 // are views into data and the arena (decodeRowArena). With sh set, the
 // row's Bash calls are classified and appended to *shells.
-func decodeLine(data []byte, d *decoded, arena *arena, sh *ShellOptions, shells *[]shellCall) {
+func decodeLine(data []byte, d *decoded, arena *arena, sh *shellReader, shells *[]shellCall) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		d.nul = true
 		return
@@ -898,8 +899,8 @@ func (b *builder) setOptions(opts Options) {
 	b.giveUp = opts.GiveUp
 	b.headsOnly = opts.HeadsOnly
 	if opts.Shell.Classify != nil && !opts.HeadsOnly {
-		sh := opts.Shell
-		b.shell = &sh
+		b.shellR.opts = opts.Shell
+		b.shell = &b.shellR
 	}
 	b.copied = opts.Copied
 	if opts.RowHashes {

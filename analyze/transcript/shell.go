@@ -1,6 +1,11 @@
 package transcript
 
-import "github.com/pmcheck/pmcheck/analyze/model"
+import (
+	"strings"
+	"sync"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
 
 // Shell commands classified while reading. Parsing a Bash command is the
 // costliest step of analysing a call, and it depends on nothing but the
@@ -24,6 +29,69 @@ type ShellOptions struct {
 	Labels []string
 }
 
+// shellReader is one read's classifier: the options, and the analyses of
+// the commands classified so far, by command. A command an agent ran a
+// thousand times in a file is classified once in it even when the check's
+// cache does not keep it (full, or an analysis too large), as the
+// detectors did when they deduplicated a run's commands; the memo is freed
+// with the builder. The decoding goroutines share it.
+type shellReader struct {
+	opts  ShellOptions
+	mu    sync.Mutex
+	n     int // entries in small; then m
+	small [shellScanMax]memoShell
+	m     map[string]model.ShellAnalysis
+}
+
+type memoShell struct {
+	command string
+	a       model.ShellAnalysis
+}
+
+// classify is opts.Classify(cmd), once per distinct command of the file;
+// cmd may be a view (it is copied when kept).
+func (s *shellReader) classify(cmd string) model.ShellAnalysis {
+	s.mu.Lock()
+	a, ok := s.lookup(cmd)
+	s.mu.Unlock()
+	if ok {
+		return a
+	}
+	a = s.opts.Classify(cmd)
+	s.mu.Lock()
+	if _, ok := s.lookup(cmd); !ok {
+		cmd = strings.Clone(cmd)
+		switch {
+		case s.m == nil && s.n < len(s.small):
+			s.small[s.n] = memoShell{cmd, a}
+			s.n++
+		default:
+			if s.m == nil {
+				s.m = make(map[string]model.ShellAnalysis, 2*len(s.small))
+				for _, e := range s.small[:s.n] {
+					s.m[e.command] = e.a
+				}
+			}
+			s.m[cmd] = a
+		}
+	}
+	s.mu.Unlock()
+	return a
+}
+
+func (s *shellReader) lookup(cmd string) (model.ShellAnalysis, bool) {
+	if s.m != nil {
+		a, ok := s.m[cmd]
+		return a, ok
+	}
+	for i := range s.small[:s.n] {
+		if s.small[i].command == cmd {
+			return s.small[i].a, true
+		}
+	}
+	return model.ShellAnalysis{}, false
+}
+
 // shellCall is the classification of a Bash block's command (capped as
 // the call keeps it), made where the line was decoded.
 type shellCall struct {
@@ -33,7 +101,7 @@ type shellCall struct {
 
 // classifyShell classifies the Bash calls of a decoded row into out: rows
 // the builder turns into calls (user and assistant rows) only.
-func classifyShell(r *row, sh *ShellOptions, out []shellCall) []shellCall {
+func classifyShell(r *row, sh *shellReader, out []shellCall) []shellCall {
 	if r.Message == nil || r.Type != "user" && r.Type != "assistant" {
 		return out
 	}
@@ -42,7 +110,7 @@ func classifyShell(r *row, sh *ShellOptions, out []shellCall) []shellCall {
 		blk := &blocks[i]
 		if (blk.Type == "tool_use" || blk.Type == "server_tool_use") && blk.Name == "Bash" {
 			cmd := cutString(blk.Input.Command, model.CommandLimit)
-			out = append(out, shellCall{blk: blk, a: sh.Classify(cmd)})
+			out = append(out, shellCall{blk: blk, a: sh.classify(cmd)})
 		}
 	}
 	return out
@@ -101,7 +169,7 @@ func (b *builder) internShell(s *shellCall, command string) int {
 				}
 			}
 		}
-		i := b.t.AddShellClass(b.shell.Labels, a)
+		i := b.t.AddShellClass(b.shell.opts.Labels, a)
 		if i < 0 {
 			return i
 		}
@@ -130,7 +198,7 @@ func (b *builder) internShell(s *shellCall, command string) int {
 			}
 		}
 	}
-	i := b.t.AddShellClass(b.shell.Labels, a)
+	i := b.t.AddShellClass(b.shell.opts.Labels, a)
 	if i < 0 {
 		return i
 	}

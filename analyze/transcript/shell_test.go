@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -106,5 +108,49 @@ func TestReaderClassifiesEveryBashCall(t *testing.T) {
 	}
 	if calls == 0 || shared == 0 {
 		t.Fatalf("%d Bash calls, %d analyses shared: the test checks nothing", calls, shared)
+	}
+}
+
+// TestReaderClassifiesACommandOncePerFile: a file that runs the same
+// commands hundreds of times has each classified once, read serially or
+// in parallel, whether or not the classifier behind it caches (a check's
+// cache that is full, or refuses an analysis too large, caches nothing).
+func TestReaderClassifiesACommandOncePerFile(t *testing.T) {
+	var b strings.Builder
+	distinct := map[string]bool{}
+	for i := range 600 {
+		cmd := []string{"go test ./... 2>&1 | tail -40", "git push origin HEAD:main", "ls"}[i%3]
+		if i%20 == 0 {
+			cmd = fmt.Sprintf("echo %d > out%d.txt", i, i) // 30 more, past the memo's list
+		}
+		distinct[cmd] = true
+		in, _ := json.Marshal(map[string]any{"command": cmd})
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u-%d","timestamp":"2026-05-07T09:00:05.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":%s}]}}`+"\n", i, i, in)
+	}
+	data := []byte(b.String())
+	var asked atomic.Int64
+	sh := shipShell(nil)
+	classify := sh.Classify
+	sh.Classify = func(cmd string) model.ShellAnalysis { asked.Add(1); return classify(cmd) }
+	reads := map[string]func() (*model.Transcript, error){
+		"serial": func() (*model.Transcript, error) { return Read(bytes.NewReader(data), "f.jsonl", Options{Shell: sh}) },
+		"parallel": func() (*model.Transcript, error) {
+			return readParallel(bytes.NewReader(data), "f.jsonl", Options{Shell: sh}, 2, 4096)
+		},
+	}
+	for name, read := range reads {
+		asked.Store(0)
+		tr, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr.ToolCalls) != 600 {
+			t.Fatalf("%s: %d calls", name, len(tr.ToolCalls))
+		}
+		// Both workers may classify one of the three repeated commands at
+		// once, before either has kept it.
+		if n := asked.Load(); n < int64(len(distinct)) || n > int64(len(distinct))+3 {
+			t.Fatalf("%s read: %d commands classified for %d distinct ones", name, n, len(distinct))
+		}
 	}
 }
