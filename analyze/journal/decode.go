@@ -9,17 +9,16 @@ import "github.com/pmcheck/pmcheck/internal/jsonscan"
 // validates a line once and takes the three fields on the way, for the
 // lines whose shape it can decode exactly as encoding/json does; every
 // other line goes to encoding/json (TestDecodeFastIsUnmarshal,
-// FuzzDecodeFast). The grammar (what is valid JSON, the nesting limit) is
-// internal/jsonscan's, shared with the transcript decoder; this file maps
-// the keys to the fields.
+// FuzzDecodeFast). The grammar (what is valid JSON, the nesting limit),
+// key matching and string decoding are internal/jsonscan's, shared with
+// the transcript decoder; this file maps the keys to the fields.
 
 // decodeFast decodes data, a trimmed line that starts with '{', into v as
 // json.Unmarshal(data, v) does. valid is false when the line is not JSON
 // (json.Unmarshal would return a syntax error). done is false when the
-// line is JSON that decodeFast leaves to encoding/json: a top-level key
-// with an escape or a byte outside ASCII (encoding/json matches keys by
-// Unicode case folding), or a field of ours whose value is a string with
-// an escape or a non-ASCII byte, or neither a string nor null.
+// line is JSON that decodeFast leaves to encoding/json: a field of ours
+// whose value is neither a string nor null (encoding/json's type error and
+// what it leaves in the field are its own).
 func decodeFast(data []byte, v *line) (valid, done bool) {
 	s := jsonscan.Scanner{Data: data}
 	if s.Peek() != '{' || !s.Enter() {
@@ -27,7 +26,7 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 	}
 	done = true
 	for first := true; ; first = false {
-		key, esc, end, ok := s.NextKey(first)
+		key, end, ok := s.NextKey(first)
 		if !ok {
 			return false, false
 		}
@@ -35,13 +34,16 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 			return s.End(), done
 		}
 		var field **string
-		k := 0
-		if !esc && done {
-			field, k = v.field(key)
-		} else {
-			done = false
+		k := key.Match(lineNames)
+		switch k {
+		case 0:
+			field = &v.Type
+		case 1:
+			field = &v.Key
+		case 2:
+			field = &v.AgentID
 		}
-		if field == nil {
+		if field == nil || !done {
 			if !s.SkipValue() {
 				return false, false
 			}
@@ -58,10 +60,10 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 			if !ok {
 				return false, false
 			}
-			if escaped || s.StrHigh {
-				// Its value needs decoding: encoding/json's.
-				done = false
-				continue
+			if escaped || s.StrBad {
+				// Escapes resolved, invalid UTF-8 replaced, as
+				// encoding/json decodes a string.
+				body = jsonscan.Unquote(body)
 			}
 			v.vals[k] = fieldString(k, body)
 			*field = &v.vals[k]
@@ -74,20 +76,8 @@ func decodeFast(data []byte, v *line) (valid, done bool) {
 	}
 }
 
-// field is the field an ASCII key without escapes names, matched as
-// encoding/json matches it (exactly, or else ASCII letters without regard
-// to case), and the index of its string in v.vals.
-func (v *line) field(key []byte) (**string, int) {
-	switch {
-	case equalFoldASCII(key, "type"):
-		return &v.Type, 0
-	case equalFoldASCII(key, "key"):
-		return &v.Key, 1
-	case equalFoldASCII(key, "agentid"):
-		return &v.AgentID, 2
-	}
-	return nil, 0
-}
+// lineNames are line's JSON field names, in the order of its vals.
+var lineNames = jsonscan.NewNames("type", "key", "agentId")
 
 // fieldString is the string of field k's value b: the types watch acts on
 // are constants, the rest are copied.
@@ -103,20 +93,4 @@ func fieldString(k int, b []byte) string {
 		}
 	}
 	return string(b)
-}
-
-func equalFoldASCII(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }

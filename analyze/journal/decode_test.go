@@ -133,6 +133,30 @@ func BenchmarkReadStarted(b *testing.B) {
 	}
 }
 
+// TestDecodeFastTakesEscapes: keys with escapes or non-ASCII letters and
+// string values with escapes or invalid UTF-8 are decoded on the fast path
+// (jsonscan's key matching and unquoting, as encoding/json's), and agree
+// with encoding/json; a value of ours that is neither a string nor null is
+// still left to it.
+func TestDecodeFastTakesEscapes(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		done bool
+	}{
+		{`{"typ\u0065":"started","k\u0045y":"k\n1","agentI\u0064":"a\u00e9"}`, true},
+		{`{"\u212aey":"x","agentıd":"y","TYPE":"\ud800"}`, true},
+		{"{\"type\":\"\xff\",\"key\":\"\u212a\"}", true},
+		{`{"type":"result","agentId":7}`, false},
+		{`{"Key":[1],"type":"started"}`, false},
+	} {
+		var v line
+		if _, done := decodeFast([]byte(c.line), &v); done != c.done {
+			t.Errorf("%q: done %v, want %v", c.line, done, c.done)
+		}
+		sameAsUnmarshal(t, []byte(c.line))
+	}
+}
+
 // TestReadAllocatesOnlyTheKeptStrings (issue 12, started-200k;
 // BenchmarkReadStarted shows the time): a started line costs the two
 // strings the journal keeps, its key and agent id. It was eight

@@ -1,8 +1,6 @@
 package transcript
 
 import (
-	"unicode"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/pmcheck/pmcheck/internal/jsonscan"
@@ -123,140 +121,6 @@ func (s *fastScanner) stringValue() (string, bool) {
 	return view(body), true
 }
 
-// nextKey is jsonscan's NextKey with the key as keyBytes.
-func (s *fastScanner) nextKey(first bool) (key keyBytes, done, ok bool) {
-	body, esc, done, ok := s.NextKey(first)
-	return keyBytes{body: body, esc: esc}, done, ok
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// keyBytes is an object key as it appears in the line.
-type keyBytes struct {
-	body []byte
-	esc  bool // holds escapes or non-ASCII bytes: decode before matching
-}
-
-// keySet is a list of field names indexed by length, so that a key is
-// compared only with the names of its length (one or two), not all of them.
-type keySet struct {
-	names []string
-	byLen [32][]uint8 // indices into names
-}
-
-func newKeySet(names ...string) *keySet {
-	ks := &keySet{names: names}
-	for i, n := range names {
-		ks.byLen[len(n)] = append(ks.byLen[len(n)], uint8(i))
-	}
-	return ks
-}
-
-// match returns the index in ks of the field the key selects, or -1:
-// encoding/json picks the exact name, else the name equal under Unicode
-// simple case folding (its foldName). names are ASCII and distinct when
-// folded.
-func (k keyBytes) match(ks *keySet) int {
-	key := k.body
-	if !k.esc {
-		// The usual key: ASCII without escapes (esc is set for any other),
-		// most often spelled as the field. The names of its length are one
-		// or two, and the first byte settles most.
-		if len(key) == 0 || len(key) >= len(ks.byLen) {
-			return -1
-		}
-		cands := ks.byLen[len(key)]
-		for _, i := range cands {
-			if n := ks.names[i]; key[0] == n[0] && string(key) == n {
-				return int(i)
-			}
-		}
-		for _, i := range cands {
-			if asciiEqualFold(key, ks.names[i]) {
-				return int(i)
-			}
-		}
-		return -1
-	}
-	if k.esc {
-		key = jsonscan.Unquote(key)
-	}
-	// An exact match is also a match under folding, and names are distinct
-	// when folded, so one pass over the names of the key's length decides.
-	if isASCII(key) {
-		if len(key) >= len(ks.byLen) {
-			return -1
-		}
-		for _, i := range ks.byLen[len(key)] {
-			if asciiEqualFold(key, ks.names[i]) {
-				return int(i)
-			}
-		}
-		return -1
-	}
-	folded := foldName(key)
-	for i, n := range ks.names {
-		if string(folded) == string(foldName([]byte(n))) {
-			return i
-		}
-	}
-	return -1
-}
-
-func asciiEqualFold(a []byte, b string) bool {
-	if string(a) == b {
-		return true
-	}
-	for i := range len(a) {
-		x, y := a[i], b[i]
-		if 'a' <= x && x <= 'z' {
-			x -= 'a' - 'A'
-		}
-		if 'a' <= y && y <= 'z' {
-			y -= 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
-
-// foldName is encoding/json's key folding: ASCII upper case, and each other
-// rune mapped to the smallest rune of its simple fold orbit.
-func foldName(in []byte) []byte {
-	out := make([]byte, 0, len(in))
-	for i := 0; i < len(in); {
-		if c := in[i]; c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			out = append(out, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(in[i:])
-		for {
-			r2 := unicode.SimpleFold(r)
-			if r2 <= r {
-				r = r2
-				break
-			}
-			r = r2
-		}
-		out = utf8.AppendRune(out, r)
-		i += n
-	}
-	return out
-}
-
 // Typed field decoders. Each consumes one value; a value of another type is
 // validated and skipped, leaving the field as it was (encoding/json records a
 // type error and carries on, which the reader accepts).
@@ -312,7 +176,7 @@ func (s *fastScanner) loose(dst *looseString) bool {
 
 // object walks the members of an object, calling field for each key; field
 // consumes the value. A value that is not an object is skipped.
-func (s *fastScanner) object(field func(k keyBytes) bool) bool {
+func (s *fastScanner) object(field func(k jsonscan.Key) bool) bool {
 	if s.Peek() != '{' {
 		return s.SkipValue()
 	}
@@ -320,7 +184,7 @@ func (s *fastScanner) object(field func(k keyBytes) bool) bool {
 		return false
 	}
 	for first := true; ; first = false {
-		k, done, ok := s.nextKey(first)
+		k, done, ok := s.NextKey(first)
 		if !ok {
 			return false
 		}
@@ -333,13 +197,13 @@ func (s *fastScanner) object(field func(k keyBytes) bool) bool {
 	}
 }
 
-var rowNames = newKeySet("type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
+var rowNames = jsonscan.NewNames("type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
 	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid",
 	"leafUuid", "messageId")
 
 func (s *fastScanner) rowObject(r *row) bool {
-	return s.object(func(k keyBytes) bool {
-		switch k.match(rowNames) {
+	return s.object(func(k jsonscan.Key) bool {
+		switch k.Match(rowNames) {
 		case 0:
 			return s.str(&r.Type)
 		case 1:
@@ -371,15 +235,15 @@ func (s *fastScanner) rowObject(r *row) bool {
 		case 14:
 			return s.toolUseResult(&r.ToolUseResult)
 		case 15:
-			return s.object(func(k keyBytes) bool {
-				if k.match(originNames) == 0 {
+			return s.object(func(k jsonscan.Key) bool {
+				if k.Match(originNames) == 0 {
 					return s.str(&r.Origin.Kind)
 				}
 				return s.SkipValue()
 			})
 		case 16:
-			return s.object(func(k keyBytes) bool {
-				switch k.match(dataNames) {
+			return s.object(func(k jsonscan.Key) bool {
+				switch k.Match(dataNames) {
 				case 0:
 					return s.str(&r.Data.Type)
 				case 1:
@@ -401,13 +265,13 @@ func (s *fastScanner) rowObject(r *row) bool {
 }
 
 var (
-	originNames  = newKeySet("kind")
-	dataNames    = newKeySet("type", "agentId")
-	messageNames = newKeySet("role", "model", "stop_reason", "content")
-	blockNames   = newKeySet("type", "text", "id", "name", "input", "tool_use_id", "content", "is_error")
-	inputNames   = newKeySet("description", "prompt", "subagent_type", "run_in_background", "name", "command",
+	originNames  = jsonscan.NewNames("kind")
+	dataNames    = jsonscan.NewNames("type", "agentId")
+	messageNames = jsonscan.NewNames("role", "model", "stop_reason", "content")
+	blockNames   = jsonscan.NewNames("type", "text", "id", "name", "input", "tool_use_id", "content", "is_error")
+	inputNames   = jsonscan.NewNames("description", "prompt", "subagent_type", "run_in_background", "name", "command",
 		"file_path", "notebook_path", "task_id", "shell_id", "resumeFromRunId", "script", "scriptPath")
-	resultNames = newKeySet("status", "agentId", "isAsync", "runId", "taskId", "backgroundTaskId", "interrupted")
+	resultNames = jsonscan.NewNames("status", "agentId", "isAsync", "runId", "taskId", "backgroundTaskId", "interrupted")
 )
 
 // messagePtr mirrors encoding/json on a *message: null sets nil; any other
@@ -428,8 +292,8 @@ func (s *fastScanner) messagePtr(dst **message, store *message) bool {
 		*dst = store
 	}
 	m := *dst
-	return s.object(func(k keyBytes) bool {
-		switch k.match(messageNames) {
+	return s.object(func(k jsonscan.Key) bool {
+		switch k.Match(messageNames) {
 		case 0:
 			return s.str(&m.Role)
 		case 1:
@@ -524,14 +388,14 @@ func (s *fastScanner) blockAt(idx int) bool {
 	}
 	ar := s.ar
 	for first := true; ; first = false {
-		k, done, ok := s.nextKey(first)
+		k, done, ok := s.NextKey(first)
 		if !ok {
 			return false
 		}
 		if done {
 			return true
 		}
-		switch k.match(blockNames) {
+		switch k.Match(blockNames) {
 		case 0:
 			ok = s.str(&ar.pend[idx].Type)
 		case 1:
@@ -565,8 +429,8 @@ func (s *fastScanner) input(in *input) bool {
 		return s.SkipValue()
 	}
 	var p input
-	ok := s.object(func(k keyBytes) bool {
-		switch k.match(inputNames) {
+	ok := s.object(func(k jsonscan.Key) bool {
+		switch k.Match(inputNames) {
 		case 0:
 			return s.str(&p.Description)
 		case 1:
@@ -612,8 +476,8 @@ func (s *fastScanner) toolUseResult(t *toolUseResult) bool {
 	}
 	var status, agentID, runID, taskID, bgID looseString
 	var isAsync, interrupted bool
-	ok := s.object(func(k keyBytes) bool {
-		switch k.match(resultNames) {
+	ok := s.object(func(k jsonscan.Key) bool {
+		switch k.Match(resultNames) {
 		case 0:
 			return s.loose(&status)
 		case 1:

@@ -4,8 +4,10 @@
 // reject exactly the lines encoding/json accepts and rejects (a line
 // encoding/json calls invalid is a malformed line in the report), so the
 // rules live here once: whitespace, literals, numbers, strings and their
-// escapes, skipping a value, and the nesting limit. The decoders keep only
-// their field mapping: which keys they read and into what.
+// escapes, skipping a value, and the nesting limit; so do encoding/json's
+// matching of a key to a field name (Key.Match) and its decoding of a
+// string (Unescape, Unquote). The decoders keep only their field mapping:
+// which keys they read and into what.
 //
 // A Scanner walks one line. It does not allocate; strings are returned as
 // their bodies (the bytes between the quotes), which Unescape or Unquote
@@ -86,7 +88,7 @@ func (s *Scanner) SkipValue() bool {
 			return false
 		}
 		for first := true; ; first = false {
-			_, _, done, ok := s.NextKey(first)
+			_, done, ok := s.NextKey(first)
 			if !ok {
 				return false
 			}
@@ -191,38 +193,36 @@ func (s *Scanner) Enter() bool {
 }
 
 // NextKey reads the next member's key and its colon, or the closing brace
-// (done). first is true before the first member. The key is its body; esc
-// is true when it holds escapes or bytes >= 0x80 (it must be decoded
-// before it is compared).
-func (s *Scanner) NextKey(first bool) (key []byte, esc, done, ok bool) {
+// (done). first is true before the first member.
+func (s *Scanner) NextKey(first bool) (key Key, done, ok bool) {
 	c := s.Peek()
 	if c == '}' && first {
 		s.I++
 		s.Depth--
-		return nil, false, true, true
+		return key, true, true
 	}
 	if !first {
 		switch c {
 		case '}':
 			s.I++
 			s.Depth--
-			return nil, false, true, true
+			return key, true, true
 		case ',':
 			s.I++
 			c = s.Peek()
 		default:
-			return nil, false, false, false
+			return key, false, false
 		}
 	}
 	if c != '"' {
-		return nil, false, false, false
+		return key, false, false
 	}
 	body, esc, ok := s.ScanString()
 	if !ok || s.Peek() != ':' {
-		return nil, false, false, false
+		return key, false, false
 	}
 	s.I++
-	return body, esc || s.StrHigh, false, true
+	return Key{Body: body, Esc: esc || s.StrHigh}, false, true
 }
 
 // NextElem moves to the next array element, or past the closing bracket
