@@ -699,9 +699,13 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 // command (transcript.Options.Shell), when it is what ship.Classify gives
 // the command with this run's options: made with the same deploy labels,
 // and the run's git aliases cannot change it (ship.Reuse decides).
-func (a *analysis) stored(c *model.ToolCall) (ship.Analysis, bool) {
+func (a *analysis) stored(c *model.ToolCall) (ship.Analysis, bool) { return reused(c, a.shipOpts) }
+
+// reused is the reader's analysis of c's command when ship.Reuse accepts it
+// for opts.
+func reused(c *model.ToolCall, opts ship.Options) (ship.Analysis, bool) {
 	r, labels, ok := c.ShellClass()
-	if !ok || !ship.Reuse(r, labels, a.shipOpts) {
+	if !ok || !ship.Reuse(r, labels, opts) {
 		return ship.Analysis{}, false
 	}
 	return r, true

@@ -34,8 +34,15 @@ var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]* ([0-9a-f]{7,40})\] `)
 
 // LedgerOf builds the ledger of t. A file-writing call whose result is an
 // error wrote nothing; one with no result (cut off mid-call) counts as written.
+// A shell command the reader classified is not classified again when its
+// analysis is what opts give (reused).
 func LedgerOf(t *model.Transcript, opts ship.Options) Ledger {
-	return ledgerOf(t, func(c *model.ToolCall) ship.Analysis { return ship.Classify(c.Command(), opts) })
+	return ledgerOf(t, func(c *model.ToolCall) ship.Analysis {
+		if r, ok := reused(c, opts); ok {
+			return r
+		}
+		return ship.Classify(c.Command(), opts)
+	})
 }
 
 // ledgerOf is LedgerOf with the shell classification supplied, so that one

@@ -106,8 +106,9 @@ var labelSets = [][]string{nil, {"ship-it"}, {}}
 // TestReadersClassificationsAreClassify is the differential test of the
 // classifications made while reading: for every run of the fixtures, the
 // corpus and runs made to define and use git aliases, read with each
-// deploy-label setting and analysed with each, the facts are those of the
-// same run read without classifying; and every analysis the detectors
+// deploy-label setting and analysed with each, the facts and each
+// transcript's ledger (LedgerOf, which replay counts) are those of the same
+// run read without classifying; and every analysis the detectors
 // would reuse (ship.Reuse) under the run's labels, with or without git
 // aliases defined, is what ship.Classify gives the command with them. It
 // fails if the aliases or the labels are ignored.
@@ -127,7 +128,15 @@ func TestReadersClassificationsAreClassify(t *testing.T) {
 					if got, want := detect.Analyze(run, opts), detect.Analyze(plain[i], opts); !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s: read with labels %q, analysed with %q: facts differ from a read without classifying:\n got %+v\nwant %+v", run.Path, read, labels, got, want)
 					}
-					for _, tr := range transcriptsOf(run) {
+					plainTs := transcriptsOf(plain[i])
+					for j, tr := range transcriptsOf(run) {
+						// The ledger replay's KILL line counts (LedgerOf).
+						for _, al := range []map[string][]string{nil, aliases} {
+							sopts := ship.Options{DeployLabels: labels, Aliases: al}
+							if got, want := detect.LedgerOf(tr, sopts), detect.LedgerOf(plainTs[j], sopts); !reflect.DeepEqual(got, want) {
+								t.Fatalf("%s: labels %q, aliases %v: ledger %+v, from a read without classifying %+v", tr.File, labels, al, got, want)
+							}
+						}
 						for _, c := range tr.ToolCalls {
 							a, made, ok := c.ShellClass()
 							if c.Name() != "Bash" || !ok {
