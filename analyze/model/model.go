@@ -206,12 +206,22 @@ type ResultExtra struct {
 	PollTaskID string `json:"poll_task_id,omitempty"`
 	PollStatus string `json:"poll_status,omitempty"`
 
+	// rare holds what almost no result has; nil for a result read with its
+	// call (its own field keeps ResultExtra within the allocator's 160-byte
+	// class).
+	rare *resultRare
+}
+
+// resultRare is what a result keeps only when it is hand-built, has its
+// call outside its transcript, or goes past what its own fields hold.
+type resultRare struct {
 	// at is the evidence of a hand-built result, or of one past the lines a
-	// uint32 holds; textLen a text length past what the result holds
-	// (maxTextLen). toolUseID and t are the id and the transcript of a
-	// result that no call of its transcript answers (t nil when hand-built).
-	at        *Evidence
-	textLen   int
+	// uint32 holds.
+	at *Evidence
+	// textLen is a text length past maxTextLen.
+	textLen int
+	// toolUseID and t are the id and the transcript of a result that no
+	// call of its transcript answers (t nil when hand-built).
 	toolUseID string
 	t         *Transcript
 }

@@ -25,8 +25,8 @@ type ToolCall struct {
 	ext   *callExtra
 	line  uint32
 	// packed is the id's length in idArg in its low idLenBits bits (an id
-	// longer than that counts is kept in ext), the tool's number in the
-	// next toolBits, the two flags above them, and in the top shellBits
+	// longer than that counts is kept apart, in ext), the tool's number
+	// in the next toolBits, the two flags above them, and in the top shellBits
 	// 1 + the place of a Bash call's classification in its transcript's
 	// Shell.List (0: none).
 	packed uint32
@@ -80,12 +80,23 @@ type CallInput struct {
 
 // callExtra is the rarely set part of a ToolCall.
 type callExtra struct {
-	id                                     string // an id longer than maxIDInline
 	name                                   string // a tool without a number (MCP tools)
 	description, prompt, subagentType      string
 	agentName, workflowName, resumeFromRun string
 	command, filePath, taskID              string // an input outside the tool's kind
-	at                                     *Evidence
+	// rare holds what almost no call has; nil for a call read from a file
+	// (its own field keeps callExtra within the allocator's 176-byte class).
+	rare *callRare
+}
+
+// callRare is what a call keeps only when it is hand-built or goes past
+// what its own fields hold.
+type callRare struct {
+	// at is the evidence of a hand-built call, or of one past the lines a
+	// uint32 holds.
+	at *Evidence
+	// id is an id longer than maxIDInline.
+	id string
 }
 
 type callFlags uint32
@@ -158,7 +169,7 @@ func NewToolCall(in CallInput) *ToolCall {
 	c := new(ToolCall)
 	*c = makeCall(in)
 	at := in.At
-	c.extra().at = &at
+	c.ensureRare().at = &at
 	c.line = clampLine(at.Line)
 	return c
 }
@@ -172,7 +183,7 @@ func (t *Transcript) NewToolCall(in CallInput) *ToolCall {
 	c.t = t
 	if in.At.Line < 0 || int64(in.At.Line) > math.MaxUint32 {
 		at := in.At
-		c.extra().at = &at
+		c.ensureRare().at = &at
 	}
 	c.line = clampLine(in.At.Line)
 	return c
@@ -214,7 +225,7 @@ func makeCall(in CallInput) ToolCall {
 	}
 	id := in.ID
 	if int64(len(id)) > maxIDInline {
-		c.extra().id = strings.Clone(id)
+		c.ensureRare().id = strings.Clone(id)
 		id = ""
 	}
 	var b strings.Builder // one allocation for both
@@ -238,6 +249,26 @@ func (c *ToolCall) extra() *callExtra {
 	return c.ext
 }
 
+// ensureRare returns what almost no call has, allocating it (and ext) on
+// first use.
+func (c *ToolCall) ensureRare() *callRare {
+	x := c.extra()
+	if x.rare == nil {
+		x.rare = new(callRare)
+	}
+	return x.rare
+}
+
+// noCallRare stands for the rarest fields of a call that has none; read only.
+var noCallRare callRare
+
+func (c *ToolCall) rare() *callRare {
+	if c.ext == nil || c.ext.rare == nil {
+		return &noCallRare
+	}
+	return c.ext.rare
+}
+
 // noCallExtra stands for the rare inputs of a call that has none; read only.
 var noCallExtra callExtra
 
@@ -250,8 +281,8 @@ func (c *ToolCall) x() *callExtra {
 
 // ID is the call's tool_use id.
 func (c *ToolCall) ID() string {
-	if c.ext != nil && c.ext.id != "" {
-		return c.ext.id
+	if id := c.rare().id; id != "" {
+		return id
 	}
 	return c.idArg[:c.idLen()]
 }
@@ -271,8 +302,8 @@ func (c *ToolCall) Name() string {
 
 // At is the row holding the call: its file, line and write time.
 func (c *ToolCall) At() Evidence {
-	if c.ext != nil && c.ext.at != nil {
-		return *c.ext.at
+	if at := c.rare().at; at != nil {
+		return *at
 	}
 	if c.t == nil {
 		return Evidence{Line: int(c.line)}
@@ -283,8 +314,8 @@ func (c *ToolCall) At() Evidence {
 // SetFirstTime gives a call whose evidence is held in full and has no time
 // the file's first write time (as the staircase does for the others).
 func (c *ToolCall) SetFirstTime(first time.Time) {
-	if c.ext != nil && c.ext.at != nil && c.ext.at.Time.IsZero() {
-		c.ext.at.Time = first
+	if at := c.rare().at; at != nil && at.Time.IsZero() {
+		at.Time = first
 	}
 }
 
@@ -343,8 +374,8 @@ func (c *ToolCall) Input() CallInput {
 func (c *ToolCall) Set(in CallInput) {
 	n := makeCall(in)
 	n.t, n.line = c.t, c.line
-	if c.ext != nil && c.ext.at != nil {
-		n.extra().at = c.ext.at
+	if at := c.rare().at; at != nil {
+		n.ensureRare().at = at
 	}
 	*c = n
 }

@@ -15,6 +15,10 @@ func TestToolCallIs48Bytes(t *testing.T) {
 	if n := unsafe.Sizeof(ToolCall{}); n > 48 {
 		t.Errorf("ToolCall is %d bytes, want at most 48 (a transcript keeps one per shell command and file write)", n)
 	}
+	// Every spawn has a callExtra: 176 bytes is its allocation size class.
+	if n := unsafe.Sizeof(callExtra{}); n > 176 {
+		t.Errorf("callExtra is %d bytes, want at most 176", n)
+	}
 }
 
 // The id's length, the tool, the flags and a shell classification's place
@@ -32,7 +36,7 @@ func TestToolCallLongestInlineID(t *testing.T) {
 	}
 	c.SetShellClass(last)
 	a, labels, ok := c.ShellClass()
-	if c.ID() != id || c.Name() != "Bash" || c.Command() != "git push" || !c.RunInBackground() || !c.Copied() || c.ext != nil && c.ext.id != "" {
+	if c.ID() != id || c.Name() != "Bash" || c.Command() != "git push" || !c.RunInBackground() || !c.Copied() || c.rare().id != "" {
 		t.Errorf("an id of %d bytes: id of %d bytes, name %q, command %q, in background %v, copied %v",
 			len(id), len(c.ID()), c.Name(), c.Command(), c.RunInBackground(), c.Copied())
 	}

@@ -73,11 +73,12 @@ type ResultInput struct {
 func NewToolResult(in ResultInput) *ToolResult {
 	if in.Extra != nil {
 		x := *in.Extra // the caller's may be shared; this one gets the evidence
+		x.rare = nil   // built again from in
 		in.Extra = &x
 	}
 	r := newResult(in)
 	at := in.At
-	x := r.ensureExtra()
+	x := r.ensureRare()
 	x.at, x.toolUseID = &at, in.ToolUseID
 	r.line = clampLine(at.Line)
 	return r
@@ -95,12 +96,12 @@ func (t *Transcript) NewToolResult(in ResultInput, call *ToolCall) *ToolResult {
 	if call != nil {
 		r.call = call
 	} else {
-		x := r.ensureExtra()
+		x := r.ensureRare()
 		x.toolUseID, x.t = in.ToolUseID, t
 	}
 	if in.At.Line < 0 || int64(in.At.Line) > math.MaxUint32 {
 		at := in.At
-		r.ensureExtra().at = &at
+		r.ensureRare().at = &at
 	}
 	r.line = clampLine(in.At.Line)
 	return r
@@ -111,8 +112,11 @@ func (t *Transcript) NewToolResult(in ResultInput, call *ToolCall) *ToolResult {
 // through c instead of keeping them.
 func (r *ToolResult) SetCall(c *ToolCall) {
 	r.call = c
-	if x := r.Extra; x != nil {
-		x.toolUseID, x.t = "", nil
+	if x := r.Extra; x != nil && x.rare != nil {
+		x.rare.toolUseID, x.rare.t = "", nil
+		if *x.rare == (resultRare{}) {
+			x.rare = nil
+		}
 		if *x == (ResultExtra{}) {
 			r.Extra = nil
 		}
@@ -138,17 +142,31 @@ func makeResult(in ResultInput) ToolResult {
 	if in.TextLen >= 0 && in.TextLen <= maxTextLen {
 		r.lenFlags |= uint32(in.TextLen)
 	} else {
-		r.ensureExtra().textLen = in.TextLen
+		r.ensureRare().textLen = in.TextLen
 	}
 	return r
 }
 
-// ensureExtra returns the rare fields, allocating them on first use.
-func (r *ToolResult) ensureExtra() *ResultExtra {
+// ensureRare returns what almost no result has, allocating it (and Extra)
+// on first use.
+func (r *ToolResult) ensureRare() *resultRare {
 	if r.Extra == nil {
 		r.Extra = new(ResultExtra)
 	}
-	return r.Extra
+	if r.Extra.rare == nil {
+		r.Extra.rare = new(resultRare)
+	}
+	return r.Extra.rare
+}
+
+// noRare stands for the rarest fields of a result that has none; read only.
+var noRare resultRare
+
+func (r *ToolResult) rare() *resultRare {
+	if r == nil || r.Extra == nil || r.Extra.rare == nil {
+		return &noRare
+	}
+	return r.Extra.rare
 }
 
 // ToolUseID is the id of the call the result answers.
@@ -156,7 +174,7 @@ func (r *ToolResult) ToolUseID() string {
 	if r != nil && r.call != nil {
 		return r.call.ID()
 	}
-	return r.extra().toolUseID
+	return r.rare().toolUseID
 }
 
 // transcript is the file holding the result: its call's, else the one kept
@@ -165,13 +183,13 @@ func (r *ToolResult) transcript() *Transcript {
 	if r.call != nil {
 		return r.call.t
 	}
-	return r.extra().t
+	return r.rare().t
 }
 
 // At is the row holding the result: its file, line and write time.
 func (r *ToolResult) At() Evidence {
-	if r.Extra != nil && r.Extra.at != nil {
-		return *r.Extra.at
+	if at := r.rare().at; at != nil {
+		return *at
 	}
 	t := r.transcript()
 	if t == nil {
@@ -182,8 +200,8 @@ func (r *ToolResult) At() Evidence {
 
 // Line is At().Line, without reading the write time.
 func (r *ToolResult) Line() int {
-	if r.Extra != nil && r.Extra.at != nil {
-		return r.Extra.at.Line
+	if at := r.rare().at; at != nil {
+		return at.Line
 	}
 	return int(r.line)
 }
@@ -191,8 +209,8 @@ func (r *ToolResult) Line() int {
 // SetFirstTime gives a result whose evidence is held in full and has no
 // time the file's first write time (as the staircase does for the others).
 func (r *ToolResult) SetFirstTime(first time.Time) {
-	if r.Extra != nil && r.Extra.at != nil && r.Extra.at.Time.IsZero() {
-		r.Extra.at.Time = first
+	if at := r.rare().at; at != nil && at.Time.IsZero() {
+		at.Time = first
 	}
 }
 
@@ -220,8 +238,8 @@ func (r *ToolResult) Copied() bool { return r.has(flagResultCopied) }
 
 // TextLen is the length in bytes of the whole joined text.
 func (r *ToolResult) TextLen() int {
-	if r.Extra != nil && r.Extra.textLen != 0 {
-		return r.Extra.textLen
+	if n := r.rare().textLen; n != 0 {
+		return n
 	}
 	return int(r.lenFlags & maxTextLen)
 }
@@ -233,7 +251,7 @@ func (r *ToolResult) Input() ResultInput {
 		Copied: r.Copied(), Text: r.Text, TextLen: r.TextLen()}
 	if r.Extra != nil {
 		x := *r.Extra
-		x.at, x.textLen, x.toolUseID, x.t = nil, 0, "", nil
+		x.rare = nil
 		if x != (ResultExtra{}) {
 			in.Extra = &x
 		}
@@ -247,13 +265,13 @@ func (r *ToolResult) Input() ResultInput {
 func (r *ToolResult) Set(in ResultInput) {
 	n := newResult(in)
 	n.line = r.line
-	if r.Extra != nil && r.Extra.at != nil {
-		n.ensureExtra().at = r.Extra.at
+	if at := r.rare().at; at != nil {
+		n.ensureRare().at = at
 	}
 	if r.call != nil && r.call.ID() == in.ToolUseID {
 		n.call = r.call
 	} else if t := r.transcript(); t != nil || in.ToolUseID != "" {
-		x := n.ensureExtra()
+		x := n.ensureRare()
 		x.toolUseID, x.t = in.ToolUseID, t
 	}
 	*r = *n

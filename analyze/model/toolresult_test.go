@@ -15,6 +15,11 @@ func TestToolResultIs40Bytes(t *testing.T) {
 	if n := unsafe.Sizeof(ToolResult{}); n > 40 {
 		t.Errorf("ToolResult is %d bytes, want at most 40 (a transcript keeps one per retained call)", n)
 	}
+	// Every agent, Workflow and failed result has an Extra: 160 bytes is
+	// its allocation size class.
+	if n := unsafe.Sizeof(ResultExtra{}); n > 160 {
+		t.Errorf("ResultExtra is %d bytes, want at most 160", n)
+	}
 }
 
 // A result gives back everything it was built with: each flag alone, the
@@ -57,7 +62,7 @@ func TestToolResultKeepsItsContents(t *testing.T) {
 	shared := &ResultExtra{Status: "completed"}
 	a := NewToolResult(ResultInput{At: Evidence{Line: 1}, Extra: shared})
 	b := NewToolResult(ResultInput{At: Evidence{Line: 2}, Extra: shared})
-	if a.At().Line != 1 || b.At().Line != 2 || shared.at != nil {
+	if a.At().Line != 1 || b.At().Line != 2 || shared.rare != nil {
 		t.Error("hand-built results that share an Extra share their evidence")
 	}
 	var none *ToolResult
@@ -93,7 +98,7 @@ func TestToolResultReadsThroughItsCall(t *testing.T) {
 		t.Errorf("a result of a known call keeps %+v beside it", *known.Extra)
 	}
 	early := tr.NewToolResult(ResultInput{ToolUseID: "toolu_9", At: at, Text: "ok", TextLen: 2}, nil)
-	if early.Extra == nil || early.Extra.toolUseID != "toolu_9" || early.Extra.t != tr {
+	if x := early.rare(); x.toolUseID != "toolu_9" || x.t != tr {
 		t.Fatal("a result without its call does not keep its id and file")
 	}
 	early.SetCall(call)
@@ -102,7 +107,7 @@ func TestToolResultReadsThroughItsCall(t *testing.T) {
 	}
 	withExtra := tr.NewToolResult(ResultInput{ToolUseID: "toolu_9", At: at, Extra: &ResultExtra{Status: "completed"}}, nil)
 	withExtra.SetCall(call)
-	if withExtra.Status() != "completed" || withExtra.Extra.toolUseID != "" || withExtra.Extra.t != nil {
+	if withExtra.Status() != "completed" || withExtra.Extra.rare != nil {
 		t.Errorf("SetCall lost the rare fields or kept the id: %+v", *withExtra.Extra)
 	}
 
