@@ -9,14 +9,15 @@ type ShellAnalysis struct {
 	// Writes are paths the command obviously writes (redirection targets, tee,
 	// touch, cp/mv destinations, sed -i, rm), as written in the command.
 	Writes []string `json:"writes,omitempty"`
-	// MayWrite is true when some part of the command may have written files
-	// that Writes does not list (an unknown program, a dynamic target).
-	MayWrite bool `json:"may_write,omitempty"`
-	// Commits counts `git commit` invocations.
-	Commits int `json:"commits,omitempty"`
 	// ParseError is set when the line is not valid shell; the analysis then
 	// comes from a conservative word split and MayWrite is true.
 	ParseError string `json:"parse_error,omitempty"`
+	// Commits counts `git commit` invocations.
+	Commits int `json:"commits,omitempty"`
+	// MayWrite is true when some part of the command may have written files
+	// that Writes does not list (an unknown program, a dynamic target).
+	// (The two flags sit together: 80 bytes, not 88.)
+	MayWrite bool `json:"may_write,omitempty"`
 	// GitNotBuiltin is true when the line runs git with a subcommand that is
 	// not one of git's own: a git alias may define it, so the analysis may
 	// change with the run's aliases (ship.Reuse decides).

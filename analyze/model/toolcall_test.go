@@ -117,3 +117,11 @@ func TestToolCallKeepsItsInputs(t *testing.T) {
 		t.Errorf("Set: %+v", set.Input())
 	}
 }
+
+// A transcript keeps one ShellAnalysis per distinct analysis of its shell
+// commands (ShellClasses): its two flags sit together.
+func TestShellAnalysisIs80Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(ShellAnalysis{}); n > 80 {
+		t.Errorf("ShellAnalysis is %d bytes, want at most 80", n)
+	}
+}
