@@ -115,14 +115,11 @@ func ReadOptions(r io.Reader, file string, opts Options) (*model.Journal, error)
 		}
 		if data[0] != '{' || (err != nil && !isTypeError(err)) {
 			// Only kept lines need their reason: the rest are counted
-			// without asking json.Valid why (half the cost of a junk line).
+			// without validating them again to say why (half the cost
+			// of a junk line).
 			reason := "not JSON"
-			switch {
-			case !l.Torn && len(j.Malformed) >= model.MalformedExamples:
-			case data[0] != '{' && json.Valid(data):
-				reason = "not a JSON object"
-			case l.Torn:
-				reason = "torn final line (not JSON, no newline at end of file)"
+			if l.Torn || len(j.Malformed) < model.MalformedExamples {
+				reason = jsonl.NotJSONReason(data, l.Torn)
 			}
 			malformed(model.Malformed{Line: l.N, Reason: reason, Skipped: true}, l.Torn)
 			if l.Torn {

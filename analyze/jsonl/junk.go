@@ -1,6 +1,10 @@
 package jsonl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pmcheck/pmcheck/internal/jsonscan"
+)
 
 // JunkMin is how many skipped malformed lines a file must have before a
 // reader may give up on it: below it, a file is always read to its end.
@@ -18,6 +22,22 @@ func MostlyNotJSON(bad, good int) bool { return bad > 0 && bad > good }
 // the file is an input problem, and reading the rest of a file of fifty
 // million junk lines would only cost time.
 func GiveUp(bad, good int) bool { return bad >= JunkMin && MostlyNotJSON(bad, good) }
+
+// NotJSONReason is the reason a malformed line is listed with, for a
+// trimmed, non-empty line that a reader could not read as a JSON object:
+// valid JSON that is not an object (an array, a string, a number), a torn
+// final line (the file ended without a newline, mid-write), or not JSON.
+// Readers ask it only for the lines they keep as examples: it validates
+// the line again.
+func NotJSONReason(data []byte, torn bool) string {
+	switch {
+	case data[0] != '{' && jsonscan.Valid(data):
+		return "not a JSON object"
+	case torn:
+		return "torn final line (not JSON, no newline at end of file)"
+	}
+	return "not JSON"
+}
 
 // GaveUpError is returned by a reader asked to give up (GiveUp) on a file
 // that is mostly not JSON, at the line where it stopped.

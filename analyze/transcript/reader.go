@@ -405,8 +405,8 @@ func (b *builder) malformed(n int, reason string, skipped bool, length int64) {
 
 // keepsReason reports whether the next malformed line's reason is kept:
 // only the first MalformedExamples are, so the rest are counted without
-// working out why they are malformed (json.Valid on each of fifty million
-// junk lines was half the cost of reading them).
+// working out why they are malformed (validating each of fifty million
+// junk lines again to say why was half the cost of reading them).
 func (b *builder) keepsReason() bool { return len(b.t.Malformed) < model.MalformedExamples }
 
 // decoded is what the pure part of reading a line produces: the part that
@@ -490,12 +490,8 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	valid, badUTF8, r := d.valid, d.badUTF8, &d.r
 	if !valid {
 		reason := "not JSON"
-		switch {
-		case !b.keepsReason():
-		case data[0] != '{' && json.Valid(data):
-			reason = "not a JSON object"
-		case l.Torn:
-			reason = "torn final line (not JSON, no newline at end of file)"
+		if b.keepsReason() {
+			reason = jsonl.NotJSONReason(data, l.Torn)
 		}
 		b.malformed(l.N, reason, true, 0)
 		return

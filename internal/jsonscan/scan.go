@@ -71,6 +71,13 @@ func (s *Scanner) Peek() byte {
 	return s.Data[s.I]
 }
 
+// Valid reports whether data is one JSON value with only whitespace
+// around it, as json.Valid does (FuzzScanner holds the two to each other).
+func Valid(data []byte) bool {
+	s := Scanner{Data: data}
+	return s.SkipValue() && s.End()
+}
+
 // IsHex reports whether c is a hexadecimal digit.
 func IsHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
