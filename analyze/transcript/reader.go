@@ -310,6 +310,7 @@ type builder struct {
 	// analyses the transcript holds (internShell).
 	shell            *shellReader
 	shellR           shellReader
+	shellFull        bool // the transcript's list of analyses is full (shellsFull)
 	shells           []shellCall
 	lineShells       []shellCall
 	plainShellList   []plainShellAt
@@ -751,7 +752,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		call.Name = keep(blk.Name) // kept as a string only when not a known tool
 	}
 	c := b.t.NewToolCall(call)
-	if blk.Name == "Bash" {
+	if blk.Name == "Bash" && !b.shellFull {
 		if sh := b.shellOf(blk); sh != nil {
 			c.SetShellClass(b.internShell(sh, c.Command()))
 		}

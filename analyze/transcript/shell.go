@@ -3,6 +3,7 @@ package transcript
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
@@ -36,7 +37,11 @@ type ShellOptions struct {
 // detectors did when they deduplicated a run's commands; the memo is freed
 // with the builder. The decoding goroutines share it.
 type shellReader struct {
-	opts  ShellOptions
+	opts ShellOptions
+	// full is set once the transcript's list holds all the analyses a
+	// call can name: the decoding goroutines then classify no more (the
+	// detectors classify the calls left without one).
+	full  atomic.Bool
 	mu    sync.Mutex
 	n     int // entries in small; then m
 	small [shellScanMax]memoShell
@@ -59,21 +64,22 @@ func (s *shellReader) classify(cmd string) model.ShellAnalysis {
 	}
 	a = s.opts.Classify(cmd)
 	s.mu.Lock()
-	if _, ok := s.lookup(cmd); !ok {
-		cmd = strings.Clone(cmd)
-		switch {
-		case s.m == nil && s.n < len(s.small):
-			s.small[s.n] = memoShell{cmd, a}
+	switch {
+	case s.m != nil:
+		// Another goroutine may have kept the same command meanwhile:
+		// the same analysis, stored again.
+		s.m[strings.Clone(cmd)] = a
+	case s.n < len(s.small):
+		if _, ok := s.lookup(cmd); !ok {
+			s.small[s.n] = memoShell{strings.Clone(cmd), a}
 			s.n++
-		default:
-			if s.m == nil {
-				s.m = make(map[string]model.ShellAnalysis, 2*len(s.small))
-				for _, e := range s.small[:s.n] {
-					s.m[e.command] = e.a
-				}
-			}
-			s.m[cmd] = a
 		}
+	default:
+		s.m = make(map[string]model.ShellAnalysis, 2*len(s.small))
+		for _, e := range s.small[:s.n] {
+			s.m[e.command] = e.a
+		}
+		s.m[strings.Clone(cmd)] = a
 	}
 	s.mu.Unlock()
 	return a
@@ -102,7 +108,7 @@ type shellCall struct {
 // classifyShell classifies the Bash calls of a decoded row into out: rows
 // the builder turns into calls (user and assistant rows) only.
 func classifyShell(r *row, sh *shellReader, out []shellCall) []shellCall {
-	if r.Message == nil || r.Type != "user" && r.Type != "assistant" {
+	if r.Message == nil || r.Type != "user" && r.Type != "assistant" || sh.full.Load() {
 		return out
 	}
 	blocks := r.Message.Content.blocks
@@ -151,6 +157,15 @@ type commandShellAt struct {
 	i       int
 }
 
+// shellsFull records that the transcript's list of analyses is full: from
+// here on no call is given one (the builder decides, in file order, so a
+// parallel read gives the calls what a serial one does), and the decoding
+// goroutines stop classifying.
+func (b *builder) shellsFull() {
+	b.shellFull = true
+	b.shell.full.Store(true)
+}
+
 // internShell returns where s's analysis is in the transcript's list,
 // adding it when it is new: an analysis without lists is shared by value,
 // one with lists by command (the call's copy; -1 when the list is full).
@@ -171,6 +186,7 @@ func (b *builder) internShell(s *shellCall, command string) int {
 		}
 		i := b.t.AddShellClass(b.shell.opts.Labels, a)
 		if i < 0 {
+			b.shellsFull()
 			return i
 		}
 		if b.plainShells == nil && len(b.plainShellList) < shellScanMax {
@@ -200,6 +216,7 @@ func (b *builder) internShell(s *shellCall, command string) int {
 	}
 	i := b.t.AddShellClass(b.shell.opts.Labels, a)
 	if i < 0 {
+		b.shellsFull()
 		return i
 	}
 	if b.shellByCommand == nil && len(b.commandShellList) < shellScanMax {

@@ -154,3 +154,58 @@ func TestReaderClassifiesACommandOncePerFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderStopsClassifyingWhenTheListIsFull: a transcript names at most
+// 65,535 analyses; past that, its calls keep none (the detectors classify
+// them), the reader stops classifying instead of classifying for nothing,
+// and a parallel read gives every call what the serial read gives.
+func TestReaderStopsClassifyingWhenTheListIsFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 70,000 calls")
+	}
+	const n = 70000
+	var b bytes.Buffer
+	command := func(i int) string {
+		if i == 0 || i >= n-10 {
+			return "ls" // a plain analysis, kept first, asked for again at the end
+		}
+		return fmt.Sprintf("echo %d > f%d", i, i) // one analysis each
+	}
+	for i := range n {
+		in, _ := json.Marshal(map[string]any{"command": command(i)})
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u-%d","timestamp":"2026-05-07T09:00:05.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":%s}]}}`+"\n", i, i, in)
+	}
+	data := b.Bytes()
+	var asked atomic.Int64
+	sh := shipShell(nil)
+	classify := sh.Classify
+	sh.Classify = func(cmd string) model.ShellAnalysis { asked.Add(1); return classify(cmd) }
+	serial, err := Read(bytes.NewReader(data), "f.jsonl", Options{Shell: sh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := len(serial.Shell.List)
+	if full != 1<<16-1 {
+		t.Fatalf("%d analyses kept, want the 65,535 a call can name", full)
+	}
+	for i, c := range serial.ToolCalls {
+		_, _, ok := c.ShellClass()
+		if want := i < full; ok != want {
+			t.Fatalf("call %d (%q): classified %v, want %v", i, c.Command(), ok, want)
+		}
+	}
+	if a := asked.Load(); a != int64(full)+1 {
+		t.Fatalf("the serial read classified %d commands: it should stop at the first the list cannot hold (%d)", a, full+1)
+	}
+	asked.Store(0)
+	parallel, err := readParallel(bytes.NewReader(data), "f.jsonl", Options{Shell: sh}, 2, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(parallel, serial) {
+		t.Fatal("the parallel read's model differs from the serial read's")
+	}
+	if a := asked.Load(); a >= n-1000 {
+		t.Fatalf("the parallel read classified %d of %d commands: it did not stop", a, n)
+	}
+}
