@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
@@ -17,23 +16,14 @@ func (a *analysis) runAliases() map[string][]string {
 	if a.run == nil {
 		return nil
 	}
-	var out map[string][]string
+	var u ship.AliasUnion
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
 			if c.Name() != "Bash" || !strings.Contains(c.Command(), "alias.") {
 				continue
 			}
-			for name, values := range ship.ConfigAliases(c.Command()) {
-				if out == nil {
-					out = map[string][]string{}
-				}
-				for _, v := range values {
-					if !slices.Contains(out[name], v) {
-						out[name] = append(out[name], v)
-					}
-				}
-			}
+			u.Add(ship.ConfigAliases(c.Command()))
 		}
 	}
-	return out
+	return u.Map()
 }
