@@ -308,15 +308,13 @@ type builder struct {
 	// the serial reader's line's classifications, lineShells those of the
 	// line being applied; plainShells and shellByCommand find the
 	// analyses the transcript holds (internShell).
-	shell            *shellReader
-	shellR           shellReader
-	shellFull        bool // the transcript's list of analyses is full (shellsFull)
-	shells           []shellCall
-	lineShells       []shellCall
-	plainShellList   []plainShellAt
-	plainShells      map[plainShell]int
-	commandShellList []commandShellAt
-	shellByCommand   map[string]int
+	shell          *shellReader
+	shellR         shellReader
+	shellFull      bool // the transcript's list of analyses is full (shellsFull)
+	shells         []shellCall
+	lineShells     []shellCall
+	plainShells    smallIndex[plainShell]
+	shellByCommand smallIndex[string]
 	// keys counts the entries added to other and pending (free).
 	keys int
 }
@@ -372,18 +370,16 @@ func (b *builder) free() {
 	clear(b.callByID.slots)
 	clear(b.spare) // events of the file just read: they may be its model's
 	clear(b.shells)
-	clear(b.plainShellList)
-	clear(b.commandShellList)
 	*b = builder{
-		callByID:         callIndex{slots: b.callByID.slots},
-		pending:          b.pending,
-		other:            b.other,
-		spare:            b.spare[:0],
-		shells:           b.shells[:0],
-		plainShellList:   b.plainShellList[:0],
-		commandShellList: b.commandShellList[:0],
-		types:            b.types,
-		tools:            b.tools,
+		callByID:       callIndex{slots: b.callByID.slots},
+		pending:        b.pending,
+		other:          b.other,
+		spare:          b.spare[:0],
+		shells:         b.shells[:0],
+		plainShells:    b.plainShells.emptied(),
+		shellByCommand: b.shellByCommand.emptied(),
+		types:          b.types,
+		tools:          b.tools,
 	}
 	builders.Put(b)
 }

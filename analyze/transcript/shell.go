@@ -147,14 +147,53 @@ type plainShell struct {
 // (a map for each of a fleet's files cost more than all its lookups).
 const shellScanMax = 8
 
-type plainShellAt struct {
-	k plainShell
+// smallIndex finds where a transcript holds an analysis, by its key: a list
+// scanned in order while it holds at most shellScanMax keys, then a map.
+type smallIndex[K comparable] struct {
+	list []smallAt[K]
+	m    map[K]int
+}
+
+type smallAt[K comparable] struct {
+	k K
 	i int
 }
 
-type commandShellAt struct {
-	command string
-	i       int
+func (x *smallIndex[K]) get(k K) (int, bool) {
+	if x.m != nil {
+		i, ok := x.m[k]
+		return i, ok
+	}
+	for _, e := range x.list {
+		if e.k == k {
+			return e.i, true
+		}
+	}
+	return 0, false
+}
+
+// put records k at i and reports whether it went into the map (the
+// builder counts map entries: a pooled builder drops large maps).
+func (x *smallIndex[K]) put(k K, i int) bool {
+	if x.m == nil && len(x.list) < shellScanMax {
+		x.list = append(x.list, smallAt[K]{k, i})
+		return false
+	}
+	if x.m == nil {
+		x.m = make(map[K]int, 2*shellScanMax)
+		for _, e := range x.list {
+			x.m[e.k] = e.i
+		}
+	}
+	x.m[k] = i
+	return true
+}
+
+// emptied returns the index emptied for the next file: the list's array
+// is kept (cleared, so that it holds no commands), the map dropped.
+func (x *smallIndex[K]) emptied() smallIndex[K] {
+	clear(x.list)
+	return smallIndex[K]{list: x.list[:0]}
 }
 
 // shellsFull records that the transcript's list of analyses is full: from
@@ -172,64 +211,23 @@ func (b *builder) shellsFull() {
 func (b *builder) internShell(s *shellCall, command string) int {
 	a := s.a
 	if a.Actions == nil && a.Writes == nil {
-		k := plainShell{a.MayWrite, a.Commits, a.ParseError, a.GitNotBuiltin}
-		if b.plainShells != nil {
-			if i, ok := b.plainShells[k]; ok {
-				return i
-			}
-		} else {
-			for _, p := range b.plainShellList {
-				if p.k == k {
-					return p.i
-				}
-			}
-		}
-		i := b.t.AddShellClass(b.shell.opts.Labels, a)
-		if i < 0 {
-			b.shellsFull()
-			return i
-		}
-		if b.plainShells == nil && len(b.plainShellList) < shellScanMax {
-			b.plainShellList = append(b.plainShellList, plainShellAt{k, i})
-			return i
-		}
-		if b.plainShells == nil {
-			b.plainShells = make(map[plainShell]int, 2*shellScanMax)
-			for _, p := range b.plainShellList {
-				b.plainShells[p.k] = p.i
-			}
-		}
-		b.plainShells[k] = i
-		b.keys++
-		return i
+		return internShellBy(b, &b.plainShells, plainShell{a.MayWrite, a.Commits, a.ParseError, a.GitNotBuiltin}, a)
 	}
-	if b.shellByCommand != nil {
-		if i, ok := b.shellByCommand[command]; ok {
-			return i
-		}
-	} else {
-		for _, c := range b.commandShellList {
-			if c.command == command {
-				return c.i
-			}
-		}
+	return internShellBy(b, &b.shellByCommand, command, a)
+}
+
+// internShellBy is internShell with the index and key of a's kind.
+func internShellBy[K comparable](b *builder, x *smallIndex[K], k K, a model.ShellAnalysis) int {
+	if i, ok := x.get(k); ok {
+		return i
 	}
 	i := b.t.AddShellClass(b.shell.opts.Labels, a)
 	if i < 0 {
 		b.shellsFull()
 		return i
 	}
-	if b.shellByCommand == nil && len(b.commandShellList) < shellScanMax {
-		b.commandShellList = append(b.commandShellList, commandShellAt{command, i})
-		return i
+	if x.put(k, i) {
+		b.keys++
 	}
-	if b.shellByCommand == nil {
-		b.shellByCommand = make(map[string]int, 2*shellScanMax)
-		for _, c := range b.commandShellList {
-			b.shellByCommand[c.command] = c.i
-		}
-	}
-	b.shellByCommand[command] = i
-	b.keys++
 	return i
 }
