@@ -43,3 +43,23 @@ func TestVersionFlagAndCommand(t *testing.T) {
 		t.Errorf("--version printed %q, version printed %q", a.String(), b.String())
 	}
 }
+
+func TestUsesRules(t *testing.T) {
+	for args, want := range map[string]bool{
+		"check .":             true,
+		"--jobs 2 check":      false, // a flag's value ends the search: no warm-up, only 2 ms lost
+		"explain run.jsonl":   true,
+		"rules list":          true,
+		"rules test fixtures": true,
+		"hook pre-tool-use":   false,
+		"scan .":              false,
+		"--version":           false,
+		"":                    false,
+		"replay run/check":    false,
+		"--help check":        true,
+	} {
+		if got := usesRules(strings.Fields(args)); got != want {
+			t.Errorf("usesRules(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
