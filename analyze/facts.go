@@ -75,7 +75,10 @@ func runFacts(run *model.Run, opts FactsOptions) model.Facts {
 	)
 	switch run.Kind {
 	case model.KindWorkflow:
-		rep := replay.Workflow(run, opts.Replay)
+		// The KILL ledger classifies shell commands as the detectors do.
+		cfg := opts.Replay
+		cfg.DeployLabels = opts.Detect.DeployLabels
+		rep := replay.Workflow(run, cfg)
 		watchdogs, verdict = rep.Facts, rep.Outcome.Verdict
 	default:
 		watchdogs = replay.Session(run, opts.Replay)

@@ -4,7 +4,17 @@ import (
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/model"
 )
+
+// ShipOptions are the options every Bash command of run is classified
+// with: the deploy labels in effect (nil: ship's defaults) and the git
+// aliases the run defines (runAliases). The detectors' facts and work
+// ledgers and replay's KILL ledger all take them from here, so that they
+// read each command alike (a commit made through `git ci` is one in both).
+func ShipOptions(run *model.Run, deployLabels []string) ship.Options {
+	return ship.Options{DeployLabels: deployLabels, Aliases: runAliases(run)}
+}
 
 // runAliases collects the git aliases every Bash command of the run defines
 // with `git config alias.NAME VALUE`, so that `git NAME` anywhere in the run
@@ -12,12 +22,12 @@ import (
 // file applies to all of them: the order of calls across files cannot always
 // be known, and a config alias outlives the command that set it, so the
 // union fails toward reporting.
-func (a *analysis) runAliases() map[string][]string {
-	if a.run == nil {
+func runAliases(run *model.Run) map[string][]string {
+	if run == nil {
 		return nil
 	}
 	var u ship.AliasUnion
-	for _, t := range a.transcripts() {
+	for _, t := range runTranscripts(run) {
 		for _, c := range t.ToolCalls {
 			if c.Name() != "Bash" || !strings.Contains(c.Command(), "alias.") {
 				continue

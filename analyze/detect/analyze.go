@@ -181,8 +181,7 @@ type plainAnalysis struct {
 // are left empty here.
 func Analyze(run *model.Run, opts Options) model.Facts {
 	a := &analysis{run: run, opts: opts.WithDefaults()}
-	a.shipOpts = ship.Options{DeployLabels: a.opts.DeployLabels}
-	a.shipOpts.Aliases = a.runAliases() // aliases.go
+	a.shipOpts = ShipOptions(run, a.opts.DeployLabels) // aliases.go
 	a.classified = map[*model.ToolCall]int32{}
 	a.preclassify()
 	if run == nil {
@@ -231,7 +230,11 @@ func runFact(a *pass) any {
 }
 
 // transcripts are the run's files in a fixed order: main, agents, attempts.
-func (a *analysis) transcripts() []*model.Transcript {
+func (a *analysis) transcripts() []*model.Transcript { return runTranscripts(a.run) }
+
+// runTranscripts are run's files in a fixed order: main (of a session),
+// agents, attempts.
+func runTranscripts(run *model.Run) []*model.Transcript {
 	var out []*model.Transcript
 	seen := map[*model.Transcript]bool{}
 	add := func(t *model.Transcript) {
@@ -240,13 +243,13 @@ func (a *analysis) transcripts() []*model.Transcript {
 			out = append(out, t)
 		}
 	}
-	if a.run.Kind == model.KindSession {
-		add(a.run.Main)
+	if run.Kind == model.KindSession {
+		add(run.Main)
 	}
-	for _, t := range a.run.Agents {
+	for _, t := range run.Agents {
 		add(t)
 	}
-	for _, at := range a.run.Attempts {
+	for _, at := range run.Attempts {
 		add(at.Transcript)
 	}
 	return out

@@ -18,7 +18,12 @@ type Config struct {
 	Watchdogs WatchdogOptions
 	// Start overrides the watch start (--start) when non-zero.
 	Start time.Time
-	// Ledger computes a killed attempt's work (defaultLedger when nil).
+	// DeployLabels are the labels a killed attempt's shell commands are
+	// classified with for its ledger (detect.ShipOptions; nil: the
+	// defaults). They cannot change a ledger, only whether the reader's
+	// classification is reused; analyze.Facts sets the detectors' own.
+	DeployLabels []string
+	// Ledger computes a killed attempt's work (runLedger's when nil).
 	Ledger LedgerFunc
 	// Reference selects the poll-every-interval engine (tests only).
 	Reference bool
@@ -50,7 +55,11 @@ type Report struct {
 // watch's exit 2 and its message in Outcome.Stderr.
 func Workflow(run *model.Run, cfg Config) *Report {
 	cfg = cfg.withDefaults()
-	w, start, times := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: cfg.Ledger})
+	ledger := cfg.Ledger
+	if ledger == nil {
+		ledger = runLedger(run, cfg.DeployLabels)
+	}
+	w, start, times := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: ledger})
 	rep := &Report{World: w, Start: start, Times: times}
 	if cfg.Reference {
 		rep.Outcome = replayReference(w, cfg.Watch)

@@ -19,19 +19,30 @@ type Ledger struct {
 	CommitsWithoutID int
 }
 
-// LedgerFunc computes the ledger of one transcript (defaultLedger unless a
+// LedgerFunc computes the ledger of one transcript (runLedger's unless a
 // test supplies another).
 type LedgerFunc func(*model.Transcript) Ledger
 
-// defaultLedger is the detectors' work ledger (detect.LedgerOf) in the
-// shape the KILL line reports, so the replay and the findings always count
-// the same paths and commits.
-func defaultLedger(t *model.Transcript) Ledger {
-	l := detect.LedgerOf(t, ship.Options{})
-	return Ledger{
-		Paths:            len(l.Paths),
-		PathsPartial:     l.Partial,
-		Commits:          len(l.Commits),
-		CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
+// runLedger is the detectors' work ledger (detect.LedgerOf) of run's
+// transcripts in the shape the KILL line reports. Their shell commands are
+// classified with the options the detectors classify run's with
+// (detect.ShipOptions: the deploy labels and the git aliases defined
+// anywhere in the run), so the replay and the findings count the same paths
+// and commits. The aliases are gathered when the first ledger is asked for:
+// most runs have no killed attempt.
+func runLedger(run *model.Run, deployLabels []string) LedgerFunc {
+	var opts *ship.Options
+	return func(t *model.Transcript) Ledger {
+		if opts == nil {
+			o := detect.ShipOptions(run, deployLabels)
+			opts = &o
+		}
+		l := detect.LedgerOf(t, *opts)
+		return Ledger{
+			Paths:            len(l.Paths),
+			PathsPartial:     l.Partial,
+			Commits:          len(l.Commits),
+			CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
+		}
 	}
 }

@@ -30,11 +30,9 @@ type Live struct {
 }
 
 // NewLive starts a watch at instant start (the journal was found then).
-// ledger computes a killed attempt's work (defaultLedger when nil).
+// ledger computes a killed attempt's work (when nil, runLedger's of the run
+// as each Update gives it, with the default deploy labels).
 func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
-	if ledger == nil {
-		ledger = defaultLedger
-	}
 	w := &World{RunID: "unknown-run", Start: start, HasJournal: true, JournalAt: start, Agents: map[string]*Agent{}}
 	return &Live{w: w, s: newWatcher(w, opt), ledger: ledger}
 }
@@ -46,9 +44,15 @@ func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
 func (l *Live) Update(now time.Time, run *model.Run, truncated bool) {
 	w := l.w
 	w.RunID = runIDOf(run.ID)
+	ledger := l.ledger
+	if ledger == nil {
+		// The aliases the run defines so far, as the detectors would read
+		// the files as they stand.
+		ledger = runLedger(run, nil)
+	}
 	agents := make(map[string]*Agent, len(w.Agents))
 	for id, t := range clock.AgentTranscripts(run) {
-		agents[id] = agentOf(id, t, w.Start, l.ledger)
+		agents[id] = agentOf(id, t, w.Start, ledger)
 	}
 	w.Agents = agents
 	if truncated {

@@ -100,7 +100,7 @@ type lifecycleTerminal struct {
 type buildOptions struct {
 	// Start overrides the watch start (--start) when non-zero.
 	Start time.Time
-	// Ledger computes the work of a killed attempt (defaultLedger when nil).
+	// Ledger computes the work of a killed attempt.
 	Ledger LedgerFunc
 }
 
@@ -108,12 +108,8 @@ type buildOptions struct {
 func buildWorld(run *model.Run, opts buildOptions) (*World, clock.Start, []clock.LineTime) {
 	start := clock.WatchStart(run, opts.Start)
 	w := &World{RunID: runIDOf(run.ID), Start: start.At, Agents: map[string]*Agent{}}
-	ledger := opts.Ledger
-	if ledger == nil {
-		ledger = defaultLedger
-	}
 	for id, t := range clock.AgentTranscripts(run) {
-		w.Agents[id] = agentOf(id, t, start.At, ledger)
+		w.Agents[id] = agentOf(id, t, start.At, opts.Ledger)
 	}
 	var times []clock.LineTime
 	if run.Journal != nil {
