@@ -70,17 +70,19 @@ func (c *Classifications) lookup(cmd string, opts ship.Options) (ship.Analysis, 
 	c.mu.RLock()
 	same := !c.set || sameLabels(c.labels, opts.DeployLabels)
 	r, ok := c.m[cmd]
-	full := c.bytes >= maxClassificationBytes
+	used := c.bytes
 	c.mu.RUnlock()
 	if ok && same {
 		return r, true
 	}
 	r = ship.Classify(cmd, opts)
-	if !same || full {
+	// The size is known before the copy: an analysis that does not fit is
+	// handed back as made, not copied for nothing.
+	size := r.Footprint() + len(cmd) + classificationEntryCost
+	if !same || used+size > maxClassificationBytes {
 		return r, false
 	}
-	own, size := ownedAnalysis(r)
-	size += len(cmd) + classificationEntryCost
+	own := ownedAnalysis(r)
 	c.mu.Lock()
 	if !c.set {
 		c.labels, c.set = slices.Clone(opts.DeployLabels), true
@@ -88,6 +90,8 @@ func (c *Classifications) lookup(cmd string, opts ship.Options) (ship.Analysis, 
 			c.labels = []string{}
 		}
 	}
+	// Another goroutine may have filled the room or kept cmd meanwhile:
+	// the copy is then still what the caller is given.
 	if _, dup := c.m[cmd]; !dup && c.bytes+size <= maxClassificationBytes && sameLabels(c.labels, opts.DeployLabels) {
 		c.m[strings.Clone(cmd)] = own
 		c.bytes += size
@@ -107,7 +111,7 @@ func (c *Classifications) ReaderClassifier(labels []string) func(string) ship.An
 	return func(cmd string) ship.Analysis {
 		r, owned := c.lookup(cmd, opts)
 		if !owned {
-			r, _ = ownedAnalysis(r)
+			r = ownedAnalysis(r)
 		}
 		return r
 	}
@@ -119,24 +123,21 @@ func sameLabels(a, b []string) bool {
 }
 
 // ownedAnalysis is a copy of r whose strings share no memory with the
-// command it was made from, and the bytes of those strings.
-func ownedAnalysis(r ship.Analysis) (ship.Analysis, int) {
-	size := len(r.ParseError)
+// command it was made from (r.Footprint is what it holds).
+func ownedAnalysis(r ship.Analysis) ship.Analysis {
 	out := ship.Analysis{MayWrite: r.MayWrite, Commits: r.Commits, ParseError: strings.Clone(r.ParseError), GitNotBuiltin: r.GitNotBuiltin}
 	if r.Actions != nil {
 		out.Actions = make([]ship.Action, len(r.Actions))
 		for i, a := range r.Actions {
 			out.Actions[i] = ship.Action{Kind: strings.Clone(a.Kind), Branch: strings.Clone(a.Branch), Target: strings.Clone(a.Target),
 				Command: strings.Clone(a.Command), RefKind: strings.Clone(a.RefKind), Possible: a.Possible}
-			size += len(a.Kind) + len(a.Branch) + len(a.Target) + len(a.Command) + len(a.RefKind) + 96
 		}
 	}
 	if r.Writes != nil {
 		out.Writes = make([]string, len(r.Writes))
 		for i, w := range r.Writes {
 			out.Writes[i] = strings.Clone(w)
-			size += len(w) + 16
 		}
 	}
-	return out, size
+	return out
 }

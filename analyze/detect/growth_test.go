@@ -2,8 +2,10 @@ package detect
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/allocs"
 )
@@ -144,5 +146,34 @@ func TestOneAttemptKeepsLittle(t *testing.T) {
 	t.Logf("one attempt: %d bytes", b)
 	if b > 4500 {
 		t.Errorf("analysing a run of one attempt allocated %d bytes, want at most 4,500", b)
+	}
+}
+
+// TestClassificationsCopyOnlyWhatTheyKeep: a command whose analysis no
+// longer fits in the check's cache is classified and handed back without a
+// copy of its analysis (the cache used to copy every analysis, then find it
+// too large to keep). Counted as the bytes one classification allocates,
+// through the cache and without it.
+func TestClassificationsCopyOnlyWhatTheyKeep(t *testing.T) {
+	var cmd strings.Builder
+	cmd.WriteString("echo x")
+	for i := range 40 {
+		fmt.Fprintf(&cmd, " > out/a-rather-long-file-name-%d.txt", i)
+	}
+	command := cmd.String()
+	opts := ship.Options{}
+	if a := ship.Classify(command, opts); len(a.Writes) < 40 {
+		t.Fatalf("%q: %d writes, want 40: the test measures nothing", command, len(a.Writes))
+	}
+	cache := NewClassifications()
+	cache.bytes = maxClassificationBytes - 100 // room for no analysis of this size
+	through := allocs.LeastPerCall(50, func() { cache.classify(command, opts) })
+	alone := allocs.LeastPerCall(50, func() { ship.Classify(command, opts) })
+	t.Logf("bytes a classification: through the cache %d, alone %d", through, alone)
+	if cache.Len() != 0 {
+		t.Fatalf("the cache kept %d entries past its bound", cache.Len())
+	}
+	if through > alone+64 {
+		t.Errorf("a classification the cache cannot keep allocated %d bytes through it, %d alone: it copied the analysis it did not keep", through, alone)
 	}
 }

@@ -24,6 +24,21 @@ type ShellAnalysis struct {
 	GitNotBuiltin bool `json:"-"`
 }
 
+// Footprint is roughly what a copy of a's strings and lists takes beyond
+// the struct itself: what a cache or memo that keeps a copy counts for it
+// (a ShellAction's headers are 96 bytes, a path's 16).
+func (a *ShellAnalysis) Footprint() int {
+	n := len(a.ParseError)
+	for i := range a.Actions {
+		x := &a.Actions[i]
+		n += len(x.Kind) + len(x.Branch) + len(x.Target) + len(x.Command) + len(x.RefKind) + 96
+	}
+	for _, w := range a.Writes {
+		n += len(w) + 16
+	}
+	return n
+}
+
 // ShellAction is one ship action found in a command line (ship.Action).
 type ShellAction struct {
 	Kind string `json:"kind"`

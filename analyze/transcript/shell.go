@@ -31,11 +31,11 @@ type ShellOptions struct {
 }
 
 // shellReader is one read's classifier: the options, and the analyses of
-// the commands classified so far, by command. A command an agent ran a
-// thousand times in a file is classified once in it even when the check's
-// cache does not keep it (full, or an analysis too large), as the
-// detectors did when they deduplicated a run's commands; the memo is freed
-// with the builder. The decoding goroutines share it.
+// the commands classified so far, by command, up to shellMemoBytes. A
+// command an agent ran a thousand times in a file is classified once in it
+// even when the check's cache does not keep it (full, or an analysis too
+// large), as the detectors did when they deduplicated a run's commands; the
+// memo is freed with the builder. The decoding goroutines share it.
 type shellReader struct {
 	opts ShellOptions
 	// full is set once the transcript's list holds all the analyses a
@@ -46,6 +46,29 @@ type shellReader struct {
 	n     int // entries in small; then m
 	small [shellScanMax]memoShell
 	m     map[string]model.ShellAnalysis
+	bytes int // what the entries cost (memoCost), at most shellMemoBytes
+}
+
+// shellMemoBytes bounds what a read's memo keeps; a command first met past
+// it is classified at each of its calls without being kept. The memo serves
+// the repeats of one file's commands when the check's cache (8 MiB for all
+// files, detect.Classifications) does not keep them. Real sessions run
+// hundreds to a few thousand distinct commands (the corpus's largest file,
+// 61), and 2 MiB holds about 11,000 of 48 bytes, 7,000 of 150. Only a made
+// file runs more (300,000 distinct commands grew an unbounded memo to 300,000
+// entries: 288-291 MiB peak RSS against 250-262 without it), and its later
+// commands are then parsed at each call, as the detectors did before the
+// memo with those the cache refused. A memo lives while its file is read,
+// so a check holds at most one per file in flight.
+const shellMemoBytes = 2 << 20
+
+// shellMemoEntryCost is what a memo entry costs beside its command and its
+// analysis's strings: a map slot (the command's header and the 80-byte
+// analysis, at the map's load) and the rounding of the command's copy.
+const shellMemoEntryCost = 128
+
+func memoCost(cmd string, a *model.ShellAnalysis) int {
+	return len(cmd) + shellMemoEntryCost + a.Footprint()
 }
 
 type memoShell struct {
@@ -53,8 +76,9 @@ type memoShell struct {
 	a       model.ShellAnalysis
 }
 
-// classify is opts.Classify(cmd), once per distinct command of the file;
-// cmd may be a view (it is copied when kept).
+// classify is opts.Classify(cmd), once per distinct command of the file
+// while the memo has room (shellMemoBytes); cmd may be a view (it is
+// copied when kept).
 func (s *shellReader) classify(cmd string) model.ShellAnalysis {
 	s.mu.Lock()
 	a, ok := s.lookup(cmd)
@@ -63,26 +87,32 @@ func (s *shellReader) classify(cmd string) model.ShellAnalysis {
 		return a
 	}
 	a = s.opts.Classify(cmd)
+	cost := memoCost(cmd, &a)
 	s.mu.Lock()
+	// Another goroutine may have kept the same command meanwhile.
+	if _, ok := s.lookup(cmd); !ok && s.bytes+cost <= shellMemoBytes {
+		s.keep(strings.Clone(cmd), a)
+		s.bytes += cost
+	}
+	s.mu.Unlock()
+	return a
+}
+
+// keep adds a command the memo does not hold; s.mu is held.
+func (s *shellReader) keep(cmd string, a model.ShellAnalysis) {
 	switch {
 	case s.m != nil:
-		// Another goroutine may have kept the same command meanwhile:
-		// the same analysis, stored again.
-		s.m[strings.Clone(cmd)] = a
+		s.m[cmd] = a
 	case s.n < len(s.small):
-		if _, ok := s.lookup(cmd); !ok {
-			s.small[s.n] = memoShell{strings.Clone(cmd), a}
-			s.n++
-		}
+		s.small[s.n] = memoShell{cmd, a}
+		s.n++
 	default:
 		s.m = make(map[string]model.ShellAnalysis, 2*len(s.small))
 		for _, e := range s.small[:s.n] {
 			s.m[e.command] = e.a
 		}
-		s.m[strings.Clone(cmd)] = a
+		s.m[cmd] = a
 	}
-	s.mu.Unlock()
-	return a
 }
 
 func (s *shellReader) lookup(cmd string) (model.ShellAnalysis, bool) {
