@@ -66,6 +66,19 @@ verdict() { awk -v r="$1" -v op="$2" -v lim="$3" 'BEGIN { ok = (op == "<=") ? (r
 baseline() { # baseline DIR TOOL: TOOL over every transcript under DIR
 	timed sh -c "find '$1' -name '*.jsonl' -print0 | xargs -0 $2 >/dev/null"
 }
+# halves DIR: DIR.half1 and DIR.half2 hold every other top-level folder of
+# DIR (hard links where cp can make them), made once.
+halves() {
+	[ -e "$1.half2/.done" ] && return
+	rm -rf "$1.half1" "$1.half2"
+	mkdir -p "$1.half1" "$1.half2"
+	local i=0 d
+	for d in "$1"/*/; do
+		cp -al "$d" "$1.half$((i % 2 + 1))/" 2>/dev/null || cp -R "$d" "$1.half$((i % 2 + 1))/"
+		i=$((i + 1))
+	done
+	touch "$1.half2/.done"
+}
 why=""
 works() { # works CMD...: the command runs (exit 0, or 1 = findings); else why says so
 	local out code=0
@@ -132,6 +145,15 @@ for c in scan check; do
 	echo "$c --jobs 2 ($FLEET_SMALL): $t2"
 	r=$(ratio "$(echo "$t1" | field wall)" "$(echo "$t2" | field wall)")
 	echo "RATIO $c jobs1/jobs2 = $r (target >= 1.8): $(verdict "$r" ">=" 1.8)"
+	# What two cores of this machine give work that shares nothing: two
+	# --jobs 1 processes, each over half of the sessions' folders, at once.
+	# Page faults, timer sleeps and memory bandwidth cost what they cost
+	# here; jobs2 can only approach this figure.
+	halves "$WORK/fleet-small"
+	tp=$(timed sh -c "'$WORK/pmcheck' $c --jobs 1 '$WORK/fleet-small.half1' >/dev/null & '$WORK/pmcheck' $c --jobs 1 '$WORK/fleet-small.half2' >/dev/null; wait")
+	echo "$c --jobs 1 on each half, at once: $tp"
+	rc=$(ratio "$(echo "$t1" | field wall)" "$(echo "$tp" | field wall)")
+	echo "RATIO $c jobs1 / two processes = $rc (this machine's ceiling for 2 workers); jobs2 reaches $(ratio "$r" "$rc") of it"
 done
 if [ "$cpus" != "?" ] && [ "$cpus" -lt 2 ]; then echo "  (only $cpus CPU: two workers cannot run at once here)"; fi
 cat_fleet=$(baseline "$WORK/fleet-small" cat)
