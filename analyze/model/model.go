@@ -148,8 +148,8 @@ const (
 	BashResultLimit = 1 << 10
 	// OtherResultLimit caps the text kept of any other tool's result; most
 	// bytes of a transcript are such output, and nothing downstream reads it.
-	// A shell command that cannot commit (no git, gh, quote or backslash in
-	// it) keeps no text of its result at all.
+	// Of a shell command's result the reader keeps BashResultLimit, this,
+	// or no text at all, as the shell classifier decides (ship.OutputOf).
 	OtherResultLimit = 160
 )
 

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -788,25 +789,29 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		in.ToolUseID = keep(blk.ToolUseID) // a known call holds the id
 	}
 	// Keep what the detectors read: agent results in full up to a cap (the
-	// notice, the tail), the head of shell output that may name a commit, a
-	// sliver of the rest. A result above its call (rows are not sorted)
-	// keeps the Bash cap.
+	// notice, the tail), of a shell command's output what the shell
+	// classifier says may be read (the head of what may name a commit, a
+	// sliver, or nothing: ship.OutputOf), a sliver of the rest. A result
+	// above its call (rows are not sorted) keeps the Bash cap.
+	output := ship.OutputNone
+	if call != nil {
+		output = shellOutput(call)
+	}
 	limit := model.BashResultLimit
 	switch b.toolOf(blk.ToolUseID) {
 	case "Agent", "Task", "Workflow":
 		limit = model.AgentResultLimit
 	case "":
 	case "Bash":
-		if call != nil && !mentionsVCS(call.Command()) {
+		if call != nil && output != ship.OutputHead {
 			limit = model.OtherResultLimit
 		}
 	default:
 		limit = model.OtherResultLimit
 	}
-	// The ledgers read a shell result's text only when the command may
-	// commit; the output of any other command (most of a transcript's
-	// bytes) keeps only its flags and length.
-	if call != nil && call.Name() == "Bash" && !mayCommit(call.Command()) {
+	// The output of a command nothing reads (most of a transcript's bytes)
+	// keeps only its flags and length.
+	if call != nil && call.Name() == "Bash" && output == ship.OutputNone {
 		limit = 0
 	}
 	in.Text = capString(text, limit)
@@ -1127,19 +1132,17 @@ func digits(s string) int {
 // ParseTime is parseTime for other readers (journal, sidecars).
 func ParseTime(s string) time.Time { return parseTime(s) }
 
-// mentionsVCS reports whether a shell command may print something the ledger
-// or the ship detector reads (commit ids, push targets): only then is more
-// than a sliver of its output kept.
-func mentionsVCS(cmd string) bool {
-	return strings.Contains(cmd, "git") || strings.Contains(cmd, "gh ")
-}
+// shellOutputOf is ship.OutputOf (a variable so that a test can read with
+// the rule it replaced).
+var shellOutputOf = ship.OutputOf
 
-// mayCommit reports whether the ledgers may read a shell command as a
-// commit: when it names git or gh, or holds a quote or backslash that could
-// spell one out to the shell parser (g'i't commit); otherwise nothing reads
-// its output.
-func mayCommit(cmd string) bool {
-	return mentionsVCS(cmd) || strings.ContainsAny(cmd, "'\"\\")
+// shellOutput is how much of a call's output the shell classifier says may
+// be read, from the analysis the read made of its command when it made one.
+func shellOutput(call *model.ToolCall) ship.Output {
+	if a, _, ok := call.ShellClass(); ok {
+		return shellOutputOf(call.Command(), &a)
+	}
+	return shellOutputOf(call.Command(), nil)
 }
 
 // contentHash hashes a row's line without the bytes of its sessionId value

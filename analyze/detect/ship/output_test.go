@@ -1,0 +1,135 @@
+package ship
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/internal/fuzzseed"
+)
+
+// readerOutput is the rule the transcript reader applied itself before the
+// decision moved here (its mentionsVCS and mayCommit): a command naming git
+// or "gh " kept the head of its output, one with a quote or backslash a
+// sliver, any other none. OutputOf must never keep less.
+func readerOutput(cmd string) Output {
+	switch {
+	case strings.Contains(cmd, "git") || strings.Contains(cmd, "gh "):
+		return OutputHead
+	case strings.ContainsAny(cmd, `'"\`):
+		return OutputSliver
+	}
+	return OutputNone
+}
+
+// outputCases are commands whose output a reader keeps, as OutputOf decides
+// with the command's analysis and without one.
+var outputCases = []struct {
+	command string
+	want    Output
+}{
+	{"ls -la", OutputNone},
+	{"go test ./... 2>&1 | tail -40", OutputNone},
+	{"python3 run.py --seed 7", OutputNone},
+	{`echo "hello" > notes.txt`, OutputSliver},
+	{"grep -rn 'func main' .", OutputSliver},
+	{"cat <<'EOF' > notes.md\nsome text\nEOF", OutputSliver},
+	{"git status", OutputHead},
+	{"ls | grep gitignore", OutputHead},
+	{"git commit -m x", OutputHead},
+	{"cd repo && git commit -am 'step two'", OutputHead},
+	{"git -C ../wt commit -m x", OutputHead},
+	{"bash -c 'git commit -m x'", OutputHead},
+	{"sh -c \"cd repo && git commit -m 'x'\"", OutputHead},
+	{"git commit -F - <<'EOF'\nsubject\n\nbody\nEOF", OutputHead},
+	{"bash <<EOF\ngit commit -m x\nEOF", OutputHead},
+	{"gh pr create --fill", OutputHead},
+	// A git alias: the run's definition may make it commit (GitNotBuiltin).
+	{"git ci -m x", OutputHead},
+	{"git config alias.ci commit && git ci -m x", OutputHead},
+	// git spelled through quoting: the parser reads git, and so does the
+	// rule (the reader kept only a sliver of these).
+	{"g'i't commit -m x", OutputHead},
+	{`g\it commit -m x`, OutputHead},
+	{"gi\\\nt commit -m x", OutputHead},
+	{`gi''t commit -m x`, OutputHead},
+	{`gi""t commit -m x`, OutputHead},
+	{`gi$''t commit -m x`, OutputHead},
+	{`$"git" commit -m x`, OutputHead},
+	{`"g"'i't commit -m x`, OutputHead},
+	{`g'h' pr create`, OutputHead},
+	{"g\x00it commit -m x", OutputHead}, // the parser skips NUL bytes
+	// Escapes the parser does not decode either: no git, a sliver.
+	{`$'\x67it' commit -m x`, OutputSliver},
+}
+
+// TestOutputOf: each command keeps what its table row says, analysed or
+// not; an analysis that counts a commit, or a git subcommand an alias may
+// define, keeps the head whatever the text.
+func TestOutputOf(t *testing.T) {
+	for _, c := range outputCases {
+		a := Classify(c.command, Options{})
+		if got := OutputOf(c.command, nil); got != c.want {
+			t.Errorf("OutputOf(%q, nil) = %d, want %d", c.command, got, c.want)
+		}
+		if got := OutputOf(c.command, &a); got != c.want {
+			t.Errorf("OutputOf(%q, its analysis %+v) = %d, want %d", c.command, a, got, c.want)
+		}
+	}
+	for _, a := range []Analysis{{Commits: 1}, {GitNotBuiltin: true}} {
+		if got := OutputOf("run-it", &a); got != OutputHead {
+			t.Errorf("OutputOf with %+v = %d, want the head", a, got)
+		}
+	}
+	if got := OutputOf("run-it", &Analysis{MayWrite: true}); got != OutputNone {
+		t.Errorf("OutputOf of a command that only writes = %d, want none", got)
+	}
+}
+
+// TestOutputKeepsWhatTheReaderKept: over every command literal of the
+// package's tests, OutputOf keeps at least what the reader's own rule kept,
+// and the head of every command whose analysis counts a commit or an
+// aliasable git subcommand even without the analysis (a read that
+// classifies nothing keeps what one that classifies keeps). The corpus's
+// commands are compared in the transcript reader's differential test.
+func TestOutputKeepsWhatTheReaderKept(t *testing.T) {
+	raised := 0
+	for _, cmd := range fuzzseed.Literals(".", nil) {
+		checkOutput(t, cmd)
+		if OutputOf(cmd, nil) > readerOutput(cmd) {
+			raised++
+		}
+	}
+	if raised == 0 {
+		t.Fatal("no command keeps more than the reader's rule: the table lost its quoted git commands")
+	}
+}
+
+// checkOutput fails when OutputOf keeps less of cmd's output than the
+// reader's rule, less with an analysis than without, or less than the head
+// of a command whose analysis may commit, with or without that analysis.
+func checkOutput(t *testing.T, cmd string) {
+	t.Helper()
+	a := Classify(cmd, Options{})
+	bare, with := OutputOf(cmd, nil), OutputOf(cmd, &a)
+	if old := readerOutput(cmd); bare < old {
+		t.Fatalf("OutputOf(%q, nil) = %d, less than the reader kept (%d)", cmd, bare, old)
+	}
+	if with < bare {
+		t.Fatalf("OutputOf(%q) = %d with its analysis, %d without", cmd, with, bare)
+	}
+	if a.Commits > 0 || a.GitNotBuiltin {
+		if with != OutputHead || bare != OutputHead {
+			t.Fatalf("%q: analysis %+v may commit, but OutputOf keeps %d with it and %d without", cmd, a, with, bare)
+		}
+	}
+}
+
+// FuzzOutputOf: checkOutput on arbitrary command lines, seeded from the
+// package's table tests (a longer run:
+// go test ./analyze/detect/ship -run '^$' -fuzz '^FuzzOutputOf$' -fuzztime 10m).
+func FuzzOutputOf(f *testing.F) {
+	for _, s := range fuzzseed.Literals(".", nil) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) { checkOutput(t, cmd) })
+}

@@ -1,0 +1,149 @@
+package transcript
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
+)
+
+// readerTextRule is the rule the reader applied itself before the shell
+// classifier decided (its mentionsVCS and mayCommit): the head of the
+// output of a command naming git or "gh ", a sliver of one with a quote or
+// backslash, nothing of the rest.
+func readerTextRule(cmd string, _ *model.ShellAnalysis) ship.Output {
+	switch {
+	case strings.Contains(cmd, "git") || strings.Contains(cmd, "gh "):
+		return ship.OutputHead
+	case strings.ContainsAny(cmd, `'"\`):
+		return ship.OutputSliver
+	}
+	return ship.OutputNone
+}
+
+// TestShellOutputKeepsWhatTheTextRuleKept is the differential test of the
+// move of the keep rule into the shell classifier (ship.OutputOf): every
+// fixture and corpus transcript, read as check reads it (classifying its
+// commands) with the rule the reader had and with ship's, keeps the same
+// model but for result texts, and each result text is the one the old
+// rule kept or longer with it as its prefix: only where ship reads git in
+// a command the old rule did not (quoted, g'i't commit; none in the
+// fixtures and corpus). A read that classifies nothing keeps the same
+// texts. Every Bash command met is also compared: ship keeps at least what
+// the old rule kept of it.
+func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
+	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
+	if dir := testcorpus.Dir(t); dir != "" {
+		roots = append(roots, dir)
+	}
+	readWith := func(rule func(string, *model.ShellAnalysis) ship.Output, data []byte, p string, opts Options) *model.Transcript {
+		t.Helper()
+		defer func(was func(string, *model.ShellAnalysis) ship.Output) { shellOutputOf = was }(shellOutputOf)
+		shellOutputOf = rule
+		tr, err := Read(bytes.NewReader(data), p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	levels := map[ship.Output]int{}
+	files, results, kept, longer := 0, 0, 0, 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files++
+			check := Options{Shell: shipShell(nil)}
+			before := readWith(readerTextRule, data, p, check)
+			after := readWith(ship.OutputOf, data, p, check)
+			bare := readWith(ship.OutputOf, data, p, Options{})
+			if len(before.ToolResults) != len(after.ToolResults) || len(bare.ToolResults) != len(after.ToolResults) {
+				t.Fatalf("%s: %d, %d and %d results", p, len(before.ToolResults), len(after.ToolResults), len(bare.ToolResults))
+			}
+			callOf := map[string]*model.ToolCall{}
+			for _, c := range after.ToolCalls {
+				if _, ok := callOf[c.ID()]; !ok {
+					callOf[c.ID()] = c
+				}
+			}
+			for i, r := range after.ToolResults {
+				old := before.ToolResults[i]
+				results++
+				if r.Text != "" {
+					kept++
+				}
+				if b := bare.ToolResults[i]; b.Text != r.Text {
+					t.Errorf("%s:%d: a read that classifies nothing keeps %q, one that does %q", p, r.At().Line, b.Text, r.Text)
+				}
+				if r.Text == old.Text {
+					continue
+				}
+				call := callOf[r.ToolUseID()]
+				if !strings.HasPrefix(r.Text, old.Text) || call == nil || call.Name() != "Bash" {
+					t.Errorf("%s:%d: result text %q, %q before", p, r.At().Line, r.Text, old.Text)
+					continue
+				}
+				longer++
+				t.Logf("%s:%d: %q keeps %d bytes of its output, %d before", p, r.At().Line, call.Command(), len(r.Text), len(old.Text))
+				old.Text = r.Text
+			}
+			if !reflect.DeepEqual(before, after) {
+				t.Errorf("%s: the models differ beyond result texts", p)
+			}
+			for _, c := range after.ToolCalls {
+				if c.Name() != "Bash" {
+					continue
+				}
+				a, _, ok := c.ShellClass()
+				if !ok {
+					t.Fatalf("%s:%d: a call without its analysis", p, c.At().Line)
+				}
+				got := ship.OutputOf(c.Command(), &a)
+				if was := readerTextRule(c.Command(), nil); got < was {
+					t.Errorf("%s:%d: %q: ship keeps %d, the reader's rule kept %d", p, c.At().Line, c.Command(), got, was)
+				}
+				levels[got]++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d files, %d results (%d with text kept, %d longer than before); Bash commands: %d keep nothing, %d a sliver, %d the head",
+		files, results, kept, longer, levels[ship.OutputNone], levels[ship.OutputSliver], levels[ship.OutputHead])
+	if levels[ship.OutputNone] == 0 || levels[ship.OutputSliver] == 0 || levels[ship.OutputHead] == 0 || kept == 0 {
+		t.Fatal("some level never occurs: the test compares too little")
+	}
+}
+
+// TestShellOutputSeesQuotedGit: a command that commits through quoting
+// (g'i't commit) keeps the head of its output, where the commit line is,
+// read as check reads or without classifying; the reader's own rule kept a
+// sliver of it, which a commit behind a hook's output overran.
+func TestShellOutputSeesQuotedGit(t *testing.T) {
+	out := strings.Repeat("hook: check passed ....................\\n", 6) + "[main 1a2b3c4] x"
+	for _, opts := range []Options{{Shell: shipShell(nil)}, {}} {
+		tr, err := Read(strings.NewReader(
+			`{"type":"assistant","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"b1","name":"Bash","input":{"command":"g'i't commit -m x"}}]}}`+"\n"+
+				`{"type":"user","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"b1","content":"`+out+`"}]}}`+"\n"), "f.jsonl", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := tr.ToolCalls[0].Result; r == nil || !strings.HasSuffix(r.Text, "[main 1a2b3c4] x") {
+			t.Errorf("classifying %v: the commit line was not kept: %+v", opts.Shell.Classify != nil, r)
+		}
+	}
+}
