@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/layout"
@@ -66,7 +67,7 @@ func (o *ShellOptions) reader() transcript.ShellOptions {
 	if o == nil {
 		return transcript.ShellOptions{}
 	}
-	return transcript.ShellOptions{Classify: o.Cache.ReaderClassifier(o.DeployLabels), Labels: o.DeployLabels}
+	return transcript.ShellOptions{Classify: o.Cache.ReaderClassifier(o.DeployLabels), Inert: ship.Inert, Labels: o.DeployLabels}
 }
 
 // Result is everything Load found.

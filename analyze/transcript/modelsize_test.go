@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 )
 
 // heldAfter returns the bytes of live heap that f's result holds: the live
@@ -57,6 +59,22 @@ func TestModelHoldsLittlePerCall(t *testing.T) {
 		if least > c.bound {
 			t.Errorf("%s: a transcript holds %d bytes a shell call and its result, want at most %d", c.name, least, c.bound)
 		}
+	}
+}
+
+// TestInertCommandsAreNotHeld: read with ship.Inert, a call of an inert
+// command (here 48 bytes: git log with flags and a path, as agents run it)
+// holds its classification and not the command: at least 40 bytes a call
+// less than the same read keeping every command.
+func TestInertCommandsAreNotHeld(t *testing.T) {
+	command := func(int) string { return "git log --oneline -20 -- analyze/detect/ledger.go" }
+	sh := shipShell(nil)
+	sh.Inert = ship.Inert
+	keep := heldPerCall(t, command, Options{Shell: shipShell(nil)})
+	drop := heldPerCall(t, command, Options{Shell: sh})
+	t.Logf("%d bytes a call and its result keeping the command, %d keeping its classification alone", keep, drop)
+	if drop+40 > keep {
+		t.Errorf("an inert command's call holds %d bytes, %d keeping the command: want at least 40 fewer", drop, keep)
 	}
 }
 

@@ -748,11 +748,18 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 	if !model.KnownTool(blk.Name) {
 		call.Name = keep(blk.Name) // kept as a string only when not a known tool
 	}
-	c := b.t.NewToolCall(call)
+	var sh *shellCall // the classification made while the line was decoded
 	if blk.Name == "Bash" && !b.shellFull {
-		if sh := b.shellOf(blk); sh != nil {
-			c.SetShellClass(b.internShell(sh, c.Command()))
-		}
+		sh = b.shellOf(blk)
+	}
+	if sh != nil && sh.inert {
+		// Nothing can be found in the command (ShellOptions.Inert): the
+		// call keeps only its classification.
+		call.Command = ""
+	}
+	c := b.t.NewToolCall(call)
+	if sh != nil {
+		c.SetShellClass(b.internShell(sh, c.Command()))
 	}
 	b.t.ToolCalls = append(b.t.ToolCalls, c)
 	if c.ID() != "" {

@@ -24,6 +24,12 @@ type ShellOptions struct {
 	// decoded, whose bytes are reused: what it returns must share no memory
 	// with the command.
 	Classify func(command string) model.ShellAnalysis
+	// Inert, when set, is ship.Inert: whether the classifier finds nothing
+	// in a command whatever its options (deploy labels, the run's git
+	// aliases). The call of such a command keeps its classification and
+	// not the command: whoever classifies the empty command it is left
+	// with finds the same nothing.
+	Inert func(command string) bool
 	// Labels are the deploy labels Classify uses (nil: its defaults),
 	// recorded with the analyses so that the detectors can tell whether
 	// they are theirs.
@@ -133,6 +139,9 @@ func (s *shellReader) lookup(cmd string) (model.ShellAnalysis, bool) {
 type shellCall struct {
 	blk *block
 	a   model.ShellAnalysis
+	// inert: the command is one ShellOptions.Inert accepts, and the call
+	// need not keep it.
+	inert bool
 }
 
 // classifyShell classifies the Bash calls of a decoded row into out: rows
@@ -146,7 +155,12 @@ func classifyShell(r *row, sh *shellReader, out []shellCall) []shellCall {
 		blk := &blocks[i]
 		if (blk.Type == "tool_use" || blk.Type == "server_tool_use") && blk.Name == "Bash" {
 			cmd := cutString(blk.Input.Command, model.CommandLimit)
-			out = append(out, shellCall{blk: blk, a: sh.classify(cmd)})
+			a := sh.classify(cmd)
+			// Only an empty analysis can be an inert command's: the scan
+			// is skipped for the rest.
+			inert := sh.opts.Inert != nil && a.Actions == nil && a.Writes == nil && !a.MayWrite && a.Commits == 0 &&
+				a.ParseError == "" && !a.GitNotBuiltin && sh.opts.Inert(cmd)
+			out = append(out, shellCall{blk: blk, a: a, inert: inert})
 		}
 	}
 	return out

@@ -209,3 +209,78 @@ func TestReaderStopsClassifyingWhenTheListIsFull(t *testing.T) {
 		t.Fatalf("the parallel read classified %d of %d commands: it did not stop", a, n)
 	}
 }
+
+// TestReaderKeepsOnlyTheClassificationOfInertCommands: with Inert given, a
+// Bash call whose command ship.Inert accepts keeps its (empty)
+// classification and no command, read serially or in parallel; every other
+// call keeps its command as a read without Inert does. Over the fixtures
+// and the corpus (real agents' commands: ls, cat, grep, git status, git
+// log, with pipes and flags).
+func TestReaderKeepsOnlyTheClassificationOfInertCommands(t *testing.T) {
+	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
+	if dir := testcorpus.Dir(t); dir != "" {
+		roots = append(roots, dir)
+	}
+	dropped, kept, saved := 0, 0, 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			whole, err := Read(bytes.NewReader(data), p, Options{Shell: shipShell(nil)})
+			if err != nil {
+				return err
+			}
+			sh := shipShell(nil)
+			sh.Inert = ship.Inert
+			serial, err := Read(bytes.NewReader(data), p, Options{Shell: sh})
+			if err != nil {
+				return err
+			}
+			parallel, err := readParallel(bytes.NewReader(data), p, Options{Shell: sh}, 2, 700)
+			if err != nil {
+				return err
+			}
+			for _, tr := range []*model.Transcript{serial, parallel} {
+				if len(tr.ToolCalls) != len(whole.ToolCalls) {
+					t.Fatalf("%s: %d calls, %d read keeping every command", p, len(tr.ToolCalls), len(whole.ToolCalls))
+				}
+				for i, c := range tr.ToolCalls {
+					w := whole.ToolCalls[i]
+					if w.Name() != "Bash" {
+						continue
+					}
+					a, _, ok := c.ShellClass()
+					wa, _, _ := w.ShellClass()
+					if !ok || !reflect.DeepEqual(a, wa) {
+						t.Fatalf("%s:%d: classification %+v (%v), %+v keeping the command", p, c.At().Line, a, ok, wa)
+					}
+					switch {
+					case ship.Inert(w.Command()):
+						if c.Command() != "" {
+							t.Fatalf("%s:%d: inert %q kept", p, c.At().Line, c.Command())
+						}
+						dropped++
+						saved += len(w.Command())
+					case c.Command() != w.Command():
+						t.Fatalf("%s:%d: %q kept as %q", p, c.At().Line, w.Command(), c.Command())
+					default:
+						kept++
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dropped == 0 || kept == 0 {
+		t.Fatalf("%d commands dropped, %d kept: the test checks nothing", dropped, kept)
+	}
+	t.Logf("%d inert commands (%d bytes) kept as their classification alone, %d commands kept", dropped/2, saved/2, kept/2)
+}

@@ -76,9 +76,13 @@ func TestQuietImpliesNothingFound(t *testing.T) {
 
 func checkQuiet(t *testing.T, line string) {
 	t.Helper()
-	for _, labels := range [][]string{nil, {"auto-deploy", "ls", "status"}} {
-		if a := classify(line, Options{DeployLabels: labels}); !reflect.DeepEqual(a, Analysis{}) {
-			t.Fatalf("quiet(%q) skips the parser, which finds %+v", line, a)
+	// Inert promises the empty analysis whatever the options: labels that
+	// name the line's words, and aliases named like its programs and git
+	// subcommands that would push.
+	aliases := map[string][]string{"status": {"push"}, "log": {"push --force"}, "ls": {"push"}, "cat": {"commit -am x"}, "diff": {"!git push"}}
+	for _, opts := range []Options{{}, {DeployLabels: []string{"auto-deploy", "ls", "status"}}, {Aliases: aliases}} {
+		if a := classify(line, opts); !reflect.DeepEqual(a, Analysis{}) {
+			t.Fatalf("quiet(%q) skips the parser, which finds %+v with %+v", line, a, opts)
 		}
 	}
 }
@@ -125,4 +129,26 @@ func FuzzQuietLines(f *testing.F) {
 			checkQuiet(t, line)
 		}
 	})
+}
+
+// TestInertCommandMayBeDropped: a reader that keeps only the classification
+// of an inert command leaves an empty command in the model; whoever
+// classifies that again, with whatever options, finds what the command held.
+func TestInertCommandMayBeDropped(t *testing.T) {
+	aliases := map[string][]string{"p": {"push"}, "status": {"push"}}
+	for _, opts := range []Options{{}, {DeployLabels: []string{}}, {DeployLabels: []string{"", "x"}}, {Aliases: aliases}} {
+		if a := Classify("", opts); !reflect.DeepEqual(a, Analysis{}) {
+			t.Errorf("Classify(\"\", %+v) = %+v, want the empty analysis", opts, a)
+		}
+	}
+	for _, c := range quietCases {
+		if !Inert(c) {
+			t.Errorf("Inert(%q) = false for a quiet line", c)
+		}
+	}
+	for _, c := range loudCases {
+		if Inert(c) {
+			t.Errorf("Inert(%q) = true for a line the prefilter sends to the parser", c)
+		}
+	}
 }

@@ -72,6 +72,14 @@ func Classify(command string, opts Options) Analysis {
 	return classify(command, opts)
 }
 
+// Inert reports whether Classify gives command the empty analysis whatever
+// the options: any deploy labels, any git aliases of its run. Those are the
+// prefilter's quiet lines (prefilter.go): quiet programs and built-in git
+// subcommands with static arguments, which no label names and no alias can
+// redefine. A reader that classified such a command need keep only that:
+// no consumer of the command can find anything else in it.
+func Inert(command string) bool { return quiet(command) }
+
 // Reuse reports whether a, what Classify gave a command with
 // Options{DeployLabels: labels} (no run aliases), is what it gives that
 // command with opts: the same deploy labels in effect, and either no run
