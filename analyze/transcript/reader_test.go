@@ -260,8 +260,8 @@ func TestResultCapFollowsTheLastCallOfItsID(t *testing.T) {
 		keep       int
 		pollStatus string
 	}{
-		{[]string{use("Bash", `{"command":"git log"}`)}, model.BashResultLimit, ""},
-		{[]string{use("Bash", `{"command":"git log"}`), use("Agent", `{"description":"d"}`)}, model.AgentResultLimit, ""},
+		{[]string{use("Bash", `{"command":"git commit -m x"}`)}, model.BashResultLimit, ""},
+		{[]string{use("Bash", `{"command":"git commit -m x"}`), use("Agent", `{"description":"d"}`)}, model.AgentResultLimit, ""},
 		{[]string{use("Agent", `{"description":"d"}`), use("TaskOutput", `{"task_id":"b7"}`)}, model.OtherResultLimit, "running"},
 		{[]string{use("Agent", `{"description":"d"}`), use("TaskOutput", `{"task_id":"b7"}`), use("Agent", `{"description":"d"}`)}, model.AgentResultLimit, ""},
 	} {

@@ -37,10 +37,18 @@ const (
 // command the analysis would find a commit in (FuzzOutputOf). Any other
 // command with a quote or backslash keeps a sliver, the rest nothing.
 //
-// The rule only ever keeps more than the reader's text rules did before it
-// moved here (contains "git" or "gh ": the head; a quote or backslash: a
-// sliver; TestOutputKeepsWhatTheReaderKept).
+// An inert command (Inert: quiet programs and git's own read-only
+// subcommands with static arguments) keeps nothing, whatever its text
+// names. Otherwise the rule only ever keeps more than the reader's text
+// rules did before it moved here (contains "git" or "gh ": the head; a
+// quote or backslash: a sliver; TestOutputKeepsWhatTheReaderKept).
 func OutputOf(command string, a *Analysis) Output {
+	if Inert(command) {
+		// git status, git log, ls | grep gitignore: no commit whatever
+		// the run's aliases, so nothing reads the output (and a call of
+		// such a command may keep no text: transcript.ShellOptions.Inert).
+		return OutputNone
+	}
 	if a != nil && (a.Commits > 0 || a.GitNotBuiltin) {
 		return OutputHead
 	}
