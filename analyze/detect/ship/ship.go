@@ -16,6 +16,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"mvdan.cc/sh/v3/syntax"
@@ -118,9 +120,15 @@ type classifier struct {
 	// text is the source of the simple command being classified, shown for
 	// a possible action whose words are computed at run time.
 	text string
+	// textStmt is the statement text is the source of, nil when text is
+	// its words joined.
+	textStmt *stmtContext
 	// expansions counts the git alias values run so far (see
 	// maxAliasExpansions).
 	expansions int
+	// written holds c.out.Writes, so that a line naming thousands of
+	// files records each in constant time.
+	written map[string]bool
 }
 
 // maxAliasExpansions bounds how many git alias values one line runs. Each
@@ -162,9 +170,10 @@ func (c *classifier) script(src string, depth int) {
 		}
 		return
 	}
+	verbs := &verbIndex{src: src}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if st, ok := n.(*syntax.Stmt); ok {
-			c.stmt(st, src, depth)
+			c.stmt(st, src, verbs, depth)
 		}
 		return true
 	})
@@ -177,28 +186,47 @@ var shipVerbs = []struct{ word, kind string }{
 	{"release", KindRelease}, {"deploy", KindDeploy},
 }
 
-// possible records a possible ship action for text the classifier could not
-// resolve, when the text names a ship verb, and reports whether it did.
-func (c *classifier) possible(text string) bool {
+// shipVerb returns the kind of the first of shipVerbs that text names, in
+// any case.
+func shipVerb(text string) (string, bool) {
 	lower := strings.ToLower(text)
 	for _, v := range shipVerbs {
 		if strings.Contains(lower, v.word) {
-			c.addPossible(v.kind, text)
-			return true
+			return v.kind, true
 		}
 	}
-	return false
+	return "", false
+}
+
+// possible records a possible ship action for text the classifier could not
+// resolve, when the text names a ship verb, and reports whether it did.
+func (c *classifier) possible(text string) bool {
+	kind, ok := shipVerb(text)
+	if ok {
+		c.addPossible(kind, text)
+	}
+	return ok
 }
 
 // computed records a command whose program name (or whole text) is computed
 // at run time: it could be any command, a push among them, so it is a
 // possible ship action of the kind its text names, else a possible push.
-// It may write anything.
-func (c *classifier) computed(text string) {
+// It may write anything. ctx, when not nil, is the statement whose source
+// text is: its kind is then looked up in the source's index (verbIndex),
+// since the texts of nested statements hold one another.
+func (c *classifier) computed(text string, ctx *stmtContext) {
 	c.out.MayWrite = true
-	if !c.possible(text) {
-		c.addPossible(KindPush, text)
+	var kind string
+	var ok bool
+	if ctx != nil {
+		kind, ok = ctx.verbs.verb(ctx.from, ctx.to)
+	} else {
+		kind, ok = shipVerb(text)
 	}
+	if !ok {
+		kind = KindPush
+	}
+	c.addPossible(kind, text)
 }
 
 func (c *classifier) addPossible(kind, command string) {
@@ -227,7 +255,7 @@ func (c *classifier) fallback(src string, depth int) {
 
 // stmt classifies the redirections of a statement and, when it is a simple
 // command, the command itself.
-func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
+func (c *classifier) stmt(st *syntax.Stmt, src string, verbs *verbIndex, depth int) {
 	var heredoc string
 	hasHeredoc := false
 	for _, r := range st.Redirs {
@@ -282,11 +310,11 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 		words = append(words, s)
 		dynamic = append(dynamic, !ok)
 	}
-	text := ""
+	ctx := &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, named: named, verbs: verbs}
 	if from, to := int(call.Pos().Offset()), int(call.End().Offset()); from >= 0 && from <= to && to <= len(src) {
-		text = src[from:to]
+		ctx.text, ctx.from, ctx.to = src[from:to], from, to
 	}
-	c.call(words, dynamic, &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, text: text, named: named}, depth, static)
+	c.call(words, dynamic, ctx, depth, static)
 }
 
 // stmtContext carries what a simple command's statement adds to its words.
@@ -299,6 +327,9 @@ type stmtContext struct {
 	// named[i] is true when word i is computed but only before its last
 	// static slash ($VENV/bin/python): the program's name is known.
 	named []bool
+	// verbs indexes the ship verbs of the source text is src[from:to] of.
+	verbs    *verbIndex
+	from, to int
 }
 
 // wrappers run the rest of their arguments as a command; the inner map lists
@@ -340,17 +371,17 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		// (A computed folder before a static name, $VENV/bin/python, names
 		// its program and is classified by that name below.)
 		if ctx != nil && ctx.text != "" {
-			c.computed(ctx.text)
+			c.computed(ctx.text, ctx)
 		} else {
-			c.computed(strings.Join(orig, " "))
+			c.computed(strings.Join(orig, " "), nil)
 		}
 		return
 	}
 	name := path.Base(words[0])
 	args := words[1:]
-	c.text = strings.Join(words, " ")
+	c.text, c.textStmt = strings.Join(words, " "), nil
 	if ctx != nil && ctx.text != "" {
-		c.text = ctx.text
+		c.text, c.textStmt = ctx.text, ctx
 	}
 	switch name {
 	case "git":
@@ -366,7 +397,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			case i+1 < len(args) && dyn(i+2):
 				// bash -c "$(…)", bash -c "$CMD": the script is computed at
 				// run time, so its commands are.
-				c.computed(c.text)
+				c.computed(c.text, c.textStmt)
 			case i+1 < len(args):
 				c.script(args[i+1], depth+1)
 			default:
@@ -385,7 +416,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		if !static && len(c.out.Actions) == found {
 			// eval "$CMD": eval parses what the expansion gives, so any
 			// command may run.
-			c.computed(c.text)
+			c.computed(c.text, c.textStmt)
 		}
 	case "npm", "pnpm":
 		if len(args) > 0 && args[0] == "publish" {
@@ -866,15 +897,24 @@ func (c *classifier) addRef(kind, branch, refKind, target string, words []string
 	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, RefKind: refKind, Command: strings.Join(words, " ")})
 }
 
+// countWriteLookups, when a test sets it, is told how many recorded writes
+// each addWrite looks at.
+var countWriteLookups func(n int)
+
 func (c *classifier) addWrite(p string) {
 	if p == "" {
 		return // `> ''` names no file: the shell fails to open it, nothing is written
 	}
-	for _, w := range c.out.Writes {
-		if w == p {
-			return
-		}
+	if countWriteLookups != nil {
+		countWriteLookups(1)
 	}
+	if c.written[p] {
+		return
+	}
+	if c.written == nil {
+		c.written = map[string]bool{}
+	}
+	c.written[p] = true
 	c.out.Writes = append(c.out.Writes, p)
 }
 
@@ -1110,4 +1150,78 @@ func unescape(s string, quoted bool) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// verbIndex finds the ship verbs named in any slice of one source, as
+// shipVerb finds them in the slice, without reading the slice. The texts
+// of nested statements hold one another ($($($(… $CMD)))): reading each
+// to find its verb was quadratic in the line.
+type verbIndex struct {
+	src   string
+	built bool
+	// boundary[i]: a rune of src, as lower-casing decodes it, starts at
+	// byte i (or i is len(src)). A slice between boundaries lower-cases
+	// to the lower-cased runes of src it spans.
+	boundary []bool
+	// starts[v] are the byte offsets where shipVerbs[v] starts in src
+	// lower-cased, in order; minEnd[v][k] is the least end offset of the
+	// matches from starts[v][k] on.
+	starts, minEnd [][]int
+}
+
+// verb returns what shipVerb(src[from:to]) does.
+func (x *verbIndex) verb(from, to int) (string, bool) {
+	x.build()
+	if from < 0 || to > len(x.src) || from > to || !x.boundary[from] || !x.boundary[to] {
+		return shipVerb(x.src[from:to])
+	}
+	for v, starts := range x.starts {
+		k, _ := slices.BinarySearch(starts, from)
+		if k < len(starts) && x.minEnd[v][k] <= to {
+			return shipVerbs[v].kind, true
+		}
+	}
+	return "", false
+}
+
+func (x *verbIndex) build() {
+	if x.built {
+		return
+	}
+	x.built = true
+	// Lower-case rune by rune as strings.ToLower does; an invalid byte is
+	// one rune that is no letter. A verb is ASCII, and no byte of a
+	// multi-byte rune is ASCII, so a match is a run of runes that each
+	// lower-case to the verb's letters.
+	var lower []rune
+	var at []int // at[k]: byte offset of lower[k]
+	x.boundary = make([]bool, len(x.src)+1)
+	for i := 0; i < len(x.src); {
+		r, size := utf8.DecodeRuneInString(x.src[i:])
+		x.boundary[i] = true
+		lower = append(lower, unicode.ToLower(r))
+		at = append(at, i)
+		i += size
+	}
+	x.boundary[len(x.src)] = true
+	at = append(at, len(x.src))
+	x.starts = make([][]int, len(shipVerbs))
+	x.minEnd = make([][]int, len(shipVerbs))
+	for v, verb := range shipVerbs {
+		var starts, ends []int
+	next:
+		for k := 0; k+len(verb.word) <= len(lower); k++ {
+			for j := 0; j < len(verb.word); j++ {
+				if lower[k+j] != rune(verb.word[j]) {
+					continue next
+				}
+			}
+			starts = append(starts, at[k])
+			ends = append(ends, at[k+len(verb.word)])
+		}
+		for k := len(ends) - 2; k >= 0; k-- {
+			ends[k] = min(ends[k], ends[k+1])
+		}
+		x.starts[v], x.minEnd[v] = starts, ends
+	}
 }
