@@ -78,3 +78,31 @@ func TestAliasUnion(t *testing.T) {
 		t.Errorf("%d values, want 50000", n)
 	}
 }
+
+// TestAliasTextIsBounded: each use of an alias runs its value again, and a
+// run may define the alias in another command of up to the command cap. A
+// 446-byte line of 64 uses of a 55 KB `!` alias defined elsewhere in the
+// run parsed 3.5 MB (0.76 s); a run of such lines cost uses × value bytes.
+// A line runs at most maxAliasBytes of alias text: the bytes it allocates
+// must not grow with its uses, and a use past the bound is still a possible
+// push.
+func TestAliasTextIsBounded(t *testing.T) {
+	value := "!" + strings.Repeat("echo $(x \"$(y)\") | grep z; ", 8<<10/30) + "git push origin big"
+	opts := Options{Aliases: map[string][]string{"p": {value}}}
+	line := func(uses int) string {
+		return strings.TrimSuffix(strings.Repeat("git p; ", uses), "; ")
+	}
+	var a Analysis
+	one := allocatedBy(func() { a = Classify(line(1), opts) })
+	if len(a.Actions) != 1 || a.Actions[0].Branch != "big" || !a.Actions[0].Possible {
+		t.Fatalf("one use of a push alias: %+v, want the possible push of its value", a.Actions)
+	}
+	many := allocatedBy(func() { a = Classify(line(64), opts) })
+	if ratio := float64(many) / float64(one); ratio > 8 {
+		t.Errorf("64 uses allocate %d bytes, one use %d: %.0f times as much", many, one, ratio)
+	}
+	last := a.Actions[len(a.Actions)-1]
+	if last.Kind != KindPush || !last.Possible || last.Command != "git p" {
+		t.Errorf("the last of 64 uses: %+v, want a possible push of %q", last, "git p")
+	}
+}

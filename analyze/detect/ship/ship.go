@@ -123,9 +123,9 @@ type classifier struct {
 	// textStmt is the statement text is the source of, nil when text is
 	// its words joined.
 	textStmt *stmtContext
-	// expansions counts the git alias values run so far (see
-	// maxAliasExpansions).
-	expansions int
+	// expansions counts the git alias values run so far, aliasBytes their
+	// bytes (see maxAliasExpansions, maxAliasBytes).
+	expansions, aliasBytes int
 	// written holds c.out.Writes, so that a line naming thousands of
 	// files records each in constant time.
 	written map[string]bool
@@ -139,13 +139,27 @@ type classifier struct {
 // not followed, and a hidden push still does not read as no push.
 const maxAliasExpansions = 64
 
-// expand reports whether n more alias values may run on this line, and
-// counts them when they may.
-func (c *classifier) expand(n int) bool {
-	if c.expansions+n > maxAliasExpansions {
+// maxAliasBytes bounds the bytes of alias values one line runs: 64 values
+// of 256 bytes. Each use parses its value again, and a run may give an
+// alias a value as long as a command: a 446-byte line of 64 uses of a
+// 55 KB `!` alias defined in another command parsed 3.5 MB (0.76 s), so
+// a run of such lines cost its uses times the value's bytes. Past the
+// bound, a use is one possible push of its text, as past
+// maxAliasExpansions. Aliases people write are a few dozen bytes.
+const maxAliasBytes = maxAliasExpansions * 256
+
+// expand reports whether values may run on this line, and counts them
+// when they may.
+func (c *classifier) expand(values ...string) bool {
+	n := 0
+	for _, v := range values {
+		n += len(v)
+	}
+	if c.expansions+len(values) > maxAliasExpansions || c.aliasBytes+n > maxAliasBytes {
 		return false
 	}
-	c.expansions += n
+	c.expansions += len(values)
+	c.aliasBytes += n
 	return true
 }
 
@@ -497,7 +511,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 	if value, ok := gitAlias(args, sub); ok {
 		// git -c alias.p=push p …: run what the alias stands for.
 		c.out.MayWrite = true
-		if !c.expand(1) {
+		if !c.expand(value) {
 			c.addPossible(KindPush, c.text)
 			return
 		}
@@ -523,7 +537,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		// value it was given; what ships is possible (the definition may
 		// belong to another repository, or come later).
 		c.out.MayWrite = true
-		if !c.expand(len(values)) {
+		if !c.expand(values...) {
 			c.addPossible(KindPush, c.text)
 			return
 		}
