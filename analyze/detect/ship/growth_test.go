@@ -76,8 +76,9 @@ func TestShipVerbInSlicesOfASource(t *testing.T) {
 
 // TestManyWritesGrowLinearly: each file a line writes was compared with
 // every file recorded before it (touch f0 f1 … over a 48 KB line: 0.17 s,
-// 8 times the files 60 times as long). Each write now looks at one entry;
-// the order of first writes is kept and repeats are dropped.
+// 8 times the files 60 times as long). Each write past the first few now
+// looks at one entry; the order of first writes is kept and repeats are
+// dropped.
 func TestManyWritesGrowLinearly(t *testing.T) {
 	line := func(files int) string {
 		var b strings.Builder
@@ -101,7 +102,8 @@ func TestManyWritesGrowLinearly(t *testing.T) {
 		if len(a.Writes) != n+1 {
 			t.Fatalf("%d files: %d writes, want %d", n, len(a.Writes), n+1)
 		}
-		if calls := n + 3; looked > calls {
+		// One each, and a scan of the first few.
+		if calls := n + 3; looked > 2*calls {
 			t.Errorf("%d files: %d recorded writes looked at for %d writes: each write scans the others", n, looked, calls)
 		}
 	}

@@ -120,14 +120,21 @@ type classifier struct {
 	// text is the source of the simple command being classified, shown for
 	// a possible action whose words are computed at run time.
 	text string
-	// textStmt is the statement text is the source of, nil when text is
-	// its words joined.
-	textStmt *stmtContext
+	// text is src[textFrom:textTo] of the script numbered textScript, or
+	// its words joined when textScript is 0.
+	textScript, textFrom, textTo int
+	// src is the script being walked, srcScript its number (scripts
+	// counts them) and verbs the index of its ship verbs, built when a
+	// computed command first needs it (verbIndex).
+	src                string
+	srcScript, scripts int
+	verbs              *verbIndex
 	// expansions counts the git alias values run so far, aliasBytes their
 	// bytes (see maxAliasExpansions, maxAliasBytes).
 	expansions, aliasBytes int
-	// written holds c.out.Writes, so that a line naming thousands of
-	// files records each in constant time.
+	// written holds c.out.Writes once they are more than a few
+	// (smallWrites), so that a line naming thousands of files records
+	// each in constant time.
 	written map[string]bool
 }
 
@@ -165,6 +172,10 @@ func (c *classifier) expand(values ...string) bool {
 
 // script parses src and classifies every simple command in it.
 func (c *classifier) script(src string, depth int) {
+	outer, outerScript, outerVerbs := c.src, c.srcScript, c.verbs
+	defer func() { c.src, c.srcScript, c.verbs = outer, outerScript, outerVerbs }()
+	c.scripts++
+	c.src, c.srcScript, c.verbs = src, c.scripts, nil
 	if depth > maxDepth {
 		// Nested deeper than we follow: what it runs is unknown, and a
 		// hidden push must not read as no push.
@@ -184,10 +195,9 @@ func (c *classifier) script(src string, depth int) {
 		}
 		return
 	}
-	verbs := &verbIndex{src: src}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if st, ok := n.(*syntax.Stmt); ok {
-			c.stmt(st, src, verbs, depth)
+			c.stmt(st, src, depth)
 		}
 		return true
 	})
@@ -225,15 +235,19 @@ func (c *classifier) possible(text string) bool {
 // computed records a command whose program name (or whole text) is computed
 // at run time: it could be any command, a push among them, so it is a
 // possible ship action of the kind its text names, else a possible push.
-// It may write anything. ctx, when not nil, is the statement whose source
-// text is: its kind is then looked up in the source's index (verbIndex),
-// since the texts of nested statements hold one another.
-func (c *classifier) computed(text string, ctx *stmtContext) {
+// It may write anything. When text is src[from:to] of the script being
+// walked (script is its number; 0 for none), its kind is looked up in the
+// index of that source's verbs (verbIndex), since the texts of nested
+// statements hold one another.
+func (c *classifier) computed(text string, script, from, to int) {
 	c.out.MayWrite = true
 	var kind string
 	var ok bool
-	if ctx != nil {
-		kind, ok = ctx.verbs.verb(ctx.from, ctx.to)
+	if script != 0 && script == c.srcScript {
+		if c.verbs == nil {
+			c.verbs = &verbIndex{src: c.src}
+		}
+		kind, ok = c.verbs.verb(from, to)
 	} else {
 		kind, ok = shipVerb(text)
 	}
@@ -269,7 +283,7 @@ func (c *classifier) fallback(src string, depth int) {
 
 // stmt classifies the redirections of a statement and, when it is a simple
 // command, the command itself.
-func (c *classifier) stmt(st *syntax.Stmt, src string, verbs *verbIndex, depth int) {
+func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	var heredoc string
 	hasHeredoc := false
 	for _, r := range st.Redirs {
@@ -324,7 +338,7 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, verbs *verbIndex, depth i
 		words = append(words, s)
 		dynamic = append(dynamic, !ok)
 	}
-	ctx := &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, named: named, verbs: verbs}
+	ctx := &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, named: named}
 	if from, to := int(call.Pos().Offset()), int(call.End().Offset()); from >= 0 && from <= to && to <= len(src) {
 		ctx.text, ctx.from, ctx.to = src[from:to], from, to
 	}
@@ -341,8 +355,7 @@ type stmtContext struct {
 	// named[i] is true when word i is computed but only before its last
 	// static slash ($VENV/bin/python): the program's name is known.
 	named []bool
-	// verbs indexes the ship verbs of the source text is src[from:to] of.
-	verbs    *verbIndex
+	// text is src[from:to] of the script being walked.
 	from, to int
 }
 
@@ -385,17 +398,17 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		// (A computed folder before a static name, $VENV/bin/python, names
 		// its program and is classified by that name below.)
 		if ctx != nil && ctx.text != "" {
-			c.computed(ctx.text, ctx)
+			c.computed(ctx.text, c.srcScript, ctx.from, ctx.to)
 		} else {
-			c.computed(strings.Join(orig, " "), nil)
+			c.computed(strings.Join(orig, " "), 0, 0, 0)
 		}
 		return
 	}
 	name := path.Base(words[0])
 	args := words[1:]
-	c.text, c.textStmt = strings.Join(words, " "), nil
+	c.text, c.textScript = strings.Join(words, " "), 0
 	if ctx != nil && ctx.text != "" {
-		c.text, c.textStmt = ctx.text, ctx
+		c.text, c.textScript, c.textFrom, c.textTo = ctx.text, c.srcScript, ctx.from, ctx.to
 	}
 	switch name {
 	case "git":
@@ -411,7 +424,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			case i+1 < len(args) && dyn(i+2):
 				// bash -c "$(…)", bash -c "$CMD": the script is computed at
 				// run time, so its commands are.
-				c.computed(c.text, c.textStmt)
+				c.computed(c.text, c.textScript, c.textFrom, c.textTo)
 			case i+1 < len(args):
 				c.script(args[i+1], depth+1)
 			default:
@@ -430,7 +443,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		if !static && len(c.out.Actions) == found {
 			// eval "$CMD": eval parses what the expansion gives, so any
 			// command may run.
-			c.computed(c.text, c.textStmt)
+			c.computed(c.text, c.textScript, c.textFrom, c.textTo)
 		}
 	case "npm", "pnpm":
 		if len(args) > 0 && args[0] == "publish" {
@@ -911,6 +924,9 @@ func (c *classifier) addRef(kind, branch, refKind, target string, words []string
 	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, RefKind: refKind, Command: strings.Join(words, " ")})
 }
 
+// smallWrites is how many writes are recorded before a set holds them.
+const smallWrites = 16
+
 // countWriteLookups, when a test sets it, is told how many recorded writes
 // each addWrite looks at.
 var countWriteLookups func(n int)
@@ -919,14 +935,28 @@ func (c *classifier) addWrite(p string) {
 	if p == "" {
 		return // `> ''` names no file: the shell fails to open it, nothing is written
 	}
+	if c.written == nil && len(c.out.Writes) < smallWrites {
+		// Few writes, the common case: a scan, and no set to allocate.
+		if countWriteLookups != nil {
+			countWriteLookups(len(c.out.Writes))
+		}
+		if slices.Contains(c.out.Writes, p) {
+			return
+		}
+		c.out.Writes = append(c.out.Writes, p)
+		return
+	}
+	if c.written == nil {
+		c.written = make(map[string]bool, 2*len(c.out.Writes))
+		for _, w := range c.out.Writes {
+			c.written[w] = true
+		}
+	}
 	if countWriteLookups != nil {
 		countWriteLookups(1)
 	}
 	if c.written[p] {
 		return
-	}
-	if c.written == nil {
-		c.written = map[string]bool{}
 	}
 	c.written[p] = true
 	c.out.Writes = append(c.out.Writes, p)
