@@ -168,3 +168,28 @@ func TestHostileMarkInAToolOutput(t *testing.T) {
 		t.Fatalf("a mark inside a tool output disarmed the gate: %q %q", d, reason)
 	}
 }
+
+// TestHostileDeeplyNestedCommand: the hook classifies a command of any
+// length (the transcript reader's 64 KiB cap does not apply to it), and
+// the shell parser recursed once per level of nesting: a megabyte of (
+// overflowed the stack and killed the process. Such a command is not
+// parsed now; a push it names is still gated, as a possible push.
+func TestHostileDeeplyNestedCommand(t *testing.T) {
+	killed := writeTranscript(t, agentCall("toolu_k", "X"), killedResult("toolu_k"))
+	for cmd, want := range map[string]string{
+		strings.Repeat("(", 1<<20):                            "",
+		strings.Repeat("$(", 1<<19) + " git push origin main": "ask",
+	} {
+		r := PreToolUse(bashInput(killed, cmd), Config{})
+		if r.Exit != 0 {
+			t.Fatalf("%.20q…: exit %d stderr %q", cmd, r.Exit, r.Stderr)
+		}
+		d := ""
+		if len(r.Stdout) > 0 {
+			d, _ = decision(t, r)
+		}
+		if d != want {
+			t.Fatalf("%.20q…: decision %q, want %q (%s)", cmd, d, want, r.Stdout)
+		}
+	}
+}

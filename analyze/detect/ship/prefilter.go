@@ -1,6 +1,8 @@
 package ship
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -184,9 +186,28 @@ func blankDeviceRedirs(s string) string {
 // commands' parse.
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
+// parsing, when a test sets it, is told each script handed to the parser.
+var parsing func(src string)
+
 // parse parses one script with a pooled parser.
 func parse(src string) (*syntax.File, error) {
+	if parsing != nil {
+		parsing(src)
+	}
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	return p.Parse(strings.NewReader(src), "")
+}
+
+// errTooDeep is the parse error of a line that may nest deeper than
+// maxNesting (nesting.go): it is not parsed.
+var errTooDeep = errors.New("nested deeper than " + strconv.Itoa(maxNesting) + " levels")
+
+// parseBounded parses one script with a pooled parser, unless it may nest
+// deeper than maxNesting: the parser's stack grows with the nesting.
+func parseBounded(src string) (*syntax.File, error) {
+	if nestingBound(src, maxNesting) > maxNesting {
+		return nil, errTooDeep
+	}
+	return parse(src)
 }

@@ -183,7 +183,7 @@ func (c *classifier) script(src string, depth int) {
 		c.possible(src)
 		return
 	}
-	f, err := parse(src) // a pooled parser (prefilter.go)
+	f, err := parseBounded(src)
 	if err != nil {
 		if c.out.ParseError == "" {
 			c.out.ParseError = err.Error()
@@ -722,7 +722,7 @@ func ConfigAliases(command string) map[string][]string {
 	if !strings.Contains(command, "alias.") {
 		return nil
 	}
-	f, err := parse(command)
+	f, err := parseBounded(command)
 	if err != nil {
 		return nil
 	}
