@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -32,6 +33,7 @@ var cases = map[string]func(out string, size int) error{
 	"huge-sidecar":      hugeSidecar,
 	"agentid-tail-2MiB": agentIDTail,
 	"findings-200k":     findings200k,
+	"nested-shell":      nestedShell,
 }
 
 func main() {
@@ -40,7 +42,7 @@ func main() {
 	size := flag.Int("size", 100, "target size in MiB")
 	flag.Parse()
 	if *name == "list" {
-		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "retries-200k", "huge-sidecar", "agentid-tail-2MiB", "findings-200k"} {
+		for _, n := range []string{"long-descriptions", "killed-x-pushes", "async-20k", "killed-32k", "legacy-20k", "shared-uuids-20k", "orphans-40k", "junk-20M", "started-200k", "retries-200k", "huge-sidecar", "agentid-tail-2MiB", "findings-200k", "nested-shell"} {
 			fmt.Println(n)
 		}
 		return
@@ -309,4 +311,55 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(t, data, 0o644)
 	})
+}
+
+// nestedShellShapes are Bash commands of about 64 KiB (the longest command a
+// transcript keeps) that nest as deep as their bytes allow: the shell parser
+// recursed once per level, with kilobytes of stack each. Some hide their
+// closers from a naive count (quoted, in a comment, in a heredoc, a case
+// pattern's), and one buries a push inside.
+var nestedShellShapes = []string{
+	strings.Repeat("(", 64000),
+	strings.Repeat("$(", 32000),
+	"echo $(( " + strings.Repeat("(", 63900) + "1 ))",
+	strings.Repeat("{ ", 32000),
+	strings.Repeat("if ", 21000),
+	strings.Repeat(`( ")" `, 10600),
+	strings.Repeat("( #)\n", 12800),
+	strings.Repeat("( cat <<E\n)\nE\n", 4500),
+	strings.Repeat("( case a in a) ", 4200),
+	strings.Repeat("(", 30000) + " git push origin main " + strings.Repeat(")", 30000),
+}
+
+// nestedShell: sessions of 10 MiB each whose Bash calls are the
+// nestedShellShapes in turn, each with a short result, towards size.
+func nestedShell(out string, size int) error {
+	calls := 0
+	for s := 0; calls*66000 < size; s++ {
+		sid := fmt.Sprintf("50000000-0000-4000-8000-%012d", s+1)
+		w := create(filepath.Join(out, sid+".jsonl"))
+		for w.n < 10<<20 && calls*66000 < size {
+			cmd := nestedShellShapes[calls%len(nestedShellShapes)]
+			cmd += strings.Repeat(" ", calls/len(nestedShellShapes)%8) // distinct commands: no cache serves them
+			ts := fmt.Sprintf("2026-05-07T09:%02d:%02d.000Z", calls/60%60, calls%60)
+			id := fmt.Sprintf("toolu_nest%08d", calls)
+			use, err := json.Marshal(map[string]any{"type": "assistant", "uuid": uuid(2 * calls), "sessionId": sid, "timestamp": ts,
+				"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": cmd}}}}})
+			if err != nil {
+				return err
+			}
+			res, err := json.Marshal(map[string]any{"type": "user", "uuid": uuid(2*calls + 1), "sessionId": sid, "timestamp": ts,
+				"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "bash: syntax error", "is_error": true}}}})
+			if err != nil {
+				return err
+			}
+			w.line(use)
+			w.line(res)
+			calls++
+		}
+		if err := w.close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
