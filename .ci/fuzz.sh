@@ -28,6 +28,8 @@ targets=(
   "./analyze/detect/ship FuzzClassifyNeverPanics"
   "./analyze/detect/ship FuzzQuiet"
   "./analyze/detect/ship FuzzQuietLines"
+  "./analyze/detect/ship FuzzOutputOf"
+  "./analyze/detect/ship FuzzNestingBound"
   "./rules FuzzParse"
   "./rules FuzzParseBaseline"
 )
