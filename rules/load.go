@@ -15,6 +15,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -207,6 +208,7 @@ type loader struct {
 	src   []byte
 	lines []string // src split into lines, built on first use
 	errs  []*PosError
+	exprs exprCompiler
 }
 
 func (l *loader) errorf(line, col int, format string, args ...any) {
@@ -586,7 +588,7 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 	// one error instead of one per selected kind.
 	if len(r.Select) > 0 && r.Where != "" {
 		for _, kind := range r.Select {
-			prog, err := expr.Compile(r.Where, append(exprOptions(kind), expr.AsBool())...)
+			prog, err := l.exprs.compile(r.Where, kind, true)
 			if err != nil {
 				off, msg := exprErrorOffset(r.Where, err)
 				p := l.scalarPos(whereNode, off)
@@ -600,7 +602,7 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 		// Offsets in r.Message are shifted by the trimmed leading space.
 		lead := len(msgNode.Value) - len(strings.TrimLeft(msgNode.Value, " \t\r\n"))
 		for i, kind := range r.Select {
-			t, terr := compileTemplate(r.Message, exprOptions(kind))
+			t, terr := compileTemplate(r.Message, func(src string) (*vm.Program, error) { return l.exprs.compile(src, kind, false) })
 			if terr != nil {
 				p := l.scalarPos(msgNode, lead+terr.offset)
 				l.errorf(p.Line, p.Col, "\"message\"%s: %s", forKind(r.Select, kind), l.suggest(terr.msg, kind))

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -63,8 +62,8 @@ type templateError struct {
 	msg    string
 }
 
-// compileTemplate compiles every placeholder against env (a zero fact value).
-func compileTemplate(src string, opts []expr.Option) (*msgTemplate, *templateError) {
+// compileTemplate compiles every placeholder with compile.
+func compileTemplate(src string, compile func(string) (*vm.Program, error)) (*msgTemplate, *templateError) {
 	texts, holes, terr := splitTemplate(src)
 	if terr != nil {
 		return nil, terr
@@ -75,7 +74,7 @@ func compileTemplate(src string, opts []expr.Option) (*msgTemplate, *templateErr
 			t.parts = append(t.parts, templatePart{text: text})
 		}
 		if i < len(holes) {
-			p, err := expr.Compile(holes[i].src, opts...)
+			p, err := compile(holes[i].src)
 			if err != nil {
 				off, msg := exprErrorOffset(holes[i].src, err)
 				return nil, &templateError{offset: holes[i].offset + off, msg: msg}
