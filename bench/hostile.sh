@@ -43,7 +43,8 @@ echo "go:     $(go version)"
 echo "cpus:   $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
 echo "uptime: $(uptime) (best of $RUNS)"
 
-go build -o "$WORK/pmcheck" ./cmd/pmcheck
+# Built as release.yml builds it: static, without cgo (README, Install).
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/pmcheck" ./cmd/pmcheck
 go build -o "$WORK/gencorpus" ./bench/gencorpus
 go build -o "$WORK/hostile" ./bench/hostile
 

@@ -33,7 +33,8 @@ echo "load:     $( (cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's
 echo "workdir:  $WORK"
 
 echo "== build"
-go build -o "$WORK/pmcheck" ./cmd/pmcheck
+# Built as release.yml builds it: static, without cgo (README, Install).
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/pmcheck" ./cmd/pmcheck
 go build -o "$WORK/gencorpus" ./bench/gencorpus
 go build -o "$WORK/timeit" ./bench/timeit
 
