@@ -619,7 +619,7 @@ func (a *analysis) preclassify() {
 	var calls []*model.ToolCall
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
-			if c.Name() != "Bash" {
+			if c.Name() != "Bash" || c.CommandCut() { // a cut one: classify does it
 				continue
 			}
 			if _, ok := a.stored(c); !ok {
@@ -686,6 +686,15 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 		return a.found[i]
 	}
 	cmd := c.Command()
+	if c.CommandCut() {
+		// Not by its text: a complete command may read the same.
+		if countClassified != nil {
+			countClassified(cmd)
+		}
+		r := a.opts.Classifications.classify(cmd, callShipOptions(c, a.shipOpts))
+		a.remember(c, r)
+		return r
+	}
 	if i, ok := a.byCommand[cmd]; ok {
 		a.classified[c] = i
 		return a.found[i]
@@ -712,6 +721,13 @@ func reused(c *model.ToolCall, opts ship.Options) (ship.Analysis, bool) {
 		return ship.Analysis{}, false
 	}
 	return r, true
+}
+
+// callShipOptions are opts for classifying c's command: a command the
+// reader cut at its cap is the head of what ran (ship.Options.Truncated).
+func callShipOptions(c *model.ToolCall, opts ship.Options) ship.Options {
+	opts.Truncated = c.CommandCut()
+	return opts
 }
 
 // countClassified, when set (tests), is called with each command the

@@ -64,7 +64,9 @@ func (c *Classifications) classify(cmd string, opts ship.Options) ship.Analysis 
 // lookup is classify that also says whether the analysis shares no memory
 // with cmd (a cached entry, or a copy made to cache it).
 func (c *Classifications) lookup(cmd string, opts ship.Options) (ship.Analysis, bool) {
-	if c == nil || len(opts.Aliases) > 0 {
+	if c == nil || len(opts.Aliases) > 0 || opts.Truncated {
+		// Cached by text alone: a truncated head may read like a
+		// complete command.
 		return ship.Classify(cmd, opts), false
 	}
 	c.mu.RLock()

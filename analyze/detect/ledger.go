@@ -41,7 +41,7 @@ func LedgerOf(t *model.Transcript, opts ship.Options) Ledger {
 		if r, ok := reused(c, opts); ok {
 			return r
 		}
-		return ship.Classify(c.Command(), opts)
+		return ship.Classify(c.Command(), callShipOptions(c, opts))
 	})
 }
 
@@ -74,7 +74,7 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 			for _, w := range a.Writes {
 				add(w)
 			}
-			if a.MayWrite || len(c.Command()) >= model.CommandLimit {
+			if a.MayWrite || c.CommandCut() {
 				l.Partial = true
 			}
 			if a.Commits > 0 {

@@ -64,6 +64,9 @@ type CallInput struct {
 
 	// Bash input.
 	Command string // capped at CommandLimit bytes
+	// CommandCut says Command is the head of a longer command, cut at
+	// CommandLimit.
+	CommandCut bool
 
 	// File-writing tools (Write, Edit, MultiEdit, NotebookEdit).
 	FilePath string
@@ -97,6 +100,8 @@ type callRare struct {
 	at *Evidence
 	// id is an id longer than maxIDInline.
 	id string
+	// commandCut: the command is the head of a longer one (CommandCut).
+	commandCut bool
 }
 
 type callFlags uint32
@@ -223,6 +228,9 @@ func makeCall(in CallInput) ToolCall {
 			c.extra().taskID = strings.Clone(v)
 		}
 	}
+	if in.CommandCut {
+		c.ensureRare().commandCut = true
+	}
 	id := in.ID
 	if int64(len(id)) > maxIDInline {
 		c.ensureRare().id = strings.Clone(id)
@@ -329,6 +337,10 @@ func (c *ToolCall) input(kind int, other string) string {
 // Command is a Bash call's command (capped at CommandLimit bytes).
 func (c *ToolCall) Command() string { return c.input(argCommand, c.x().command) }
 
+// CommandCut says Command is the head of a longer command, cut at
+// CommandLimit: what followed is unseen (ship.Options.Truncated).
+func (c *ToolCall) CommandCut() bool { return c.rare().commandCut }
+
 // FilePath is the path a file-writing tool (Write, Edit, MultiEdit, NotebookEdit) writes.
 func (c *ToolCall) FilePath() string { return c.input(argFilePath, c.x().filePath) }
 
@@ -366,7 +378,7 @@ func (c *ToolCall) Input() CallInput {
 	return CallInput{ID: c.ID(), Name: c.Name(), At: c.At(), Description: c.Description(), Prompt: c.Prompt(),
 		SubagentType: c.SubagentType(), RunInBackground: c.RunInBackground(), AgentName: c.AgentName(),
 		WorkflowName: c.WorkflowName(), ResumeFromRun: c.ResumeFromRun(), Command: c.Command(),
-		FilePath: c.FilePath(), TaskID: c.TaskID(), Copied: c.Copied(), Result: c.Result}
+		CommandCut: c.CommandCut(), FilePath: c.FilePath(), TaskID: c.TaskID(), Copied: c.Copied(), Result: c.Result}
 }
 
 // Set replaces the call's id, tool, inputs and result with in's, keeping

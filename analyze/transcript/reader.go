@@ -731,6 +731,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		// A shell call's description is not kept: nothing reads it, and
 		// shell calls are most of the calls a transcript keeps.
 		call.Command = cutString(in.Command, model.CommandLimit)
+		call.CommandCut = len(call.Command) < len(in.Command)
 		call.RunInBackground = in.RunInBackground
 	case "Write", "Edit", "MultiEdit":
 		call.FilePath = in.FilePath

@@ -155,6 +155,14 @@ func classifyShell(r *row, sh *shellReader, out []shellCall) []shellCall {
 		blk := &blocks[i]
 		if (blk.Type == "tool_use" || blk.Type == "server_tool_use") && blk.Name == "Bash" {
 			cmd := cutString(blk.Input.Command, model.CommandLimit)
+			if len(cmd) < len(blk.Input.Command) {
+				// A cut command is classified with the fact that it was
+				// cut (ship.Options.Truncated), by the detectors: the
+				// reader's classifier and memo know commands by their text,
+				// and a complete command may have the same text as the
+				// head of a cut one.
+				continue
+			}
 			a := sh.classify(cmd)
 			// Only an empty analysis can be an inert command's: the scan
 			// is skipped for the rest.

@@ -47,6 +47,10 @@ type Options struct {
 	// `git NAME …` then runs each value; what it ships is a possible action
 	// (the definition may have been made in another repository, or later).
 	Aliases map[string][]string
+	// Truncated says the command is the head of a longer one: the
+	// transcript's reader cut it at its length cap (model.CommandLimit), so
+	// what followed is unseen (truncated.go).
+	Truncated bool
 }
 
 // Action is one ship action found in a command line (the model's type, so
@@ -68,6 +72,9 @@ const maxDepth = 4
 
 // Classify analyses one command line.
 func Classify(command string, opts Options) Analysis {
+	if opts.Truncated {
+		return classifyTruncated(command, opts)
+	}
 	if quiet(command) { // prefilter.go: certainly nothing to find
 		return Analysis{}
 	}
@@ -258,11 +265,17 @@ func (c *classifier) computed(text string, script, from, to int) {
 }
 
 func (c *classifier) addPossible(kind, command string) {
+	c.out.Actions = append(c.out.Actions, possibleAction(kind, command))
+}
+
+// possibleAction is a possible ship action of kind, shown as the first 200
+// bytes of command with its white space folded.
+func possibleAction(kind, command string) Action {
 	const maxShown = 200
 	if len(command) > maxShown {
 		command = strings.ToValidUTF8(command[:maxShown], "") + "…"
 	}
-	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Command: strings.Join(strings.Fields(command), " "), Possible: true})
+	return Action{Kind: kind, Command: strings.Join(strings.Fields(command), " "), Possible: true}
 }
 
 // fallback classifies a line the parser rejected (often a command cut at the
