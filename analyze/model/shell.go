@@ -56,11 +56,13 @@ type ShellAction struct {
 	RefKind string `json:"ref_kind,omitempty"`
 	// Possible marks an action the classifier could not rule out: a command
 	// whose program name or git subcommand is computed at run time ($(echo
-	// git) push, $CMD, git $x; eval or bash -c of a computed string), a git
-	// alias defined by `git config` in the run, a git run by xargs with its
-	// subcommand on standard input, and, when its text names a ship verb, a
-	// line that does not parse or nests bash -c deeper than the classifier
-	// follows. Kind is the verb's kind (push when it names none).
+	// git) push, $CMD, git $x; eval or bash -c of a computed string, a
+	// script piped into a shell from curl or cat), a git alias defined by
+	// `git config` in the run, a shell alias defined earlier in the line
+	// (alias g=git; g push), a git run by xargs with its subcommand on
+	// standard input, and, when its text names a ship verb, a line that
+	// does not parse or nests bash -c deeper than the classifier follows.
+	// Kind is the verb's kind (push when it names none).
 	Possible bool `json:"possible,omitempty"`
 }
 

@@ -33,8 +33,10 @@ const (
 // the head. So does, analysed or not, a command whose text names git or
 // "gh " once its quotes, backslashes, line continuations and NUL bytes
 // are removed (g'i't commit, gi""t, g\it, gi\<newline>t: the forms the
-// parser reads as git), so that a read that classifies nothing keeps the head of every
-// command the analysis would find a commit in (FuzzOutputOf). Any other
+// parser reads as git) and its escapes decoded ($'\x67it' commit, what
+// printf or echo prints into a shell; namesVCS), so that a read that
+// classifies nothing keeps the head of every command the analysis would
+// find a commit in (FuzzOutputOf). Any other
 // command with a quote or backslash keeps a sliver, the rest nothing.
 //
 // An inert command (Inert: quiet programs and git's own read-only
@@ -64,7 +66,11 @@ func OutputOf(command string, a *Analysis) Output {
 // namesVCS reports whether command names git or "gh " once its quotes,
 // backslashes and line continuations are removed, with a $ that opens a
 // quote ($'…', $"…") and the NUL bytes the parser skips (g\x00it is git
-// to it; FuzzOutputOf found it).
+// to it; FuzzOutputOf found it), and with the escapes that $'…', printf
+// and echo decode read as the bytes they stand for ($'\x67it', printf
+// '\147it', echo -e '\0147it'). A printf with a % directive whose text
+// names a shell counts too: its arguments join into a script
+// (printf '%s%s' gi 't commit' | sh).
 func namesVCS(command string) bool {
 	if strings.Contains(command, "git") || strings.Contains(command, "gh ") {
 		return true
@@ -72,8 +78,9 @@ func namesVCS(command string) bool {
 	if !strings.ContainsAny(command, "'\"\\\x00") {
 		return false
 	}
-	// The last three bytes kept, the newest lowest.
-	var last [3]byte
+	// The last bytes kept, the newest lowest.
+	var last [6]byte
+	printf, shell := false, false
 	for i := 0; i < len(command); i++ {
 		c := command[i]
 		switch {
@@ -82,15 +89,82 @@ func namesVCS(command string) bool {
 		case c == '\\':
 			if i+1 < len(command) && command[i+1] == '\n' {
 				i++
+				continue
 			}
-			continue
+			d, end, ok := escapedByte(command, i)
+			if !ok {
+				continue
+			}
+			i = end - 1
+			if d == '\'' || d == '"' || d == 0 {
+				continue
+			}
+			c = d
 		case c == '$' && i+1 < len(command) && (command[i+1] == '\'' || command[i+1] == '"'):
 			continue
 		}
-		last[2], last[1], last[0] = last[1], last[0], c
+		copy(last[1:], last[:5])
+		last[0] = c
 		if last[2] == 'g' && (last[1] == 'i' && last[0] == 't' || last[1] == 'h' && last[0] == ' ') {
 			return true
 		}
+		printf = printf || last[5] == 'p' && last[4] == 'r' && last[3] == 'i' && last[2] == 'n' && last[1] == 't' && last[0] == 'f'
+		shell = shell || last[1] == 's' && last[0] == 'h'
 	}
-	return false
+	return printf && shell && strings.IndexByte(command, '%') >= 0
+}
+
+// escapedByte reads the escape a run of backslashes starts at command[i]
+// as $'…', printf or echo would decode it, when it stands for one ASCII
+// byte: \xHH, \uHHHH, \UHHHHHHHH, \nnn and \0nnn. It returns the byte and
+// where the escape ends. A backslash an escape decodes to may start
+// another with the bytes after it (printf '\x5cx67it': a second decoding
+// reads git). An octal escape reads as echo's \0nnn when that gives a
+// byte of what namesVCS looks for (named), else as \nnn: where \0nnn gives
+// none, the \nnn reading is the only one that may (\0400 is a space to
+// $'…'), and where it gives one, the other gives a byte below 64 and a
+// digit, which end any name.
+func escapedByte(command string, i int) (byte, int, bool) {
+	const named = "gith prnfs\\" // git, gh , printf, sh, and a backslash
+	for {
+		for i < len(command) && command[i] == '\\' {
+			i++
+		}
+		if i >= len(command) {
+			return 0, i, false
+		}
+		var v uint64
+		n := 0
+		switch c := command[i]; {
+		case c == 'x':
+			v, n = digits(command[i+1:], 16, 2)
+			i++
+		case c == 'u':
+			v, n = digits(command[i+1:], 16, 4)
+			i++
+		case c == 'U':
+			v, n = digits(command[i+1:], 16, 8)
+			i++
+		case c >= '0' && c <= '7':
+			v, n = digits(command[i:], 8, 3)
+			if c == '0' {
+				if e, m := digits(command[i+1:], 8, 3); m > 0 && e < 0x80 && strings.IndexByte(named, byte(e)) >= 0 {
+					v, n = e, m
+					i++
+				}
+			}
+		}
+		if n == 0 {
+			return 0, i, false
+		}
+		i += n
+		if v >= 0x80 {
+			// A byte or a letter outside ASCII: no letter of git.
+			return 0x80, i, true
+		}
+		if v != '\\' {
+			return byte(v), i, true
+		}
+		// An escaped backslash: it escapes what follows.
+	}
 }

@@ -62,8 +62,17 @@ var outputCases = []struct {
 	{`"g"'i't commit -m x`, OutputHead},
 	{`g'h' pr create`, OutputHead},
 	{"g\x00it commit -m x", OutputHead}, // the parser skips NUL bytes
-	// Escapes the parser does not decode either: no git, a sliver.
-	{`$'\x67it' commit -m x`, OutputSliver},
+	// Escapes bash, printf and echo decode: the classifier decodes them
+	// (ship gaps), and so does the rule.
+	{`$'\x67it' commit -m x`, OutputHead},
+	{`$'\147\151\164' commit -m x`, OutputHead},
+	{`printf '\x67it commit -m x' | sh`, OutputHead},
+	{`echo -e '\0147it commit -m x' | sh`, OutputHead},
+	{`printf '%s%s' gi 't commit -m x' | sh`, OutputHead},
+	{`printf '\x5cx67it commit'`, OutputHead}, // a backslash decoded, then git: more than needed
+	// Escapes of no letter of git: a sliver.
+	{`printf '\x66it commit -m x' | sh`, OutputSliver},
+	{`echo '%s' | sh`, OutputSliver},
 }
 
 // TestOutputOf: each command keeps what its table row says, analysed or

@@ -8,8 +8,10 @@
 // matched with a regular expression: a ship verb inside a quoted argument
 // (`git commit -m "git push later"`) or an argument of another program
 // (`echo git push`) is not a ship action, while one in the second clause of a
-// chain, in a subshell, in a command substitution, or in a `bash -c` / `eval`
-// string is.
+// chain, in a subshell, in a command substitution, in a `bash -c` / `eval`
+// string, in the script a shell reads from standard input (`echo git push |
+// sh`, `bash <<EOF`), or run by `find -exec` or a shell alias of the line is
+// (stdin.go).
 package ship
 
 import (
@@ -143,6 +145,19 @@ type classifier struct {
 	// (smallWrites), so that a line naming thousands of files records
 	// each in constant time.
 	written map[string]bool
+	// pipes maps the statement right of a pipe to the one left of it,
+	// whose output is its standard input (stdin.go).
+	pipes map[*syntax.Stmt]*syntax.Stmt
+	// aliases are the shell aliases the line has defined so far (alias
+	// NAME=VALUE), computed those whose value is computed, and expanding
+	// those being expanded: bash does not expand an alias in its own
+	// value (stdin.go).
+	aliases          AliasUnion
+	computedAliases  map[string]bool
+	expandingAliases map[string]bool
+	// findExecs counts the find -exec commands being classified, in
+	// whose words {} stands for each file found (stdin.go).
+	findExecs int
 }
 
 // maxAliasExpansions bounds how many git alias values one line runs. Each
@@ -203,8 +218,18 @@ func (c *classifier) script(src string, depth int) {
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if st, ok := n.(*syntax.Stmt); ok {
-			c.stmt(st, src, depth)
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			c.stmt(n, src, depth)
+		case *syntax.BinaryCmd:
+			// Walk visits a pipe before its sides: the right one's
+			// standard input is known when its statement is classified.
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				if c.pipes == nil {
+					c.pipes = map[*syntax.Stmt]*syntax.Stmt{}
+				}
+				c.pipes[n.Y] = n.X
+			}
 		}
 		return true
 	})
@@ -298,10 +323,18 @@ func (c *classifier) fallback(src string, depth int) {
 // command, the command itself.
 func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	var heredoc string
-	hasHeredoc := false
+	hasHeredoc, heredocStatic, stdinFile := false, false, false
 	for _, r := range st.Redirs {
 		switch r.Op {
+		case syntax.RdrIn:
+			if stdinRedir(r) {
+				// < file: standard input is a file we cannot see.
+				stdinFile, hasHeredoc = true, false
+			}
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
+			if r.Op == syntax.RdrInOut && stdinRedir(r) {
+				stdinFile, hasHeredoc = true, false
+			}
 			target, static := wordString(r.Word)
 			switch {
 			case !static:
@@ -321,11 +354,13 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
 			if r.Hdoc != nil {
-				heredoc, hasHeredoc = wordString(r.Hdoc)
+				heredoc, heredocStatic = wordString(r.Hdoc)
+				hasHeredoc, stdinFile = true, false
 			}
 		case syntax.WordHdoc:
 			if r.Word != nil {
-				heredoc, hasHeredoc = wordString(r.Word)
+				heredoc, heredocStatic = wordString(r.Word)
+				hasHeredoc, stdinFile = true, false
 			}
 		}
 	}
@@ -351,17 +386,42 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 		words = append(words, s)
 		dynamic = append(dynamic, !ok)
 	}
-	ctx := &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, named: named}
+	ctx := &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, heredocStatic: heredocStatic, stdinFile: stdinFile, named: named}
+	if !hasHeredoc && !stdinFile {
+		ctx.pipeFrom = c.pipes[st]
+	}
 	if from, to := int(call.Pos().Offset()), int(call.End().Offset()); from >= 0 && from <= to && to <= len(src) {
 		ctx.text, ctx.from, ctx.to = src[from:to], from, to
+		if rest := int(call.Args[0].End().Offset()); rest >= from && rest <= to {
+			ctx.rest = src[rest:to]
+		}
+		if ctx.pipeFrom != nil {
+			if p := int(ctx.pipeFrom.Pos().Offset()); p >= 0 && p <= from {
+				ctx.pipeText, ctx.pipeTextFrom = src[p:to], p
+			}
+		}
 	}
 	c.call(words, dynamic, ctx, depth, static)
 }
 
 // stmtContext carries what a simple command's statement adds to its words.
 type stmtContext struct {
-	heredoc    string
-	hasHeredoc bool
+	// heredoc is the text of a here-document or here-string the command
+	// reads (hasHeredoc), its static parts when it expands something
+	// (heredocStatic false).
+	heredoc                   string
+	hasHeredoc, heredocStatic bool
+	// stdinFile: standard input is redirected from a file (< file).
+	stdinFile bool
+	// pipeFrom is the statement piped into this one, when no redirection
+	// replaces it; pipeText is the source from it to this command's end,
+	// src[pipeTextFrom:to].
+	pipeFrom     *syntax.Stmt
+	pipeText     string
+	pipeTextFrom int
+	// rest is the source after the command's first word, what a shell
+	// alias's value is followed by.
+	rest string
 	// text is the command's source, for a possible ship action when its
 	// program is computed at run time.
 	text string
@@ -391,6 +451,9 @@ var wrappers = map[string]map[string]bool{
 
 // call classifies one simple command given as resolved words.
 func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, depth int, static bool) {
+	if len(words) > 0 && (len(dynamic) == 0 || !dynamic[0]) && c.aliasUse(words, ctx, depth) {
+		return
+	}
 	orig := words
 	words = unwrap(words)
 	if len(words) == 0 {
@@ -445,8 +508,8 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			}
 			return
 		}
-		if ctx != nil && ctx.hasHeredoc && positionals(args) == 0 {
-			c.script(ctx.heredoc, depth+1)
+		// (xargs gives the shell its standard input as arguments.)
+		if ctx != nil && !viaXargs && readsScriptFromStdin(args) && c.stdinScript(ctx, depth) {
 			return
 		}
 		c.out.MayWrite = true // runs a script file we cannot see
@@ -472,6 +535,11 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		if len(args) > 0 && args[0] == "upload" {
 			c.add(KindPublish, "", "", words)
 		}
+	case "alias":
+		c.defineAliases(args, func(i int) bool { return dyn(i + 1) })
+	case "find":
+		c.findExec(args, func(i int) bool { return dyn(i + 1) }, depth)
+		c.writes(name, args)
 	default:
 		c.writes(name, args)
 	}
@@ -807,17 +875,22 @@ type AliasUnion struct {
 func (u *AliasUnion) Add(defs map[string][]string) {
 	for name, values := range defs {
 		for _, v := range values {
-			k := [2]string{name, v}
-			if u.seen[k] {
-				continue
-			}
-			if u.m == nil {
-				u.m, u.seen = map[string][]string{}, map[[2]string]bool{}
-			}
-			u.seen[k] = true
-			u.m[name] = append(u.m[name], v)
+			u.add(name, v)
 		}
 	}
+}
+
+// add adds one definition.
+func (u *AliasUnion) add(name, v string) {
+	k := [2]string{name, v}
+	if u.seen[k] {
+		return
+	}
+	if u.m == nil {
+		u.m, u.seen = map[string][]string{}, map[[2]string]bool{}
+	}
+	u.seen[k] = true
+	u.m[name] = append(u.m[name], v)
 }
 
 // Map is the union so far, nil when nothing was added.
@@ -947,6 +1020,11 @@ var countWriteLookups func(n int)
 func (c *classifier) addWrite(p string) {
 	if p == "" {
 		return // `> ''` names no file: the shell fails to open it, nothing is written
+	}
+	if c.findExecs > 0 && strings.Contains(p, "{}") {
+		// find -exec rm {} +: the files find finds, not a file named {}.
+		c.out.MayWrite = true
+		return
 	}
 	if c.written == nil && len(c.out.Writes) < smallWrites {
 		// Few writes, the common case: a scan, and no set to allocate.
@@ -1136,7 +1214,9 @@ func baseIsStatic(w *syntax.Word) bool {
 			case *syntax.Lit:
 				slash = slash || strings.Contains(p.Value, "/")
 			case *syntax.SglQuoted:
-				slash = slash || strings.Contains(p.Value, "/")
+				var b strings.Builder
+				partString(&b, p, false)
+				slash = slash || strings.Contains(b.String(), "/")
 			case *syntax.DblQuoted:
 				walk(p.Parts)
 			default:
@@ -1171,6 +1251,12 @@ func partString(b *strings.Builder, part syntax.WordPart, quoted bool) bool {
 		b.WriteString(unescape(p.Value, quoted))
 		return true
 	case *syntax.SglQuoted:
+		if p.Dollar {
+			// $'…': bash decodes its escapes ($'\x67it' is git).
+			s, _ := decodeEscapes(p.Value, escANSI)
+			b.WriteString(s)
+			return true
+		}
 		b.WriteString(p.Value)
 		return true
 	case *syntax.DblQuoted:
