@@ -331,7 +331,9 @@ func (s *nestScanner) shell() {
 	if !wordByte(c) {
 		s.inWord = false
 	}
-	if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+	if c != ' ' && c != '\t' && c != '\r' && c != '\n' && (c != '#' || s.inWord) {
+		// (A comment may sit between a function's header and its body:
+		// `f() # x` and the body on the next line; FuzzNestingBound.)
 		s.funcHeader = false
 	}
 	switch c {

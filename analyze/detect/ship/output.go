@@ -78,6 +78,11 @@ func namesVCS(command string) bool {
 	if !strings.ContainsAny(command, "'\"\\\x00") {
 		return false
 	}
+	if strings.IndexByte(command, 0) >= 0 {
+		// The parser skips NUL bytes, inside an escape too ($'\x<NUL>67it'
+		// is git to it; FuzzOutputOf).
+		command = strings.ReplaceAll(command, "\x00", "")
+	}
 	// The last bytes kept, the newest lowest.
 	var last [6]byte
 	printf, shell := false, false
