@@ -68,6 +68,11 @@ var shipGapCases = []struct {
 	{`echo -e 'git\x20push' | sh`, "push", 0},
 	{`echo git push | sudo bash -x`, "push", 0},
 	{"bash <<EOF\ngit commit -m x\nEOF", "", 1},
+	// An unquoted here-document that expands something: read as eval
+	// reads its string, so its commit counts (it counted none before);
+	// what the expansion gives is script text, a possible push.
+	{"bash <<EOF\ngit commit -m \"$MSG\"\nEOF", "push?", 1},
+	{"bash <<EOF\ncd $REPO && git add -A && git commit -m \"wip $(date)\"\nEOF", "push?", 1},
 	{"bash <<'EOF'\ngit add -A\ngit commit -m x\ngit push origin main\nEOF", "push:main", 1},
 	{"sh -s <<'EOF'\ngit push origin main\nEOF", "push:main", 0},
 	{"bash -s -- arg <<'EOF'\ngit push\nEOF", "push", 0},
