@@ -83,8 +83,10 @@ func namesVCS(command string) bool {
 		// is git to it; FuzzOutputOf).
 		command = strings.ReplaceAll(command, "\x00", "")
 	}
-	// The last bytes kept, the newest lowest.
-	var last [6]byte
+	// The last bytes kept, the newest in the lowest byte.
+	var last uint64
+	// printf and a shell are looked for only when a % may fill a format.
+	directive := strings.IndexByte(command, '%') >= 0
 	printf, shell := false, false
 	for i := 0; i < len(command); i++ {
 		c := command[i]
@@ -108,15 +110,16 @@ func namesVCS(command string) bool {
 		case c == '$' && i+1 < len(command) && (command[i+1] == '\'' || command[i+1] == '"'):
 			continue
 		}
-		copy(last[1:], last[:5])
-		last[0] = c
-		if last[2] == 'g' && (last[1] == 'i' && last[0] == 't' || last[1] == 'h' && last[0] == ' ') {
+		last = last<<8 | uint64(c)
+		if three := last & 0xffffff; three == 'g'<<16|'i'<<8|'t' || three == 'g'<<16|'h'<<8|' ' {
 			return true
 		}
-		printf = printf || last[5] == 'p' && last[4] == 'r' && last[3] == 'i' && last[2] == 'n' && last[1] == 't' && last[0] == 'f'
-		shell = shell || last[1] == 's' && last[0] == 'h'
+		if directive {
+			printf = printf || last&0xffffffffffff == 'p'<<40|'r'<<32|'i'<<24|'n'<<16|'t'<<8|'f'
+			shell = shell || last&0xffff == 's'<<8|'h'
+		}
 	}
-	return printf && shell && strings.IndexByte(command, '%') >= 0
+	return printf && shell
 }
 
 // escapedByte reads the escape a run of backslashes starts at command[i]
