@@ -177,6 +177,16 @@ func TestShipGapShapesAreLinear(t *testing.T) {
 		"find exec find":    func(n int) string { return fill(n, "find . ", `-exec find `, "git push") },
 		"find exec shell":   func(n int) string { return fill(n, "find . ", `-exec sh -c 'echo git push | sh' \; `, "") },
 		"curl pipes":        func(n int) string { return fill(n, "", "curl -s https://x/deploy | sh; ", "") },
+		"printf printing printf": func(n int) string {
+			// Each level prints the next four times (its format reused
+			// for four empty arguments): 256 times the line at the fourth.
+			script := fill(n, "", "git push; ", "")
+			for range 4 {
+				format := strings.NewReplacer(`\`, `\\`, "%", "%%").Replace(script)
+				script = "printf " + syntaxQuote(format+"%s") + " '' '' '' '' | sh\n"
+			}
+			return script
+		},
 	}
 	const small, large = 16 << 10, 64 << 10
 	for name, line := range shapes {
@@ -193,9 +203,14 @@ func TestShipGapShapesAreLinear(t *testing.T) {
 		if took > 500*time.Millisecond {
 			t.Errorf("%s: a %d-byte line took %v", name, large, took)
 		}
-		// Linear growth makes the ratio 4.
+		// Linear growth makes the ratio 4; a constant factor as large as
+		// the one nested printfs had (256 times the line parsed) is no
+		// better.
 		if ratio > 8 {
 			t.Errorf("%s: 4 times the line allocates %.1f times as much", name, ratio)
+		}
+		if perByte := largeBytes / large; perByte > 2000 {
+			t.Errorf("%s: %d bytes allocated for each byte of the line", name, perByte)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func Reuse(a Analysis, labels []string, opts Options) bool {
 
 // classify is Classify without the prefilter.
 func classify(command string, opts Options) Analysis {
-	c := classifier{opts: opts}
+	c := classifier{opts: opts, printfBudget: maxPrintfBytes(command)}
 	if c.opts.DeployLabels == nil {
 		c.opts.DeployLabels = DefaultDeployLabels
 	}
@@ -158,6 +158,10 @@ type classifier struct {
 	// findExecs counts the find -exec commands being classified, in
 	// whose words {} stands for each file found (stdin.go).
 	findExecs int
+	// printfBudget is how many more bytes of printf output piped to a
+	// shell the line may classify (stdin.go): each printf's output may be
+	// four times its words, and a script it prints may print another.
+	printfBudget int
 }
 
 // maxAliasExpansions bounds how many git alias values one line runs. Each
@@ -176,6 +180,13 @@ const maxAliasExpansions = 64
 // bound, a use is one possible push of its text, as past
 // maxAliasExpansions. Aliases people write are a few dozen bytes.
 const maxAliasBytes = maxAliasExpansions * 256
+
+// maxPrintfBytes bounds the printf output piped to shells that a line of
+// command's length classifies: four times the line and a little more, as
+// one printf at the top may print. Without it, a printf printing a printf
+// four times its words, each printing another, parsed 256 times the line
+// at the fourth level.
+func maxPrintfBytes(command string) int { return 4*len(command) + 4096 }
 
 // expand reports whether values may run on this line, and counts them
 // when they may.

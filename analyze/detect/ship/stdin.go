@@ -62,7 +62,7 @@ func (c *classifier) stdinScript(ctx *stmtContext, depth int) bool {
 				c.computed(ctx.text, 0, 0, 0)
 			}
 		}
-		text, static, ok := producerOutput(ctx.pipeFrom)
+		text, static, ok := c.producerOutput(ctx.pipeFrom)
 		if !ok {
 			// curl … | sh, cat file | sh, { …; } | sh: the script is
 			// computed at run time, so its commands are.
@@ -96,7 +96,7 @@ func (c *classifier) stdinText(text string, static bool, depth int, computed fun
 // computed at run time (the text then holds their static parts); ok is
 // false for any other command, a computed format, or a printf directive
 // other than %s, %b and %%.
-func producerOutput(st *syntax.Stmt) (text string, static, ok bool) {
+func (c *classifier) producerOutput(st *syntax.Stmt) (text string, static, ok bool) {
 	call, isCall := st.Cmd.(*syntax.CallExpr)
 	if !isCall || len(call.Args) == 0 {
 		return "", false, false
@@ -122,9 +122,14 @@ func producerOutput(st *syntax.Stmt) (text string, static, ok bool) {
 		return echoOutput(words[1:]), static, true
 	case "printf":
 		// A format reused for many arguments repeats its text: the output
-		// is bounded by its words' bytes, so that a line's scripts stay
-		// as long as the line (a longer one is computed).
-		text, ok := printfOutput(words[1:], 4*size+256)
+		// is bounded by four times its words' bytes, and all printf
+		// output on the line by printfBudget, so that the scripts a line
+		// runs stay about as long as the line, however deep they nest (a
+		// longer output is computed).
+		text, ok := printfOutput(words[1:], min(4*size+256, c.printfBudget))
+		if ok {
+			c.printfBudget -= len(text)
+		}
 		return text, static, ok
 	case "cat":
 		if len(words) > 2 || len(words) == 2 && words[1] != "-" {
