@@ -1163,16 +1163,6 @@ func firstPositional(args []string) string {
 	return ""
 }
 
-func positionals(args []string) int {
-	n := 0
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			n++
-		}
-	}
-	return n
-}
-
 func indexOf(args []string, s string) int {
 	for i, a := range args {
 		if a == s {
