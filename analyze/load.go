@@ -296,6 +296,14 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		l.failed[rel] = true
 		return nil
 	}
+	if t.OverCap > 0 && !l.flagged[rel] {
+		// The reader skips a line over the cap to bound its memory, and
+		// what the line held is unknown (a row may be as long as its
+		// content): a check that passed would claim rows it never read.
+		l.flagged[rel] = true
+		l.addUntrusted(fmt.Sprintf("%s:%d: a line of %d bytes is over the line cap (%d bytes) and was not read; a transcript with unread lines cannot be checked; pass --line-cap %d or more to read it, or remove the file from the input",
+			l.show(rel), t.FirstOverCap, t.FirstOverCapLen, l.lineCap(), t.FirstOverCapLen))
+	}
 	if t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) && !l.flagged[rel] {
 		// A transcript whose lines are mostly not JSON rows was damaged or
 		// padded; what the junk hid cannot be known, so the check fails
@@ -324,6 +332,14 @@ func (l *loader) transcript(rel string) *model.Transcript {
 // its run is linked from that reading, and a Workflow run's parent is kept.)
 func (l *loader) readOptions(rel string) transcript.Options {
 	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell}
+}
+
+// lineCap is the line cap transcripts are read with.
+func (l *loader) lineCap() int64 {
+	if l.opts.LineCap > 0 {
+		return l.opts.LineCap
+	}
+	return jsonl.DefaultLineCap
 }
 
 func readReason(err error) string {

@@ -352,6 +352,9 @@ type Transcript struct {
 	MalformedSkipped int         `json:"malformed_skipped,omitempty"`
 	// OverCap counts lines longer than the line cap (also listed in Malformed).
 	OverCap int `json:"over_cap,omitempty"`
+	// FirstOverCap is the first of them, and its length in bytes (0, 0:
+	// none).
+	FirstOverCap, FirstOverCapLen int64 `json:"-"`
 	// Duplicates counts rows whose uuid an earlier row of the file already
 	// had (a resume or a recorder replaying rows): they are counted in Rows
 	// and otherwise ignored, so a replayed Agent call is not a second call.

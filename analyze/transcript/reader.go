@@ -470,6 +470,9 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	if l.OverCap {
 		t.Lines++
 		t.OverCap++
+		if t.FirstOverCap == 0 {
+			t.FirstOverCap, t.FirstOverCapLen = int64(l.N), l.Len
+		}
 		reason := ""
 		if b.keepsReason() {
 			reason = fmt.Sprintf("line of %d bytes is over the line cap; skipped", l.Len)

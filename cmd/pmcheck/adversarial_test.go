@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,12 +132,14 @@ func TestAdversarialHundredMegabyteLine(t *testing.T) {
 	w := bufio.NewWriterSize(f, 1<<20)
 	lines := bytes.SplitAfter(sessionFile(t), []byte("\n"))
 	w.Write(lines[0])
-	w.WriteString(`{"type":"user","timestamp":"2026-05-06T09:00:01Z","message":{"role":"user","content":"`)
+	head, tail := `{"type":"user","timestamp":"2026-05-06T09:00:01Z","message":{"role":"user","content":"`, `"}}`
+	w.WriteString(head)
 	chunk := bytes.Repeat([]byte("x"), 1<<20)
 	for i := 0; i < 100; i++ {
 		w.Write(chunk)
 	}
-	w.WriteString("\"}}\n")
+	w.WriteString(tail + "\n")
+	long := strconv.Itoa(len(head) + 100<<20 + len(tail)) // the line's length
 	for _, l := range lines[1:] {
 		w.Write(l)
 	}
@@ -144,26 +147,33 @@ func TestAdversarialHundredMegabyteLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	// The line is skipped, so the check cannot pass: what it held (a
+	// push, a killed subagent) is unknown. One line names it and how to
+	// read it.
 	r, _ := runBin(t, dir, nil, nil, "check", "--format", "json", ".")
-	if r.code != ExitOK && r.code != ExitFindings {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	oneLineError(t, r, ExitUsage, "s.jsonl:2: a line of "+long+" bytes is over the line cap (67108864 bytes) and was not read", "--line-cap "+long)
+	if r.stdout != "" {
+		t.Errorf("a report was written for a check that could not read its input: %.200s", r.stdout)
 	}
-	rep := parseReport(t, r.stdout)
-	if rep.Inputs.Malformed != 1 || len(rep.Runs) != 1 || rep.Runs[0].Malformed != 1 {
-		t.Fatalf("the over-cap line is not counted once: inputs %+v runs %+v", rep.Inputs, rep.Runs)
+	r, _ = runBin(t, dir, nil, nil, "scan", ".")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "s.jsonl:2: a line of "+long+" bytes is over the line cap") {
+		t.Errorf("scan: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Streaming: under an 8 MiB cap the process never holds the 100 MiB
 	// line, so its peak memory stays well below the line's size.
 	start := time.Now()
 	r, ps := runBin(t, dir, nil, nil, "check", "--line-cap", "8388608", "--format", "json", ".")
-	if r.code != ExitOK && r.code != ExitFindings || parseReport(t, r.stdout).Inputs.Malformed != 1 {
-		t.Fatalf("with an 8 MiB cap: exit %d: %s", r.code, r.stderr)
-	}
+	oneLineError(t, r, ExitUsage, "over the line cap (8388608 bytes)")
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		if rss := ru.Maxrss * 1024; rss > 64<<20 {
 			t.Errorf("peak memory %d MiB reading a 100 MiB line under an 8 MiB cap", rss>>20)
 		}
 		t.Logf("100 MiB line under an 8 MiB cap: %s, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), ru.Maxrss>>10)
+	}
+	// With the cap the message names, the check reads it and passes.
+	r, _ = runBin(t, dir, nil, nil, "check", "--line-cap", long, "--format", "json", ".")
+	if r.code != ExitOK && r.code != ExitFindings || parseReport(t, r.stdout).Inputs.Malformed != 0 {
+		t.Fatalf("with the cap the error names: exit %d: %s", r.code, r.stderr)
 	}
 	// Read by the reader with a cap above it, the line is a row.
 	res, err := analyze.Load([]string{dir}, analyze.Options{LineCap: 128 << 20})
