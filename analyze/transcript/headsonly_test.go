@@ -2,14 +2,8 @@ package transcript
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
-
-	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // heads is what Options.HeadsOnly keeps of a transcript.
@@ -41,23 +35,10 @@ func headsOf(data []byte, opts Options) (heads, error) {
 func TestHeadsOnlyIsTheWholeReadingsHeads(t *testing.T) {
 	var inputs [][]byte
 	inputs = append(inputs, transcriptSeeds()...)
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			inputs = append(inputs, data)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	eachTranscript(t, realRoots(t), func(_ string, data []byte) error {
+		inputs = append(inputs, data)
+		return nil
+	})
 	calls := 0
 	for i, data := range inputs {
 		for _, opts := range []Options{{}, {LineCap: 200}} {

@@ -2,16 +2,12 @@ package transcript
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
-	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // readerTextRule is the rule the reader applied itself before the shell
@@ -40,10 +36,7 @@ func readerTextRule(cmd string, _ *model.ShellAnalysis) ship.Output {
 // nothing keeps the same texts. Every Bash command met is also compared:
 // ship keeps at least what the old rule kept of it, inert ones aside.
 func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := realRoots(t)
 	readWith := func(rule func(string, *model.ShellAnalysis) ship.Output, data []byte, p string, opts Options) *model.Transcript {
 		t.Helper()
 		defer func(was func(string, *model.ShellAnalysis) ship.Output) { shellOutputOf = was }(shellOutputOf)
@@ -56,80 +49,68 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 	}
 	levels := map[ship.Output]int{}
 	files, results, kept, longer, narrowed := 0, 0, 0, 0, 0
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			files++
-			check := Options{Shell: shipShell(nil)}
-			before := readWith(readerTextRule, data, p, check)
-			after := readWith(ship.OutputOf, data, p, check)
-			bare := readWith(ship.OutputOf, data, p, Options{})
-			if len(before.ToolResults) != len(after.ToolResults) || len(bare.ToolResults) != len(after.ToolResults) {
-				t.Fatalf("%s: %d, %d and %d results", p, len(before.ToolResults), len(after.ToolResults), len(bare.ToolResults))
-			}
-			callOf := map[string]*model.ToolCall{}
-			for _, c := range after.ToolCalls {
-				if _, ok := callOf[c.ID()]; !ok {
-					callOf[c.ID()] = c
-				}
-			}
-			for i, r := range after.ToolResults {
-				old := before.ToolResults[i]
-				results++
-				if r.Text != "" {
-					kept++
-				}
-				if b := bare.ToolResults[i]; b.Text != r.Text {
-					t.Errorf("%s:%d: a read that classifies nothing keeps %q, one that does %q", p, r.At().Line, b.Text, r.Text)
-				}
-				if r.Text == old.Text {
-					continue
-				}
-				call := callOf[r.ToolUseID()]
-				if r.Text == "" && call != nil && call.Name() == "Bash" && ship.Inert(call.Command()) {
-					// Narrowed on purpose: nothing reads an inert command's
-					// output (ship.OutputOf).
-					narrowed++
-					old.Text = r.Text
-					continue
-				}
-				if !strings.HasPrefix(r.Text, old.Text) || call == nil || call.Name() != "Bash" {
-					t.Errorf("%s:%d: result text %q, %q before", p, r.At().Line, r.Text, old.Text)
-					continue
-				}
-				longer++
-				t.Logf("%s:%d: %q keeps %d bytes of its output, %d before", p, r.At().Line, call.Command(), len(r.Text), len(old.Text))
-				old.Text = r.Text
-			}
-			if !reflect.DeepEqual(before, after) {
-				t.Errorf("%s: the models differ beyond result texts", p)
-			}
-			for _, c := range after.ToolCalls {
-				if c.Name() != "Bash" {
-					continue
-				}
-				a, _, ok := c.ShellClass()
-				if !ok {
-					t.Fatalf("%s:%d: a call without its analysis", p, c.At().Line)
-				}
-				got := ship.OutputOf(c.Command(), &a)
-				if was := readerTextRule(c.Command(), nil); got < was && !ship.Inert(c.Command()) {
-					t.Errorf("%s:%d: %q: ship keeps %d, the reader's rule kept %d", p, c.At().Line, c.Command(), got, was)
-				}
-				levels[got]++
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	eachTranscript(t, roots, func(p string, data []byte) error {
+		files++
+		check := Options{Shell: shipShell(nil)}
+		before := readWith(readerTextRule, data, p, check)
+		after := readWith(ship.OutputOf, data, p, check)
+		bare := readWith(ship.OutputOf, data, p, Options{})
+		if len(before.ToolResults) != len(after.ToolResults) || len(bare.ToolResults) != len(after.ToolResults) {
+			t.Fatalf("%s: %d, %d and %d results", p, len(before.ToolResults), len(after.ToolResults), len(bare.ToolResults))
 		}
-	}
+		callOf := map[string]*model.ToolCall{}
+		for _, c := range after.ToolCalls {
+			if _, ok := callOf[c.ID()]; !ok {
+				callOf[c.ID()] = c
+			}
+		}
+		for i, r := range after.ToolResults {
+			old := before.ToolResults[i]
+			results++
+			if r.Text != "" {
+				kept++
+			}
+			if b := bare.ToolResults[i]; b.Text != r.Text {
+				t.Errorf("%s:%d: a read that classifies nothing keeps %q, one that does %q", p, r.At().Line, b.Text, r.Text)
+			}
+			if r.Text == old.Text {
+				continue
+			}
+			call := callOf[r.ToolUseID()]
+			if r.Text == "" && call != nil && call.Name() == "Bash" && ship.Inert(call.Command()) {
+				// Narrowed on purpose: nothing reads an inert command's
+				// output (ship.OutputOf).
+				narrowed++
+				old.Text = r.Text
+				continue
+			}
+			if !strings.HasPrefix(r.Text, old.Text) || call == nil || call.Name() != "Bash" {
+				t.Errorf("%s:%d: result text %q, %q before", p, r.At().Line, r.Text, old.Text)
+				continue
+			}
+			longer++
+			t.Logf("%s:%d: %q keeps %d bytes of its output, %d before", p, r.At().Line, call.Command(), len(r.Text), len(old.Text))
+			old.Text = r.Text
+		}
+		if !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: the models differ beyond result texts", p)
+		}
+		for _, c := range after.ToolCalls {
+			if c.Name() != "Bash" {
+				continue
+			}
+			a, _, ok := c.ShellClass()
+			if !ok {
+				t.Fatalf("%s:%d: a call without its analysis", p, c.At().Line)
+			}
+			got := ship.OutputOf(c.Command(), &a)
+			if was := readerTextRule(c.Command(), nil); got < was && !ship.Inert(c.Command()) {
+				t.Errorf("%s:%d: %q: ship keeps %d, the reader's rule kept %d", p, c.At().Line, c.Command(), got, was)
+			}
+			levels[got]++
+		}
+		return nil
+	})
 	t.Logf("%d files, %d results (%d with text kept, %d longer than before, %d of inert commands now empty); Bash commands: %d keep nothing, %d a sliver, %d the head",
 		files, results, kept, longer, narrowed, levels[ship.OutputNone], levels[ship.OutputSliver], levels[ship.OutputHead])
 	if levels[ship.OutputNone] == 0 || levels[ship.OutputSliver] == 0 || levels[ship.OutputHead] == 0 || kept == 0 || narrowed == 0 {

@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
-
-	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // sameAsSerial reads data serially and in parallel (several worker counts
@@ -44,38 +39,23 @@ func TestParallelReadIsSerialRead(t *testing.T) {
 			sameAsSerial(t, "seed", s, Options{LineCap: 40})
 		}
 	}
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := realRoots(t)
 	n := 0
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			n++
-			sameAsSerial(t, p, data, Options{})
-			// With the options resume-copy detection uses: row hashes
-			// asked for, and every row given as copied from an earlier
-			// file (its own hashes).
-			own, err := Read(bytes.NewReader(data), p, Options{RowHashes: true})
-			if err != nil {
-				return err
-			}
-			sameAsSerial(t, p, data, Options{RowHashes: true, Copied: []map[uint64]uint64{own.RowHashes}})
-			// With the shell commands classified while reading.
-			sameAsSerial(t, p, data, Options{Shell: shipShell([]string{"ship-it"})})
-			return nil
-		})
+	eachTranscript(t, roots, func(p string, data []byte) error {
+		n++
+		sameAsSerial(t, p, data, Options{})
+		// With the options resume-copy detection uses: row hashes
+		// asked for, and every row given as copied from an earlier
+		// file (its own hashes).
+		own, err := Read(bytes.NewReader(data), p, Options{RowHashes: true})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-	}
+		sameAsSerial(t, p, data, Options{RowHashes: true, Copied: []map[uint64]uint64{own.RowHashes}})
+		// With the shell commands classified while reading.
+		sameAsSerial(t, p, data, Options{Shell: shipShell([]string{"ship-it"})})
+		return nil
+	})
 	if n == 0 {
 		t.Fatal("no transcripts found")
 	}

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -14,7 +11,6 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
-	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // shipShell classifies with ship.Classify and the given deploy labels.
@@ -31,80 +27,61 @@ func shipShell(labels []string) ShellOptions {
 // distinct commands, fewer when many find nothing); a heads-only read and a
 // read not asked classify nothing.
 func TestReaderClassifiesEveryBashCall(t *testing.T) {
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := realRoots(t)
 	calls, shared := 0, 0
 	for _, labels := range [][]string{nil, {"ship-it"}, {}} {
-		for _, root := range roots {
-			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-					return err
-				}
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				var asked atomic.Int64
-				sh := shipShell(labels)
-				classify := sh.Classify
-				sh.Classify = func(cmd string) model.ShellAnalysis { asked.Add(1); return classify(cmd) }
-				serial, err := Read(bytes.NewReader(data), p, Options{Shell: sh})
-				if err != nil {
-					return err
-				}
-				parallel, err := readParallel(bytes.NewReader(data), p, Options{Shell: sh}, 2, 700)
-				if err != nil {
-					return err
-				}
-				for _, tr := range []*model.Transcript{serial, parallel} {
-					distinct := map[string]bool{}
-					for _, c := range tr.ToolCalls {
-						if c.Name() != "Bash" {
-							continue
-						}
-						calls++
-						distinct[c.Command()] = true
-						a, made, ok := c.ShellClass()
-						if !ok {
-							t.Fatalf("%s:%d: Bash call %q has no classification", p, c.At().Line, c.Command())
-						}
-						if !reflect.DeepEqual(made, labels) {
-							t.Fatalf("%s: made with labels %q, asked %q", p, made, labels)
-						}
-						if want := ship.Classify(c.Command(), ship.Options{DeployLabels: labels}); !reflect.DeepEqual(a, want) {
-							t.Fatalf("%s:%d: %q: the reader's analysis %+v, ship.Classify's %+v", p, c.At().Line, c.Command(), a, want)
-						}
-					}
-					if tr.Shell != nil {
-						if len(tr.Shell.List) > len(distinct) {
-							t.Fatalf("%s: %d analyses kept for %d distinct commands", p, len(tr.Shell.List), len(distinct))
-						}
-						shared += len(distinct) - len(tr.Shell.List)
-					}
-				}
-				for _, opts := range []Options{{HeadsOnly: true, Shell: sh}, {}} {
-					before := asked.Load()
-					tr, err := Read(bytes.NewReader(data), p, opts)
-					if err != nil {
-						return err
-					}
-					if tr.Shell != nil || asked.Load() != before {
-						t.Fatalf("%s: a read with %+v classified commands", p, opts)
-					}
-					for _, c := range tr.ToolCalls {
-						if _, _, ok := c.ShellClass(); ok {
-							t.Fatalf("%s: a read with %+v left a classification", p, opts)
-						}
-					}
-				}
-				return nil
-			})
+		eachTranscript(t, roots, func(p string, data []byte) error {
+			var asked atomic.Int64
+			sh := shipShell(labels)
+			classify := sh.Classify
+			sh.Classify = func(cmd string) model.ShellAnalysis { asked.Add(1); return classify(cmd) }
+			serial, parallel, err := readBoth(p, data, Options{Shell: sh})
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
-		}
+			for _, tr := range []*model.Transcript{serial, parallel} {
+				distinct := map[string]bool{}
+				for _, c := range tr.ToolCalls {
+					if c.Name() != "Bash" {
+						continue
+					}
+					calls++
+					distinct[c.Command()] = true
+					a, made, ok := c.ShellClass()
+					if !ok {
+						t.Fatalf("%s:%d: Bash call %q has no classification", p, c.At().Line, c.Command())
+					}
+					if !reflect.DeepEqual(made, labels) {
+						t.Fatalf("%s: made with labels %q, asked %q", p, made, labels)
+					}
+					if want := ship.Classify(c.Command(), ship.Options{DeployLabels: labels}); !reflect.DeepEqual(a, want) {
+						t.Fatalf("%s:%d: %q: the reader's analysis %+v, ship.Classify's %+v", p, c.At().Line, c.Command(), a, want)
+					}
+				}
+				if tr.Shell != nil {
+					if len(tr.Shell.List) > len(distinct) {
+						t.Fatalf("%s: %d analyses kept for %d distinct commands", p, len(tr.Shell.List), len(distinct))
+					}
+					shared += len(distinct) - len(tr.Shell.List)
+				}
+			}
+			for _, opts := range []Options{{HeadsOnly: true, Shell: sh}, {}} {
+				before := asked.Load()
+				tr, err := Read(bytes.NewReader(data), p, opts)
+				if err != nil {
+					return err
+				}
+				if tr.Shell != nil || asked.Load() != before {
+					t.Fatalf("%s: a read with %+v classified commands", p, opts)
+				}
+				for _, c := range tr.ToolCalls {
+					if _, _, ok := c.ShellClass(); ok {
+						t.Fatalf("%s: a read with %+v left a classification", p, opts)
+					}
+				}
+			}
+			return nil
+		})
 	}
 	if calls == 0 || shared == 0 {
 		t.Fatalf("%d Bash calls, %d analyses shared: the test checks nothing", calls, shared)
@@ -217,68 +194,49 @@ func TestReaderStopsClassifyingWhenTheListIsFull(t *testing.T) {
 // and the corpus (real agents' commands: ls, cat, grep, git status, git
 // log, with pipes and flags).
 func TestReaderKeepsOnlyTheClassificationOfInertCommands(t *testing.T) {
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := realRoots(t)
 	dropped, kept, saved := 0, 0, 0
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			whole, err := Read(bytes.NewReader(data), p, Options{Shell: shipShell(nil)})
-			if err != nil {
-				return err
-			}
-			sh := shipShell(nil)
-			sh.Inert = ship.Inert
-			serial, err := Read(bytes.NewReader(data), p, Options{Shell: sh})
-			if err != nil {
-				return err
-			}
-			parallel, err := readParallel(bytes.NewReader(data), p, Options{Shell: sh}, 2, 700)
-			if err != nil {
-				return err
-			}
-			for _, tr := range []*model.Transcript{serial, parallel} {
-				if len(tr.ToolCalls) != len(whole.ToolCalls) {
-					t.Fatalf("%s: %d calls, %d read keeping every command", p, len(tr.ToolCalls), len(whole.ToolCalls))
-				}
-				for i, c := range tr.ToolCalls {
-					w := whole.ToolCalls[i]
-					if w.Name() != "Bash" {
-						continue
-					}
-					a, _, ok := c.ShellClass()
-					wa, _, _ := w.ShellClass()
-					if !ok || !reflect.DeepEqual(a, wa) {
-						t.Fatalf("%s:%d: classification %+v (%v), %+v keeping the command", p, c.At().Line, a, ok, wa)
-					}
-					switch {
-					case ship.Inert(w.Command()):
-						if c.Command() != "" {
-							t.Fatalf("%s:%d: inert %q kept", p, c.At().Line, c.Command())
-						}
-						dropped++
-						saved += len(w.Command())
-					case c.Command() != w.Command():
-						t.Fatalf("%s:%d: %q kept as %q", p, c.At().Line, w.Command(), c.Command())
-					default:
-						kept++
-					}
-				}
-			}
-			return nil
-		})
+	eachTranscript(t, roots, func(p string, data []byte) error {
+		whole, err := Read(bytes.NewReader(data), p, Options{Shell: shipShell(nil)})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-	}
+		sh := shipShell(nil)
+		sh.Inert = ship.Inert
+		serial, parallel, err := readBoth(p, data, Options{Shell: sh})
+		if err != nil {
+			return err
+		}
+		for _, tr := range []*model.Transcript{serial, parallel} {
+			if len(tr.ToolCalls) != len(whole.ToolCalls) {
+				t.Fatalf("%s: %d calls, %d read keeping every command", p, len(tr.ToolCalls), len(whole.ToolCalls))
+			}
+			for i, c := range tr.ToolCalls {
+				w := whole.ToolCalls[i]
+				if w.Name() != "Bash" {
+					continue
+				}
+				a, _, ok := c.ShellClass()
+				wa, _, _ := w.ShellClass()
+				if !ok || !reflect.DeepEqual(a, wa) {
+					t.Fatalf("%s:%d: classification %+v (%v), %+v keeping the command", p, c.At().Line, a, ok, wa)
+				}
+				switch {
+				case ship.Inert(w.Command()):
+					if c.Command() != "" {
+						t.Fatalf("%s:%d: inert %q kept", p, c.At().Line, c.Command())
+					}
+					dropped++
+					saved += len(w.Command())
+				case c.Command() != w.Command():
+					t.Fatalf("%s:%d: %q kept as %q", p, c.At().Line, w.Command(), c.Command())
+				default:
+					kept++
+				}
+			}
+		}
+		return nil
+	})
 	if dropped == 0 || kept == 0 {
 		t.Fatalf("%d commands dropped, %d kept: the test checks nothing", dropped, kept)
 	}
