@@ -21,13 +21,20 @@ func ShipOptions(run *model.Run, deployLabels []string) ship.Options {
 // is classified as what it runs (a possible action). An alias defined in one
 // file applies to all of them: the order of calls across files cannot always
 // be known, and a config alias outlives the command that set it, so the
-// union fails toward reporting.
+// union fails toward reporting. A Workflow run's agents work in the
+// repository of the session that launched it, so that session's
+// definitions count too (its transcript is the run's Main, which is not
+// one of the run's own transcripts).
 func runAliases(run *model.Run) map[string][]string {
 	if run == nil {
 		return nil
 	}
 	var u ship.AliasUnion
-	for _, t := range runTranscripts(run) {
+	ts := runTranscripts(run)
+	if run.Kind == model.KindWorkflow && run.Main != nil {
+		ts = append(ts, run.Main)
+	}
+	for _, t := range ts {
 		for _, c := range t.ToolCalls {
 			if c.Name() != "Bash" || !strings.Contains(c.Command(), "alias.") {
 				continue
