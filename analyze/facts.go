@@ -76,8 +76,11 @@ func runFacts(run *model.Run, opts FactsOptions) model.Facts {
 	switch run.Kind {
 	case model.KindWorkflow:
 		// The KILL ledger classifies shell commands as the detectors do.
+		// Only the facts are kept: a watch event's printed lines are for
+		// replay and watch.
 		cfg := opts.Replay
 		cfg.DeployLabels = opts.Detect.DeployLabels
+		cfg.FactsOnly = true
 		rep := replay.Workflow(run, cfg)
 		watchdogs, verdict = rep.Facts, rep.Outcome.Verdict
 	default:

@@ -2,8 +2,8 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
@@ -27,6 +27,9 @@ type Config struct {
 	Ledger LedgerFunc
 	// Reference selects the poll-every-interval engine (tests only).
 	Reference bool
+	// FactsOnly turns each watch event into its fact as it is made and keeps
+	// no events (Outcome.Events is empty): what check keeps of a replay.
+	FactsOnly bool
 }
 
 func (c Config) withDefaults() Config {
@@ -61,24 +64,57 @@ func Workflow(run *model.Run, cfg Config) *Report {
 	}
 	w, start, times := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: ledger})
 	rep := &Report{World: w, Start: start, Times: times}
+	var sink func(Event)
+	if cfg.FactsOnly {
+		rep.Facts = make([]model.WatchdogFact, 0, watchEventsHint(run))
+		sink = func(e Event) { rep.Facts = appendDoubling(rep.Facts, watchFact(run.ID, &e, w)) }
+	}
 	if cfg.Reference {
-		rep.Outcome = replayReference(w, cfg.Watch)
+		rep.Outcome = replayReference(w, cfg.Watch, sink)
 	} else {
-		rep.Outcome = replayWorld(w, cfg.Watch)
+		rep.Outcome = replayWorld(w, cfg.Watch, sink)
 	}
 	rep.Watchdogs = workflowWatchdogs(run, w, cfg.Watchdogs)
 	// Sized once: a replay of 200,000 KILL lines grew its facts a quarter at
 	// a time.
-	if n := len(rep.Outcome.Events) + len(rep.Watchdogs); n > 0 {
-		rep.Facts = make([]model.WatchdogFact, 0, n)
+	if n := len(rep.Facts) + len(rep.Outcome.Events) + len(rep.Watchdogs); n > 0 {
+		rep.Facts = slices.Grow(rep.Facts, n-len(rep.Facts))
 	}
-	for _, e := range rep.Outcome.Events {
-		rep.Facts = append(rep.Facts, watchFact(run.ID, e, w))
+	for i := range rep.Outcome.Events {
+		rep.Facts = append(rep.Facts, watchFact(run.ID, &rep.Outcome.Events[i], w))
 	}
 	for _, e := range rep.Watchdogs {
 		rep.Facts = append(rep.Facts, factOf(run.ID, e))
 	}
 	return rep
+}
+
+// watchEventsHint is about how many events watch prints for run, QUIETs
+// aside: a KILL for each superseded attempt, a FAILED or OK for each closed
+// one, and a few for the run. The facts are made in a list of that size
+// (doubling a list of 200,000 KILL facts as they came was a tenth of check's
+// time).
+func watchEventsHint(run *model.Run) int {
+	n := 4
+	for _, a := range run.Attempts {
+		if !a.Last() {
+			n++
+		}
+		if a.ClosedBy != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// appendDoubling appends v to s, doubling a full s rather than growing it by
+// a quarter as append grows a long slice (200,000 KILL facts were copied over
+// and over).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 16))
+	}
+	return append(s, v)
 }
 
 // Session returns the ProgressWatch and executor-harness facts of every
@@ -291,16 +327,9 @@ func factOf(runID string, e WatchdogEvent) model.WatchdogFact {
 }
 
 // watchFact turns a watch event into a fact, with the evidence that proves it.
-func watchFact(runID string, e Event, w *World) model.WatchdogFact {
-	msg := ""
-	if len(e.Text) > 0 {
-		msg = strings.TrimSpace(e.Text[0][min(labelWidth, len(e.Text[0])):])
-		if e.Kind == KindMalformed {
-			msg = e.Text[0]
-		}
-	}
+func watchFact(runID string, e *Event, w *World) model.WatchdogFact {
 	f := model.WatchdogFact{RunID: runID, Source: SourceWatch, Kind: e.Kind, Agent: e.Agent, SilenceSeconds: e.Silence,
-		Message: msg, Time: e.At, At: e.Where}
+		Message: e.message(), Time: e.At, At: e.Where}
 	if f.At.IsZero() {
 		if a := w.Agents[e.AgentID]; a != nil && a.Path != "" {
 			f.At = model.Evidence{File: a.Path, Line: a.File.LineAt(e.At)}

@@ -13,12 +13,16 @@ import (
 // provably ones at which watch prints nothing and changes no state, which
 // TestEnginesAgree checks against replayReference on every fixture and on
 // random Worlds.
-func replayWorld(w *World, opt Options) Outcome {
+//
+// sink, when not nil, takes each event as it is made, and the Outcome has
+// none (the same for replayReference).
+func replayWorld(w *World, opt Options, sink func(Event)) Outcome {
 	found, ok := journalFound(w, opt)
 	if !ok {
 		return Outcome{Exit: ExitNoJournal, Stderr: NoJournalMessage}
 	}
 	s := newWatcher(w, opt)
+	s.sink = sink
 	limitAt := w.Start.Add(opt.maxDuration())
 	now, polls := found, 0
 	for {
@@ -33,7 +37,7 @@ func replayWorld(w *World, opt Options) Outcome {
 
 // replayReference is the plain implementation kept for tests: it sleeps
 // --interval between polls like watch does and evaluates every one.
-func replayReference(w *World, opt Options) Outcome {
+func replayReference(w *World, opt Options, sink func(Event)) Outcome {
 	if !w.HasJournal {
 		return Outcome{Exit: ExitNoJournal, Stderr: NoJournalMessage}
 	}
@@ -47,6 +51,7 @@ func replayReference(w *World, opt Options) Outcome {
 		now = now.Add(min(opt.Interval, remaining))
 	}
 	s := newWatcher(w, opt)
+	s.sink = sink
 	polls := 0
 	for {
 		polls++
@@ -59,13 +64,7 @@ func replayReference(w *World, opt Options) Outcome {
 }
 
 func outcome(s *watcher, code, polls int) Outcome {
-	o := Outcome{Events: s.out, Exit: code, Polls: polls}
-	for _, e := range s.out {
-		if e.Kind == KindDone {
-			o.Verdict = e.Detail
-		}
-	}
-	return o
+	return Outcome{Events: s.out, Exit: code, Polls: polls, Verdict: s.verdict}
 }
 
 // journalFound is when _wait_for_journal first sees the journal: the first

@@ -176,8 +176,8 @@ func TestEnginesAgree(t *testing.T) {
 	kinds := map[string]int{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		w, opt := randomWorld(seed)
-		ref := replayReference(w, opt)
-		fast := replayWorld(w, opt)
+		ref := replayReference(w, opt, nil)
+		fast := replayWorld(w, opt, nil)
 		if a, b := render(ref, false), render(fast, false); a != b {
 			t.Fatalf("seed %d: engines disagree\nreference:\n%s\nevent-driven:\n%s", seed, a, b)
 		}
@@ -236,7 +236,7 @@ func TestResetWipesStateAndEpoch(t *testing.T) {
 		{At: s(40), Kind: LineStarted, Key: "k", AgentID: "a2"},
 		{At: s(100), Kind: LineResult, Key: "k", AgentID: "a2"},
 	}
-	for _, o := range []Outcome{replayWorld(w, DefaultOptions()), replayReference(w, DefaultOptions())} {
+	for _, o := range []Outcome{replayWorld(w, DefaultOptions(), nil), replayReference(w, DefaultOptions(), nil)} {
 		got := strings.Join(Lines(o.Events, false, true), "\n")
 		want := strings.Join([]string{
 			"2026-05-06T09:00:05Z START  wf_rand: 1 agents started so far, 1 attempts.",

@@ -105,8 +105,8 @@ func TestWorkflowFacts(t *testing.T) {
 	// JSON of a FAILED with a reset time.
 	var withReset string
 	for _, e := range rep.Outcome.Events {
-		if e.Kind == replay.KindFailed && strings.Contains(e.JSON, "reset_time\": \"3pm") {
-			withReset = e.JSON
+		if e.Kind == replay.KindFailed && strings.Contains(e.JSON(), "reset_time\": \"3pm") {
+			withReset = e.JSON()
 		}
 	}
 	if withReset != `{"event": "FAILED", "agent": "a:af00000000000001", "attempt": 1, "cause": "hit a usage limit", "reset_time": "3pm (Europe/Amsterdam)"}` {

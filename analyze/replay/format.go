@@ -29,8 +29,10 @@ const (
 // _LABEL_WIDTH): "KILL".ljust(7) == "KILL   ".
 const labelWidth = 7
 
-// Event is one event the watch printed, with its simulated time. Text holds
-// the printed lines (two for a KILL with details), JSON the --json line.
+// Event is one event the watch printed, with its simulated time. Its printed
+// lines (Text) and its --json line (JSON) are rendered when asked for, from
+// the fields below: check keeps only each event's fact, and a journal of
+// 200,000 attempts built 470 MB of lines and objects it never read.
 type Event struct {
 	At   time.Time `json:"at"`
 	Kind string    `json:"kind"`
@@ -44,25 +46,163 @@ type Event struct {
 	// Detail: the FAILED cause, the DONE verdict, the LIMIT reason.
 	Detail string         `json:"detail,omitempty"`
 	Where  model.Evidence `json:"where,omitzero"`
-	Text   []string       `json:"-"`
-	JSON   string         `json:"-"`
+
+	// What the lines say beyond the fields above, fixed when the event is
+	// made (a live watch's run id and agents change between polls).
+	runID       string
+	nextCommand string  // Options.NextCommand (KILL, DONE)
+	counts      [2]int  // START, DONE: agents, attempts; KILL: restarted as; MALFORMED: the line
+	hours       float64 // LIMIT: --max-hours
+	// ledger is a KILL's attempt's work; nil for watch's fallback KILL
+	// (details unavailable).
+	ledger       *Ledger
+	silenceKnown bool   // KILL: the silence before the kill is known
+	resetTime    string // FAILED: when a usage limit resets
 }
+
+// Text is the lines watch prints for the event (two for a KILL with
+// details).
+func (e *Event) Text() []string {
+	word, rest := e.firstLine()
+	first := rest
+	if word != "" {
+		first = label(word, rest)
+	}
+	if e.Kind == KindKill && e.ledger != nil {
+		l := e.ledger
+		return []string{first, label("", fmt.Sprintf("attempt %d wrote %s, %s.  -> %s", e.Attempt, pathsWords(l.Paths, l.PathsPartial),
+			commitWords(l.Commits, l.CommitsWithoutID), e.next("agent-postmortem rescue plan "+e.runID)))}
+	}
+	return []string{first}
+}
+
+// firstLine is the event's first printed line as its label word and the
+// rest (the fact's message); word is empty for MALFORMED, which watch prints
+// without a label.
+func (e *Event) firstLine() (word, rest string) {
+	switch e.Kind {
+	case KindStart:
+		return "START", fmt.Sprintf("%s: %d agents started so far, %d attempts.", e.runID, e.counts[0], e.counts[1])
+	case KindKill:
+		if e.ledger == nil {
+			return "KILL", fmt.Sprintf("%s attempt %d (details unavailable); restarted as attempt %d.", e.Agent, e.Attempt, e.counts[0])
+		}
+		silence := "unknown"
+		if e.silenceKnown {
+			silence = strconv.Itoa(pyRound(e.Silence))
+		}
+		return "KILL", fmt.Sprintf("%s attempt %d after %ss of silence; restarted as attempt %d.", e.Agent, e.Attempt, silence, e.counts[0])
+	case KindFailed:
+		return "FAILED", fmt.Sprintf("%s attempt %d: %s.", e.Agent, e.Attempt, e.Detail)
+	case KindOK:
+		return "OK", fmt.Sprintf("%s attempt %d returned a result.", e.Agent, e.Attempt)
+	case KindQuiet:
+		return "QUIET", fmt.Sprintf("%s attempt %d has produced nothing for %ds.", e.Agent, e.Attempt, pyRound(e.Silence))
+	case KindDone:
+		return "DONE", fmt.Sprintf("%d agents, %d attempts, %s.  -> %s", e.counts[0], e.counts[1], e.Detail, e.next("agent-postmortem run "+e.runID))
+	case KindLimit:
+		if e.Detail == limitMalformed {
+			return "LIMIT", "journal has malformed lines; run state unknown."
+		}
+		return "LIMIT", formatHours(e.hours) + "h reached; run not finished."
+	case KindMalformed:
+		if e.Detail == malformedTooLong {
+			return "", "MALFORMED journal line longer than 1 MB"
+		}
+		return "", fmt.Sprintf("MALFORMED journal line %d is not JSON", e.counts[0])
+	case KindReset:
+		return "RESET", "journal was truncated or replaced; state cleared."
+	}
+	panic("replay: no line for event kind " + e.Kind)
+}
+
+// JSON is watch's --json object for the event.
+func (e *Event) JSON() string {
+	switch e.Kind {
+	case KindStart:
+		return pyObj(kv{"event", "START"}, kv{"run", e.runID}, kv{"agents", e.counts[0]}, kv{"attempts", e.counts[1]})
+	case KindKill:
+		if e.ledger == nil {
+			return pyObj(kv{"event", "KILL"}, kv{"agent", e.Agent}, kv{"attempt", e.Attempt}, kv{"silence_seconds", nil},
+				kv{"restarted_as", e.counts[0]}, kv{"paths_written", nil}, kv{"commits", nil}, kv{"run_id", e.runID},
+				kv{"details_unavailable", true})
+		}
+		var silence any
+		if e.silenceKnown {
+			silence = pyRound(e.Silence)
+		}
+		return pyObj(kv{"event", "KILL"}, kv{"agent", e.Agent}, kv{"attempt", e.Attempt}, kv{"silence_seconds", silence},
+			kv{"restarted_as", e.counts[0]}, kv{"paths_written", e.ledger.Paths}, kv{"commits", e.ledger.Commits}, kv{"run_id", e.runID})
+	case KindFailed:
+		var reset any
+		if e.resetTime != "" {
+			reset = e.resetTime
+		}
+		return pyObj(kv{"event", "FAILED"}, kv{"agent", e.Agent}, kv{"attempt", e.Attempt}, kv{"cause", e.Detail}, kv{"reset_time", reset})
+	case KindOK:
+		return pyObj(kv{"event", "OK"}, kv{"agent", e.Agent}, kv{"attempt", e.Attempt})
+	case KindQuiet:
+		return pyObj(kv{"event", "QUIET"}, kv{"agent", e.Agent}, kv{"attempt", e.Attempt}, kv{"silence_seconds", pyRound(e.Silence)})
+	case KindDone:
+		return pyObj(kv{"event", "DONE"}, kv{"agents", e.counts[0]}, kv{"attempts", e.counts[1]}, kv{"verdict", e.Detail},
+			kv{"run_id", e.runID}, kv{"next_command", e.next("agent-postmortem run " + e.runID)})
+	case KindLimit:
+		if e.Detail == limitMalformed {
+			return pyObj(kv{"event", "LIMIT"}, kv{"reason", "malformed"})
+		}
+		return pyObj(kv{"event", "LIMIT"}, kv{"hours", e.hours})
+	case KindMalformed:
+		if e.Detail == malformedTooLong {
+			return pyObj(kv{"event", "MALFORMED"}, kv{"reason", malformedTooLong})
+		}
+		return pyObj(kv{"event", "MALFORMED"}, kv{"line", e.counts[0]}, kv{"reason", "not JSON"})
+	case KindReset:
+		return pyObj(kv{"event", "RESET"})
+	}
+	panic("replay: no JSON for event kind " + e.Kind)
+}
+
+// next is the follow-up command a line names: watch's own, or the one the
+// options set.
+func (e *Event) next(watchs string) string {
+	if e.nextCommand != "" {
+		return e.nextCommand
+	}
+	return watchs
+}
+
+// message is the event's line as its fact states it: the first line without
+// its label.
+func (e *Event) message() string {
+	word, rest := e.firstLine()
+	if word == "" {
+		return rest
+	}
+	return strings.TrimSpace(rest)
+}
+
+// Details of events that decide their lines.
+const (
+	limitMalformed   = "malformed"
+	malformedTooLong = "line longer than 1 MB"
+)
 
 // Lines renders the events as watch prints them; with timestamps each line is
 // prefixed by its simulated time (RFC 3339, UTC), and in JSON mode the time is
 // added as a last "time" field instead.
 func Lines(events []Event, jsonMode, timestamps bool) []string {
 	var out []string
-	for _, e := range events {
+	for i := range events {
+		e := &events[i]
 		if jsonMode {
-			j := e.JSON
+			j := e.JSON()
 			if timestamps {
 				j = strings.TrimSuffix(j, "}") + `, "time": ` + pyString(clock.Format(e.At)) + "}"
 			}
 			out = append(out, j)
 			continue
 		}
-		for _, t := range e.Text {
+		for _, t := range e.Text() {
 			if timestamps {
 				t = clock.Format(e.At) + " " + t
 			}

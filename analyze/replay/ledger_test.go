@@ -91,10 +91,10 @@ func killLedger(t *testing.T, events []replay.Event) (string, string) {
 			kills = append(kills, e)
 		}
 	}
-	if len(kills) != 1 || len(kills[0].Text) != 2 {
+	if len(kills) != 1 || len(kills[0].Text()) != 2 {
 		t.Fatalf("want one KILL with a ledger line, got %+v", kills)
 	}
-	return strings.TrimSpace(kills[0].Text[1]), kills[0].JSON
+	return strings.TrimSpace(kills[0].Text()[1]), kills[0].JSON()
 }
 
 // TestKillLedgerUsesRunAliases: the KILL line counts a killed attempt's work

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -140,7 +139,10 @@ type watcher struct {
 	knownNewestLaunch int
 	watermark         int
 
-	out []Event
+	// out is the events printed so far, unless sink takes each instead.
+	out     []Event
+	sink    func(Event)
+	verdict string // of the last DONE
 }
 
 func newWatcher(w *World, opt Options) *watcher {
@@ -163,21 +165,17 @@ func (s *watcher) reset() {
 }
 
 func (s *watcher) emit(e Event) {
-	if len(s.out) == cap(s.out) {
-		// Doubled, not grown by a quarter as append grows a long slice: a
-		// replay of 200,000 KILL lines copied its events over and over.
-		s.out = slices.Grow(s.out, max(len(s.out), 16))
+	e.runID, e.nextCommand = s.w.RunID, s.opt.NextCommand
+	if e.Kind == KindDone {
+		s.verdict = e.Detail
 	}
-	s.out = append(s.out, e)
-}
-
-// next is the follow-up command a line names: watch's own, or the one the
-// options set.
-func (s *watcher) next(watchs string) string {
-	if s.opt.NextCommand != "" {
-		return s.opt.NextCommand
+	if s.sink != nil {
+		s.sink(e)
+		return
 	}
-	return watchs
+	// Doubled, not grown by a quarter as append grows a long slice: a
+	// replay of 200,000 KILL lines copied its events over and over.
+	s.out = appendDoubling(s.out, e)
 }
 
 // poll is one iteration of watch_run's loop at simulated instant now. It
@@ -197,18 +195,14 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 		case LineTooLong:
 			// An immediate, final verdict: a first poll that ends here prints
 			// no START, since the journal was never parsed.
-			s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "line longer than 1 MB", Where: l.Where,
-				Text: []string{"MALFORMED journal line longer than 1 MB"},
-				JSON: pyObj(kv{"event", "MALFORMED"}, kv{"reason", "line longer than 1 MB"})})
+			s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: malformedTooLong, Where: l.Where})
 			return true, ExitLimit
 		}
 		s.consumed++
 	}
 	if truncated {
 		s.reset()
-		s.emit(Event{At: now, Kind: KindReset, Silence: -1,
-			Text: []string{label("RESET", "journal was truncated or replaced; state cleared.")},
-			JSON: pyObj(kv{"event", "RESET"})})
+		s.emit(Event{At: now, Kind: KindReset, Silence: -1})
 	}
 	malformedNotice := 0
 	for i := from; i < s.consumed; i++ {
@@ -227,14 +221,10 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 	}
 	if !s.started {
 		s.started = true
-		s.emit(Event{At: now, Kind: KindStart, Silence: -1,
-			Text: []string{label("START", fmt.Sprintf("%s: %d agents started so far, %d attempts.", s.w.RunID, len(s.lasts), len(s.occs)))},
-			JSON: pyObj(kv{"event", "START"}, kv{"run", s.w.RunID}, kv{"agents", len(s.lasts)}, kv{"attempts", len(s.occs)})})
+		s.emit(Event{At: now, Kind: KindStart, Silence: -1, counts: [2]int{len(s.lasts), len(s.occs)}})
 	}
 	if malformedNotice > 0 {
-		s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "not JSON",
-			Text: []string{fmt.Sprintf("MALFORMED journal line %d is not JSON", malformedNotice)},
-			JSON: pyObj(kv{"event", "MALFORMED"}, kv{"line", malformedNotice}, kv{"reason", "not JSON"})})
+		s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "not JSON", counts: [2]int{malformedNotice}})
 	}
 
 	// KILL: a successor occurrence of a key supersedes its predecessor.
@@ -289,9 +279,7 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 	}
 	if eligible && len(s.pendKill) == 0 && len(s.pendFail) == 0 && len(s.pendOK) == 0 {
 		if s.malformed {
-			s.emit(Event{At: now, Kind: KindLimit, Silence: -1, Detail: "malformed",
-				Text: []string{label("LIMIT", "journal has malformed lines; run state unknown.")},
-				JSON: pyObj(kv{"event", "LIMIT"}, kv{"reason", "malformed"})})
+			s.emit(Event{At: now, Kind: KindLimit, Silence: -1, Detail: limitMalformed})
 			return true, ExitLimit
 		}
 		return true, s.done(now, parentUnknown)
@@ -303,9 +291,7 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 	}
 
 	if now.Sub(s.w.Start) >= s.opt.maxDuration() {
-		s.emit(Event{At: now, Kind: KindLimit, Silence: -1, Detail: "hours",
-			Text: []string{label("LIMIT", formatHours(s.opt.MaxHours)+"h reached; run not finished.")},
-			JSON: pyObj(kv{"event", "LIMIT"}, kv{"hours", s.opt.MaxHours})})
+		s.emit(Event{At: now, Kind: KindLimit, Silence: -1, Detail: "hours", hours: s.opt.MaxHours})
 		return true, ExitLimit
 	}
 	return false, 0
@@ -417,20 +403,15 @@ func (s *watcher) tryKill(p *pending, now time.Time) string {
 		return "retry"
 	}
 	agent := s.names.name(prev)
-	silence, silenceJSON, silenceText := -1.0, any(nil), "unknown"
+	silence := -1.0
 	if a.SilenceKnown {
-		r := pyRound(a.SilenceSeconds)
-		silence, silenceJSON, silenceText = a.SilenceSeconds, r, fmt.Sprint(r)
+		silence = a.SilenceSeconds
 	}
-	l := a.Ledger
+	// The agent is not changed once made (a live watch makes new ones), so
+	// its ledger is the one at this poll.
 	s.emit(Event{At: now, Kind: KindKill, Key: prev.key, Attempt: prev.ordinal, Agent: agent, AgentID: prev.agentID, Silence: silence,
-		Where: model.Evidence{File: a.Path, Line: a.LastUserLine, Time: a.LastUserAt},
-		Text: []string{
-			label("KILL", fmt.Sprintf("%s attempt %d after %ss of silence; restarted as attempt %d.", agent, prev.ordinal, silenceText, p.current.ordinal)),
-			label("", fmt.Sprintf("attempt %d wrote %s, %s.  -> %s", prev.ordinal, pathsWords(l.Paths, l.PathsPartial), commitWords(l.Commits, l.CommitsWithoutID), s.next("agent-postmortem rescue plan "+s.w.RunID))),
-		},
-		JSON: pyObj(kv{"event", "KILL"}, kv{"agent", agent}, kv{"attempt", prev.ordinal}, kv{"silence_seconds", silenceJSON},
-			kv{"restarted_as", p.current.ordinal}, kv{"paths_written", l.Paths}, kv{"commits", l.Commits}, kv{"run_id", s.w.RunID})})
+		Where:  model.Evidence{File: a.Path, Line: a.LastUserLine, Time: a.LastUserAt},
+		counts: [2]int{p.current.ordinal}, ledger: &a.Ledger, silenceKnown: a.SilenceKnown})
 	s.lastPrint[prev.key] = now
 	return "emitted"
 }
@@ -442,11 +423,7 @@ func (s *watcher) forceKill(p *pending, now time.Time) {
 	prev := p.previous
 	agent := s.names.name(prev)
 	s.emit(Event{At: now, Kind: KindKill, Key: prev.key, Attempt: prev.ordinal, Agent: agent, AgentID: prev.agentID, Silence: -1,
-		Where: p.current.started, Detail: "details unavailable",
-		Text: []string{label("KILL", fmt.Sprintf("%s attempt %d (details unavailable); restarted as attempt %d.", agent, prev.ordinal, p.current.ordinal))},
-		JSON: pyObj(kv{"event", "KILL"}, kv{"agent", agent}, kv{"attempt", prev.ordinal}, kv{"silence_seconds", nil},
-			kv{"restarted_as", p.current.ordinal}, kv{"paths_written", nil}, kv{"commits", nil}, kv{"run_id", s.w.RunID},
-			kv{"details_unavailable", true})})
+		Where: p.current.started, Detail: "details unavailable", counts: [2]int{p.current.ordinal}})
 }
 
 func (s *watcher) tryFailed(p *pending, now time.Time) string {
@@ -466,13 +443,8 @@ func (s *watcher) forceFailed(p *pending, now time.Time) {
 		}
 	}
 	agent := s.names.name(o)
-	var reset any
-	if cause.ResetTime != "" {
-		reset = cause.ResetTime
-	}
 	s.emit(Event{At: now, Kind: KindFailed, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: -1, Detail: cause.Phrase, Where: o.closed,
-		Text: []string{label("FAILED", fmt.Sprintf("%s attempt %d: %s.", agent, o.ordinal, cause.Phrase))},
-		JSON: pyObj(kv{"event", "FAILED"}, kv{"agent", agent}, kv{"attempt", o.ordinal}, kv{"cause", cause.Phrase}, kv{"reset_time", reset})})
+		resetTime: cause.ResetTime})
 	s.lastPrint[o.key] = now
 }
 
@@ -487,9 +459,7 @@ func (s *watcher) tryOK(p *pending, now time.Time) string {
 func (s *watcher) forceOK(p *pending, now time.Time) {
 	o := p.current
 	agent := s.names.name(o)
-	s.emit(Event{At: now, Kind: KindOK, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: -1, Where: o.closed,
-		Text: []string{label("OK", fmt.Sprintf("%s attempt %d returned a result.", agent, o.ordinal))},
-		JSON: pyObj(kv{"event", "OK"}, kv{"agent", agent}, kv{"attempt", o.ordinal})})
+	s.emit(Event{At: now, Kind: KindOK, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: -1, Where: o.closed})
 	s.lastPrint[o.key] = now
 }
 
@@ -558,11 +528,8 @@ func (s *watcher) maybeQuiet(o *occ, now time.Time) {
 		return
 	}
 	agent := s.names.name(o)
-	sec := pyRound(silence.Seconds())
 	s.emit(Event{At: now, Kind: KindQuiet, Key: o.key, Attempt: o.ordinal, Agent: agent, AgentID: o.agentID, Silence: silence.Seconds(),
-		Where: model.Evidence{File: a.Path, Line: a.File.LineAt(mtime), Time: mtime},
-		Text:  []string{label("QUIET", fmt.Sprintf("%s attempt %d has produced nothing for %ds.", agent, o.ordinal, sec))},
-		JSON:  pyObj(kv{"event", "QUIET"}, kv{"agent", agent}, kv{"attempt", o.ordinal}, kv{"silence_seconds", sec})})
+		Where: model.Evidence{File: a.Path, Line: a.File.LineAt(mtime), Time: mtime}})
 	s.lastPrint[o.key] = now
 	s.quietThr[handle{o.key, o.ordinal}] = thr * 2
 }
@@ -571,10 +538,7 @@ func (s *watcher) maybeQuiet(o *occ, now time.Time) {
 // when the parent's evidence names a terminal watch does not know, else 0.
 func (s *watcher) done(now time.Time, parentUnknown bool) int {
 	agents, attempts, verdict := verdictOf(s.occs)
-	s.emit(Event{At: now, Kind: KindDone, Silence: -1, Detail: verdict,
-		Text: []string{label("DONE", fmt.Sprintf("%d agents, %d attempts, %s.  -> %s", agents, attempts, verdict, s.next("agent-postmortem run "+s.w.RunID)))},
-		JSON: pyObj(kv{"event", "DONE"}, kv{"agents", agents}, kv{"attempts", attempts}, kv{"verdict", verdict},
-			kv{"run_id", s.w.RunID}, kv{"next_command", s.next("agent-postmortem run " + s.w.RunID)})})
+	s.emit(Event{At: now, Kind: KindDone, Silence: -1, Detail: verdict, counts: [2]int{agents, attempts}})
 	switch {
 	case len(verdict) >= 6 && verdict[:6] == "FAILED":
 		return ExitFailed
