@@ -51,6 +51,7 @@ func writeJSON(w io.Writer, doc *Document) error {
 		elem   func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error)
 	}
 	var splices []splice
+	bw := bufio.NewWriterSize(w, 64<<10)
 	if doc.Findings != nil {
 		skel.Findings = []rules.Finding{}
 		splices = append(splices, splice{"\n  \"findings\": []", "    ", len(doc.Findings), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
@@ -70,7 +71,7 @@ func writeJSON(w io.Writer, doc *Document) error {
 	if doc.Facts != nil {
 		skel.Facts = []RunFacts{}
 		splices = append(splices, splice{"\n  \"facts\": []", "    ", len(doc.Facts), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
-			if out, ok := appendRunFacts(b, &doc.Facts[i], "    "); ok {
+			if out, ok := writeRunFacts(bw, b, &doc.Facts[i], "    "); ok {
 				return out, nil
 			}
 			e, err := enc(&doc.Facts[i])
@@ -88,7 +89,6 @@ func writeJSON(w io.Writer, doc *Document) error {
 		return fmt.Errorf("encoding report as JSON: %w", err)
 	}
 	rest := head.Bytes()
-	bw := bufio.NewWriterSize(w, 64<<10)
 	var elem bytes.Buffer
 	var elemPrefix string
 	var enc *json.Encoder

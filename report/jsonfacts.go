@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -19,7 +20,13 @@ type objWriter struct {
 	indent []byte // of the current object's keys
 	first  bool
 	ok     bool // false once a value encoding/json refuses was met
+	// spill, when set, takes what b holds whenever it passes spillSize, so
+	// that a large object is not held whole.
+	spill io.Writer
 }
+
+// spillSize is how much an objWriter with a spill holds before it writes.
+const spillSize = 64 << 10
 
 func (w *objWriter) open() {
 	w.b = append(w.b, '{')
@@ -38,6 +45,11 @@ func (w *objWriter) close() {
 }
 
 func (w *objWriter) key(k string) {
+	// Between two values: what b holds is final.
+	if w.spill != nil && len(w.b) >= spillSize {
+		w.spill.Write(w.b)
+		w.b = w.b[:0]
+	}
 	if !w.first {
 		w.b = append(w.b, ',')
 	}
@@ -183,7 +195,18 @@ func (w *objWriter) reasons(k string, rs []model.Reason) {
 // years 0–9999, a NaN or infinite number): the caller then lets
 // encoding/json report the error.
 func appendRunFacts(b []byte, rf *RunFacts, prefix string) ([]byte, bool) {
-	w := objWriter{b: b, indent: append(make([]byte, 0, len(prefix)+16), prefix...), ok: true}
+	return writeRunFacts(nil, b, rf, prefix)
+}
+
+// writeRunFacts is appendRunFacts writing to spill, when not nil, what it
+// has made whenever that passes spillSize: a run's facts are not held whole
+// (one session of 40,329 killed subagents has 48 MB of facts; built in one
+// buffer grown by doubling, they were a sixth of check --format json's
+// time). What is left is returned in b. When it reports false, part of the
+// facts may have been written to spill: the report is abandoned with
+// encoding/json's error, like a stream that fails at a later run's facts.
+func writeRunFacts(spill io.Writer, b []byte, rf *RunFacts, prefix string) ([]byte, bool) {
+	w := objWriter{b: b, indent: append(make([]byte, 0, len(prefix)+16), prefix...), ok: true, spill: spill}
 	w.open()
 	r := &rf.Run
 	w.key("run")
