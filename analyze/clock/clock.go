@@ -179,9 +179,12 @@ func WatchStart(run *model.Run, override time.Time) Start {
 			return Start{At: at.UTC(), Source: "launch", Where: l.At}
 		}
 	}
-	for _, lt := range rawJournalTimes(run) {
-		if !lt.raw.IsZero() {
-			return Start{At: lt.raw, Source: "journal", Where: lt.where}
+	if run.Journal != nil {
+		byID := AgentTranscripts(run)
+		for i := range run.Journal.Lines {
+			if at, _, where := rawJournalTime(byID, &run.Journal.Lines[i]); !at.IsZero() {
+				return Start{At: at, Source: "journal", Where: where}
+			}
 		}
 	}
 	return Start{At: Epoch, Source: "epoch"}
@@ -205,12 +208,6 @@ type LineTime struct {
 	Where  model.Evidence `json:"where,omitzero"`
 }
 
-type rawTime struct {
-	raw   time.Time
-	rule  string
-	where model.Evidence
-}
-
 // AgentTranscripts indexes a run's transcripts by agent id: the attempts'
 // transcripts first, then every transcript of the run directory.
 func AgentTranscripts(run *model.Run) map[string]*model.Transcript {
@@ -230,33 +227,28 @@ func AgentTranscripts(run *model.Run) map[string]*model.Transcript {
 	return m
 }
 
-func rawJournalTimes(run *model.Run) []rawTime {
-	if run.Journal == nil {
-		return nil
+// rawJournalTime is the time a transcript gives journal line jl, the rule
+// that gives it and the row it comes from; zero when no transcript does.
+func rawJournalTime(byID map[string]*model.Transcript, jl *model.JournalLine) (time.Time, string, model.Evidence) {
+	t := byID[jl.AgentID]
+	if t == nil || t.Steps.Len() == 0 {
+		return time.Time{}, "", model.Evidence{}
 	}
-	byID := AgentTranscripts(run)
-	out := make([]rawTime, len(run.Journal.Lines))
-	for i, jl := range run.Journal.Lines {
-		t := byID[jl.AgentID]
-		if t == nil || t.Steps.Len() == 0 {
-			continue
+	switch jl.Type {
+	case "started":
+		line := t.FirstRowLine
+		if line == 0 {
+			line = t.Steps.First().Line()
 		}
-		switch jl.Type {
-		case "started":
-			line := t.FirstRowLine
-			if line == 0 {
-				line = t.Steps.First().Line()
-			}
-			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "first-row", where: model.Evidence{File: t.File, Line: line}}
-		case "result", "failed":
-			line := t.LastRowLine
-			if line == 0 {
-				line = t.Steps.Last().Line()
-			}
-			out[i] = rawTime{raw: t.WriteTimeAt(line).UTC(), rule: "last-row", where: model.Evidence{File: t.File, Line: line}}
+		return t.WriteTimeAt(line).UTC(), "first-row", model.Evidence{File: t.File, Line: line}
+	case "result", "failed":
+		line := t.LastRowLine
+		if line == 0 {
+			line = t.Steps.Last().Line()
 		}
+		return t.WriteTimeAt(line).UTC(), "last-row", model.Evidence{File: t.File, Line: line}
 	}
-	return out
+	return time.Time{}, "", model.Evidence{}
 }
 
 // JournalTimes infers the time of every parsed journal line (the journal has
@@ -269,14 +261,36 @@ func JournalTimes(run *model.Run, start time.Time) []LineTime {
 	if run.Journal == nil {
 		return nil
 	}
-	raw := rawJournalTimes(run)
-	out := make([]LineTime, len(raw))
+	out := make([]LineTime, len(run.Journal.Lines))
+	inferJournalTimes(run, start, func(i int, lt LineTime) { out[i] = lt })
+	return out
+}
+
+// JournalInstants is JournalTimes without the why: each line's time, all a
+// replay that does not explain its clock needs (check's: the LineTimes of a
+// 200,000-line journal were 29 MB, and copying them in while the collector
+// ran a tenth of its replay).
+func JournalInstants(run *model.Run, start time.Time) []time.Time {
+	if run.Journal == nil {
+		return nil
+	}
+	out := make([]time.Time, len(run.Journal.Lines))
+	inferJournalTimes(run, start, func(i int, lt LineTime) { out[i] = lt.At })
+	return out
+}
+
+// inferJournalTimes gives each parsed journal line's LineTime to each, in
+// file order.
+func inferJournalTimes(run *model.Run, start time.Time, each func(i int, lt LineTime)) {
+	byID := AgentTranscripts(run)
 	prev := start.UTC()
-	for i, jl := range run.Journal.Lines {
+	for i := range run.Journal.Lines {
+		jl := &run.Journal.Lines[i]
 		lt := LineTime{Index: jl.Index, Line: jl.Line, Type: jl.Type, AgentID: jl.AgentID}
+		raw, rule, where := rawJournalTime(byID, jl)
 		switch {
-		case !raw[i].raw.IsZero():
-			lt.At, lt.Rule, lt.Where = raw[i].raw, raw[i].rule, raw[i].where
+		case !raw.IsZero():
+			lt.At, lt.Rule, lt.Where = raw, rule, where
 			if lt.At.Before(prev) {
 				lt.At, lt.Raised = prev, true
 			}
@@ -286,23 +300,23 @@ func JournalTimes(run *model.Run, start time.Time) []LineTime {
 			lt.At, lt.Rule = prev, "inherited"
 		}
 		prev = lt.At
-		out[i] = lt
+		each(i, lt)
 	}
-	return out
 }
 
 // TimeAfterLine is the time of a journal position that is not a parsed line
 // (a malformed line sits between parsed lines): it inherits the time of the
-// last parsed line above it, or start when there is none.
-func TimeAfterLine(times []LineTime, physical int, start time.Time) time.Time {
-	at := start.UTC()
-	for _, lt := range times {
-		if lt.Line > physical {
+// last parsed line above it, or start when there is none. at holds the
+// times of j's parsed lines (JournalInstants).
+func TimeAfterLine(j *model.Journal, at []time.Time, physical int, start time.Time) time.Time {
+	t := start.UTC()
+	for i := range j.Lines {
+		if j.Lines[i].Line > physical {
 			break
 		}
-		at = lt.At
+		t = at[i]
 	}
-	return at
+	return t
 }
 
 // Explain renders one line of the inference for --explain.

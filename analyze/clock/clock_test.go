@@ -79,7 +79,13 @@ func TestJournalTimes(t *testing.T) {
 	if e := got[3].Explain(); !strings.Contains(e, "first row of agent-c1.jsonl (run/agent-c1.jsonl:1)") || !strings.Contains(e, "raised") {
 		t.Errorf("explain: %s", e)
 	}
-	if TimeAfterLine(got, 6, at(2)) != at(50) || TimeAfterLine(got, 0, at(2)) != at(2) {
+	times := JournalInstants(run, at(2))
+	for i := range got {
+		if !times[i].Equal(got[i].At) {
+			t.Errorf("line %d: JournalInstants %v, JournalTimes %v", i+1, times[i].Sub(t0), got[i].At.Sub(t0))
+		}
+	}
+	if TimeAfterLine(run.Journal, times, 6, at(2)) != at(50) || TimeAfterLine(run.Journal, times, 0, at(2)) != at(2) {
 		t.Error("a malformed line inherits the time of the parsed line above it")
 	}
 }

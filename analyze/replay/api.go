@@ -28,7 +28,8 @@ type Config struct {
 	// Reference selects the poll-every-interval engine (tests only).
 	Reference bool
 	// FactsOnly turns each watch event into its fact as it is made and keeps
-	// no events (Outcome.Events is empty): what check keeps of a replay.
+	// no events (Outcome.Events is empty), nor the journal lines' times
+	// (Times): what check keeps of a replay.
 	FactsOnly bool
 }
 
@@ -62,8 +63,11 @@ func Workflow(run *model.Run, cfg Config) *Report {
 	if ledger == nil {
 		ledger = runLedger(run, cfg.DeployLabels)
 	}
-	w, start, times := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: ledger})
-	rep := &Report{World: w, Start: start, Times: times}
+	w, start := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: ledger})
+	rep := &Report{World: w, Start: start}
+	if !cfg.FactsOnly {
+		rep.Times = clock.JournalTimes(run, start.At)
+	}
 	var sink func(Event)
 	if cfg.FactsOnly {
 		rep.Facts = make([]model.WatchdogFact, 0, watchEventsHint(run))

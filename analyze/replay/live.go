@@ -60,7 +60,7 @@ func (l *Live) Update(now time.Time, run *model.Run, truncated bool) {
 		l.seen = 0
 	}
 	if j := run.Journal; j != nil {
-		lines := journalLines(j, make([]clock.LineTime, len(j.Lines)), w.Start)
+		lines := journalLines(j, make([]time.Time, len(j.Lines)), w.Start)
 		n := len(lines)
 		for n > 0 && lines[n-1].Kind == LineTorn {
 			n-- // not written completely yet

@@ -105,17 +105,15 @@ type buildOptions struct {
 }
 
 // buildWorld lays a loaded Workflow run out on the simulated clock.
-func buildWorld(run *model.Run, opts buildOptions) (*World, clock.Start, []clock.LineTime) {
+func buildWorld(run *model.Run, opts buildOptions) (*World, clock.Start) {
 	start := clock.WatchStart(run, opts.Start)
 	w := &World{RunID: runIDOf(run.ID), Start: start.At, Agents: map[string]*Agent{}}
 	for id, t := range clock.AgentTranscripts(run) {
 		w.Agents[id] = agentOf(id, t, start.At, opts.Ledger)
 	}
-	var times []clock.LineTime
 	if run.Journal != nil {
 		w.HasJournal = true
-		times = clock.JournalTimes(run, start.At)
-		w.Lines = journalLines(run.Journal, times, start.At)
+		w.Lines = journalLines(run.Journal, clock.JournalInstants(run, start.At), start.At)
 		w.JournalAt = start.At
 		if len(w.Lines) > 0 {
 			w.JournalAt = w.Lines[0].At
@@ -129,7 +127,7 @@ func buildWorld(run *model.Run, opts buildOptions) (*World, clock.Start, []clock
 		w.Launches = []time.Time{launchAt.UTC()}
 		w.Terminals = launchTerminals(l, 1)
 	}
-	return w, start, times
+	return w, start
 }
 
 // runIDOf is the run id printed on the event lines: the directory name when it
@@ -182,7 +180,7 @@ func agentOf(id string, t *model.Transcript, start time.Time, ledger LedgerFunc)
 }
 
 // journalLines merges the parsed and the malformed lines back into file order.
-func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []journalLine {
+func journalLines(j *model.Journal, times []time.Time, start time.Time) []journalLine {
 	out := make([]journalLine, 0, len(j.Lines)+len(j.Malformed))
 	for i, l := range j.Lines {
 		kind := LineOther
@@ -197,7 +195,7 @@ func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []j
 		if !l.HasKey || l.Key == "" {
 			key = "agent:" + l.AgentID
 		}
-		out = append(out, journalLine{At: times[i].At, Kind: kind, Key: key, AgentID: l.AgentID,
+		out = append(out, journalLine{At: times[i], Kind: kind, Key: key, AgentID: l.AgentID,
 			Where: model.Evidence{File: j.File, Line: l.Line}})
 	}
 	for _, m := range j.Malformed {
@@ -211,7 +209,7 @@ func journalLines(j *model.Journal, times []clock.LineTime, start time.Time) []j
 		case strings.HasPrefix(m.Reason, "torn"):
 			kind = LineTorn
 		}
-		out = append(out, journalLine{At: clock.TimeAfterLine(times, m.Line, start), Kind: kind,
+		out = append(out, journalLine{At: clock.TimeAfterLine(j, times, m.Line, start), Kind: kind,
 			Where: model.Evidence{File: j.File, Line: m.Line}})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Where.Line < out[b].Where.Line })
