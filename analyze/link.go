@@ -401,6 +401,12 @@ func (l *loader) workflowRun(dir string) {
 		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
 			l.show(jrel), bad, bad+len(j.Lines), j.Malformed[0].Line))
 	}
+	if j.OverCap > 0 {
+		// watch stops at such a line (MALFORMED, exit 4), and what it held
+		// is unknown: a check that passed would claim lines it never read.
+		l.addUntrusted(fmt.Sprintf("%s:%d: a line of %d bytes is over the journal's %d-byte line cap and was not read; a journal with unread lines cannot be checked (replay stops there too); repair it or remove the run from the input",
+			l.show(jrel), j.FirstOverCap, j.FirstOverCapLen, journal.LineCap))
+	}
 	if len(j.Lines) == 0 && j.MalformedCount == 0 {
 		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: j.File}, Message: "journal.jsonl is empty: the run started no agent (or its journal was lost)"})
 	}

@@ -86,6 +86,9 @@ func ReadOptions(r io.Reader, file string, opts Options) (*model.Journal, error)
 		if l.OverCap {
 			index++
 			j.OverCap++
+			if j.OverCap == 1 {
+				j.FirstOverCap, j.FirstOverCapLen = int64(l.N), l.Len
+			}
 			malformed(model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len}, j.OverCap == 1)
 			skipped++
 			if opts.GiveUp && jsonl.GiveUp(skipped, len(j.Lines)) {

@@ -542,6 +542,9 @@ type Journal struct {
 	Malformed      []Malformed `json:"malformed,omitempty"`
 	MalformedCount int         `json:"malformed_count,omitempty"`
 	OverCap        int         `json:"over_cap,omitempty"`
+	// FirstOverCap is the first over-long line, and its length in bytes
+	// (0, 0: none).
+	FirstOverCap, FirstOverCapLen int64 `json:"-"`
 }
 
 // JournalLine is one parsed journal line.

@@ -413,3 +413,19 @@ func TestAdversarialRuleFileNotYAML(t *testing.T) {
 		})
 	}
 }
+
+// TestAdversarialOverlongJournalLine: a journal line over the journal's
+// 1 MB cap is not read (watch stops there: MALFORMED), so a check of its
+// run cannot pass; the error names the line. replay still prints what
+// watch would have.
+func TestAdversarialOverlongJournalLine(t *testing.T) {
+	r := runPM(t, "check", "--fail-level", "none", fixture("replay-malformed-too-long"))
+	oneLineError(t, r, ExitUsage, "journal.jsonl:4: a line of 1048700 bytes is over the journal's 1048576-byte line cap and was not read")
+	run, _ := filepath.Glob(filepath.Join(fixture("replay-malformed-too-long"), "*", "subagents", "workflows", "*"))
+	if len(run) != 1 {
+		t.Fatalf("run directories: %v", run)
+	}
+	if r := runPM(t, "replay", run[0]); r.code != 4 || !strings.Contains(r.stdout, "MALFORMED") {
+		t.Errorf("replay: exit %d, want 4 and MALFORMED: %s", r.code, r.stdout)
+	}
+}
