@@ -857,26 +857,11 @@ const arithOps = "!~+-*/%<>=&|^?:,"
 
 // param reads from s.i in ${…}.
 func (s *nestScanner) param() {
-	switch c := s.src[s.i]; c {
-	case '}':
+	switch c := s.src[s.i]; {
+	case c == '}':
 		s.i++
 		s.pop()
-	case '\\':
-		s.escape()
-	case '\'':
-		s.singleQuoted()
-	case '"':
-		s.i++
-		s.push(fDquote)
-	case '`':
-		s.backquote()
-	case '$':
-		switch {
-		case s.at(s.i+1) == '\'':
-			s.ansiQuoted()
-		case !s.dollar():
-			s.i++
-		}
+	case s.quoteOrExpansion(true):
 	default:
 		if c == '(' || c == '[' || strings.IndexByte(arithOps, c) >= 0 {
 			// An index or a slice is arithmetic.
@@ -922,6 +907,23 @@ func (s *nestScanner) arith() {
 		if t.kind == fIndex || t.kind == fArithBrack {
 			s.pop()
 		}
+	default:
+		if s.quoteOrExpansion(false) {
+			return
+		}
+		if strings.IndexByte(arithOps, c) >= 0 {
+			s.op()
+		}
+		s.i++
+	}
+}
+
+// quoteOrExpansion reads the escape, quote or expansion that starts at s.i
+// in ${…} or arithmetic, and reports whether one does. $'…' is ANSI-C
+// quoted in ${…} (ansi) but not in arithmetic, where the parser reads $
+// and then a single-quoted string.
+func (s *nestScanner) quoteOrExpansion(ansi bool) bool {
+	switch s.src[s.i] {
 	case '\\':
 		s.escape()
 	case '\'':
@@ -932,15 +934,16 @@ func (s *nestScanner) arith() {
 	case '`':
 		s.backquote()
 	case '$':
-		if !s.dollar() {
+		switch {
+		case ansi && s.at(s.i+1) == '\'':
+			s.ansiQuoted()
+		case !s.dollar():
 			s.i++
 		}
 	default:
-		if strings.IndexByte(arithOps, c) >= 0 {
-			s.op()
-		}
-		s.i++
+		return false
 	}
+	return true
 }
 
 // asParsed is src as the parser reads it: with a carriage return before
