@@ -15,13 +15,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // FileName is the config file's name.
@@ -138,7 +139,7 @@ var (
 	gitKeys = []string{"base", "head", "repo"}
 	formats = []string{"github", "json", "junit", "markdown", "sarif", "text"}
 	levels  = []string{"error", "warning", "note"}
-	ruleID  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
+	ruleID  = lazyre.New(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
 )
 
 type loader struct {
@@ -154,7 +155,7 @@ func (l *loader) errorf(n *yaml.Node, format string, args ...any) {
 	l.errs = append(l.errs, &PosError{Pos: Position{l.file, line, col}, Msg: fmt.Sprintf(format, args...)})
 }
 
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineError = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // Parse checks a config held in memory; name is used in error positions.
 func Parse(name string, data []byte) (cfg *Config, err error) {
@@ -177,7 +178,7 @@ func Parse(name string, data []byte) (cfg *Config, err error) {
 		}
 		msg := err.Error()
 		line := 1
-		if m := yamlLineError.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineError().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		}
@@ -218,7 +219,7 @@ func Parse(name string, data []byte) (cfg *Config, err error) {
 			cfg.Rules = l.strings(v, k.Value, nonEmpty)
 		case "disable":
 			cfg.Disable = l.strings(v, k.Value, func(s string) string {
-				if !ruleID.MatchString(s) {
+				if !ruleID().MatchString(s) {
 					return "is not a rule id"
 				}
 				return ""
@@ -333,7 +334,7 @@ func (l *loader) severity(v *yaml.Node) []string {
 	var out []string
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, lv := v.Content[i], v.Content[i+1]
-		if !ruleID.MatchString(k.Value) {
+		if !ruleID().MatchString(k.Value) {
 			l.errorf(k, "severity: %q is not a rule id", k.Value)
 			continue
 		}

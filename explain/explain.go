@@ -10,13 +10,13 @@ package explain
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
@@ -150,7 +150,7 @@ type Query struct {
 	Run    string
 }
 
-var fileLine = regexp.MustCompile(`^(.+):([0-9]+)$`)
+var fileLine = lazyre.New(`^(.+):([0-9]+)$`)
 
 // Explain resolves the query against the Document and returns the
 // explanations, their rows' excerpts read from the files. Its errors are one
@@ -246,7 +246,7 @@ func (e *explainer) resolve(t string) error {
 		return nil
 	}
 	// FILE:LINE.
-	if m := fileLine.FindStringSubmatch(t); m != nil {
+	if m := fileLine().FindStringSubmatch(t); m != nil {
 		line, _ := strconv.Atoi(m[2])
 		return e.location(m[1], line)
 	}

@@ -3,11 +3,12 @@ package rules
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // A baseline lists the fingerprints of known findings. check marks matching
@@ -24,7 +25,7 @@ import (
 var (
 	baselineTopKeys   = []string{"findings", "version"}
 	baselineEntryKeys = []string{"fingerprint", "message", "rule", "run"}
-	fingerprintRE     = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	fingerprintRE     = lazyre.New(`^[0-9a-f]{32}$`)
 )
 
 // Baseline is a loaded baseline file.
@@ -98,7 +99,7 @@ func (l *loader) baseline(root *yaml.Node) *Baseline {
 		if !ok {
 			continue
 		}
-		if !fingerprintRE.MatchString(fp) {
+		if !fingerprintRE().MatchString(fp) {
 			l.nodeErrorf(fv, "fingerprint %q is not 32 lowercase hex digits; copy it from a report or regenerate the baseline", fp)
 			continue
 		}

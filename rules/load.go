@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // FormatVersion is the only rule file version this pmcheck reads.
@@ -38,8 +38,8 @@ var (
 const MaxTags = 10
 
 var (
-	idPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
-	tagPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	idPattern  = lazyre.New(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
+	tagPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 const maxIDLength = 64
@@ -229,7 +229,7 @@ func (l *loader) pos(n *yaml.Node) Position {
 	return Position{File: l.file, Line: n.Line, Col: n.Column}
 }
 
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineError = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // document decodes the single YAML document of the file into a node tree.
 func (l *loader) document(data []byte) (root *yaml.Node) {
@@ -278,7 +278,7 @@ func safeDecode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 
 func (l *loader) yamlError(err error) {
 	msg := strings.TrimSpace(err.Error())
-	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineError().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		l.errorf(line, 1, "invalid YAML: %s", oneLine(m[2]))
 		return
@@ -492,7 +492,7 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 			switch {
 			case len(s) > maxIDLength:
 				l.nodeErrorf(v, "rule id %q is longer than %d characters", s, maxIDLength)
-			case !idPattern.MatchString(s):
+			case !idPattern().MatchString(s):
 				l.nodeErrorf(v, "rule id %q is not valid; use letters and digits separated by single '-', '_' or '.', starting with a letter (e.g. \"my-rule\")", s)
 			default:
 				r.ID = s
@@ -535,7 +535,7 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 		seen := map[string]bool{}
 		for i, t := range tags {
 			switch {
-			case !tagPattern.MatchString(t):
+			case !tagPattern().MatchString(t):
 				l.nodeErrorf(nodes[i], "tag %q is not valid; use letters, digits, '.', '_' and '-'", t)
 			case seen[t]:
 				l.nodeErrorf(nodes[i], "duplicate tag %q", t)

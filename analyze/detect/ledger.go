@@ -2,13 +2,13 @@ package detect
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // Ledger is the work one transcript (an attempt or a subagent) left behind.
@@ -30,7 +30,7 @@ type Ledger struct {
 var fileWriters = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 // commitLine matches git's summary line "[branch (root-commit) abc1234] subject".
-var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]* ([0-9a-f]{7,40})\] `)
+var commitLine = lazyre.New(`(?m)^\[[^\]\n]* ([0-9a-f]{7,40})\] `)
 
 // LedgerOf builds the ledger of t. A file-writing call whose result is an
 // error wrote nothing; one with no result (cut off mid-call) counts as written.
@@ -83,7 +83,7 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 				if c.Result != nil {
 					text = c.Result.Text
 				}
-				for _, m := range commitLine.FindAllStringSubmatch(text, -1) {
+				for _, m := range commitLine().FindAllStringSubmatch(text, -1) {
 					ids = append(ids, m[1])
 				}
 				l.Commits = append(l.Commits, ids...)

@@ -74,7 +74,7 @@ func DecodeMark(outstanding, payload string) (items []string, ok bool) {
 // pattern on raw rows; this is for tests and tools).
 func FindMarks(text string) [][2]string {
 	var out [][2]string
-	for _, m := range MarkPattern.FindAllStringSubmatch(text, -1) {
+	for _, m := range MarkPattern().FindAllStringSubmatch(text, -1) {
 		out = append(out, [2]string{m[1], m[2]})
 	}
 	return out

@@ -11,6 +11,8 @@ package harness
 import (
 	"regexp"
 	"strings"
+
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // PartialNotice returns the harness's partial-output notice, the text the
@@ -36,4 +38,4 @@ const SegmentMarkPrefix = "[resume-gate] segment-mark v1 "
 //
 // The payload group stops at the first character outside the base64
 // alphabet, so quotes, escaped newlines and prose after the mark end it.
-var SegmentMarkPattern = regexp.MustCompile(regexp.QuoteMeta(SegmentMarkPrefix) + `outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)
+var SegmentMarkPattern = lazyre.New(regexp.QuoteMeta(SegmentMarkPrefix) + `outstanding=(\d+) payload=([A-Za-z0-9+/=]*)`)

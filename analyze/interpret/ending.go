@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // Ending markers: which of the runtime's failure markers a transcript's last
@@ -144,17 +145,17 @@ func isUsageLimit(text string) bool {
 }
 
 var (
-	resetsRE = regexp.MustCompile(`(?i)\bresets\s+(?:at\s+)?([^·∙\n]+?)\s*(?:[·∙].*)?$`)
-	epochRE  = regexp.MustCompile(regexp.QuoteMeta(PhraseUsageLimit) + `\|(\d{9,11})`)
+	resetsRE = lazyre.New(`(?i)\bresets\s+(?:at\s+)?([^·∙\n]+?)\s*(?:[·∙].*)?$`)
+	epochRE  = lazyre.New(regexp.QuoteMeta(PhraseUsageLimit) + `\|(\d{9,11})`)
 )
 
 func resetOf(text string) string {
-	if m := epochRE.FindStringSubmatch(text); m != nil {
+	if m := epochRE().FindStringSubmatch(text); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 			return time.Unix(sec, 0).UTC().Format(time.RFC3339)
 		}
 	}
-	if m := resetsRE.FindStringSubmatch(text); m != nil {
+	if m := resetsRE().FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[1])
 	}
 	return ""

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // Options tune the reader.
@@ -159,7 +159,7 @@ func marksInRow(data []byte) [][2]string {
 	}
 	var out [][2]string
 	find := func(s string) {
-		for _, m := range markRE.FindAllStringSubmatch(s, -1) {
+		for _, m := range markRE().FindAllStringSubmatch(s, -1) {
 			out = append(out, [2]string{m[1], m[2]})
 		}
 	}
@@ -264,7 +264,7 @@ func sessionStartReminders(part string) []string {
 	}
 }
 
-var agentIDLineRE = regexp.MustCompile(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
+var agentIDLineRE = lazyre.New(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
 
 type builder struct {
 	t      *model.Transcript
@@ -832,7 +832,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	// every result) on the results that cannot match; the outcome is unchanged.
 	var extra model.ResultExtra
 	if blk.Content.probes&probeAgentID != 0 {
-		if ms := agentIDLineRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		if ms := agentIDLineRE().FindAllStringSubmatch(text, -1); len(ms) > 0 {
 			extra.TailAgentID = keep(capID(ms[len(ms)-1][1]))
 		}
 	}

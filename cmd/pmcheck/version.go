@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // devVersion is the version of a build that carries no release tag.
@@ -32,17 +33,20 @@ func init() {
 }
 
 var (
-	semverRE = regexp.MustCompile(`^v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$`)
+	semverRE = lazyre.New(`^v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$`)
 	// A pseudo-version (v0.0.0-20260101120000-abcdef123456, also the forms
 	// vX.Y.Z-pre.0.DATE-REV and vX.Y.(Z+1)-0.DATE-REV) names a commit, not a release.
-	pseudoRE = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`)
+	pseudoRE = lazyre.New(`[-.]\d{14}-[0-9a-f]{12}$`)
 )
 
 // releaseVersion returns the release of a module version string: "v1.2.3" ->
 // "1.2.3". Pseudo-versions, "+dirty" builds and "(devel)" are not releases.
 func releaseVersion(mod string) (string, bool) {
-	m := semverRE.FindStringSubmatch(mod)
-	if m == nil || pseudoRE.MatchString(mod) {
+	if !strings.HasPrefix(mod, "v") {
+		return "", false // "(devel)", "": no pattern to compile at start-up
+	}
+	m := semverRE().FindStringSubmatch(mod)
+	if m == nil || pseudoRE().MatchString(mod) {
 		return "", false
 	}
 	return m[1], true

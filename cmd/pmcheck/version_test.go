@@ -2,8 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 func TestReleaseVersion(t *testing.T) {
@@ -60,6 +66,42 @@ func TestUsesRules(t *testing.T) {
 	} {
 		if got := usesRules(strings.Fields(args)); got != want {
 			t.Errorf("usesRules(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
+
+// Every pattern the program compiles on first use (internal/lazyre)
+// compiles: they are no longer checked when the program starts. The binary
+// links every package; the patterns it lists must be every lazyre.New call
+// in the repository's code, so none is left unchecked.
+func TestEveryLazyPatternCompiles(t *testing.T) {
+	calls := 0
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "internal/lazyre") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			calls += bytes.Count(b, []byte("lazyre.New("))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns := lazyre.Patterns()
+	if len(patterns) != calls || calls == 0 {
+		t.Fatalf("%d lazy patterns made by the binary's packages, %d lazyre.New calls in the code", len(patterns), calls)
+	}
+	for _, p := range patterns {
+		if _, err := regexp.Compile(p); err != nil {
+			t.Errorf("pattern %q: %v", p, err)
 		}
 	}
 }
