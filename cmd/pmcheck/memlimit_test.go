@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -40,9 +41,10 @@ func TestSoftMemoryLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != smallLimit || hooked == nil {
 		t.Fatalf("neither set: limit %d, hooked %v; want %d and the tuner", got, hooked != nil, smallLimit)
 	}
-	hooked() // this test's heap is small: the low limit stays
-	if got := debug.SetMemoryLimit(-1); got != smallLimit {
-		t.Errorf("after a collection of a small heap: limit %d, want %d", got, smallLimit)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	hooked() // this test's heap is small: the low limit stays, with the reserve on top
+	if got := debug.SetMemoryLimit(-1); got != smallLimit+reserveSize {
+		t.Errorf("after a collection of a small heap: limit %d, want %d (the small limit and the reserve)", got, smallLimit+reserveSize)
 	}
 
 	if softMemoryLimit >= 512<<20 || softMemoryLimit < 256<<20 {
@@ -137,4 +139,91 @@ func TestAfterEachGC(t *testing.T) {
 			t.Fatalf("no call after collection %d", i+1)
 		}
 	}
+}
+
+// The reserve adds to the heap the runtime sees, not to the memory the
+// process holds: its pages are never touched.
+func TestHeapReserveIsNotResident(t *testing.T) {
+	if runtime.GOOS != "linux" || reserveSize == 0 {
+		t.Skip("resident memory is read from /proc/self/statm")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	before := residentBytes(t)
+	var r heapReserve
+	r.pace(1<<20, smallLimit)
+	runtime.GC()
+	grew := int64(residentBytes(t)) - int64(before)
+	if len(r.mem) != reserveSize {
+		t.Fatalf("reserve of %d bytes, want %d", len(r.mem), reserveSize)
+	}
+	if grew > 4<<20 {
+		t.Errorf("taking a %d MiB reserve grew resident memory by %d KiB: its pages were touched", reserveSize>>20, grew>>10)
+	}
+	runtime.KeepAlive(r.mem)
+}
+
+// With the reserve, the collector's next goal is still GOGC=100's: the
+// live heap plus as much again, at least 4 MiB, plus the reserve.
+func TestHeapReserveKeepsGOGCPace(t *testing.T) {
+	if reserveSize == 0 {
+		t.Skip("no reserve on 32-bit builds")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	var r heapReserve
+	hold := make([][]byte, 0, 12)
+	for _, mib := range []int{0, 2, 12} {
+		for len(hold) < mib {
+			hold = append(hold, make([]byte, 1<<20))
+		}
+		for i := range 2 { // the first takes the reserve; the second marks it
+			runtime.GC()
+			live := r.real(readGC().live)
+			r.pace(live, softMemoryLimit)
+			if i == 0 {
+				continue
+			}
+			want := live + max(live, 4<<20)
+			got := r.real(heapGoal())
+			if d := int64(got) - int64(want); d < -(1<<20) || d > 1<<20 {
+				t.Errorf("%d MiB held: goal %.1f MiB without the reserve, want %.1f (live %.1f MiB + max(live, 4 MiB))", mib, mb(got), mb(want), mb(live))
+			}
+		}
+	}
+	runtime.KeepAlive(hold)
+	runtime.KeepAlive(r.mem)
+}
+
+func TestPercentFor(t *testing.T) {
+	for _, c := range []struct {
+		marked, goal uint64
+		want         int
+	}{
+		{100, 200, 100},
+		{64 << 20, 68 << 20, 6},         // 6.25
+		{94 << 20, 124 << 20, 32},       // 31.9: rounded to the nearest
+		{100, 100, 1},                   // never 0 (which would collect back to back)
+		{0, 4 << 20, 100*(4<<20) - 100}, // marked 0 counts as 1 byte
+	} {
+		if got := percentFor(c.marked, c.goal); got != c.want {
+			t.Errorf("percentFor(%d, %d) = %d, want %d", c.marked, c.goal, got, c.want)
+		}
+	}
+}
+
+func mb(v uint64) float64 { return float64(v) / (1 << 20) }
+
+// residentBytes is the process's resident memory (Linux).
+func residentBytes(t *testing.T) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size, resident uint64
+	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
+		t.Fatal(err)
+	}
+	return resident * uint64(os.Getpagesize())
 }
