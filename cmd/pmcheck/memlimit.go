@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 )
 
 // softMemoryLimit is the heap size past which the garbage collector runs
@@ -145,28 +146,33 @@ func setMemoryLimitWith(after func(func())) {
 // The reserve is one pointer-free allocation of reserveSize that nothing
 // reads or writes. The runtime counts it as heap in use (so the free share
 // it sees stays under the scavenger's 10 %) and as live (so the collector
-// finds nothing to free in it), but its pages are never touched: memory
-// fresh from the OS is not cleared, and RSS does not grow. The collector's
-// pace is kept GOGC=100's: after each collection the percent is set so
-// the heap may grow by its real live part, at least 4 MiB, as before.
+// finds nothing to free in it), but its pages are never touched: it is
+// allocated as strings.Builder.Grow allocates, memory the runtime does not
+// clear (make clears an allocation whose pages were in part used before:
+// one profiled run in five spent half its time writing a 64 MiB reserve),
+// so RSS does not grow. The collector's pace is kept
+// GOGC=100's: after each collection the percent is set so the heap may
+// grow by its real live part, at least 4 MiB, as before.
 //
 // It is taken after the first collection, where the scavenger would start:
 // a run that never collects (a hook, a small check) never has one.
 type heapReserve struct {
-	mem []byte
+	mem strings.Builder // Grow only: never written
 }
 
-// reserveSize is the reserve. A larger one holds the scavenger off for
-// heaps with more free pages; 64 MiB covers a free share of 3 MiB over
-// 5 MiB in use (a fleet) and of 15 MiB over 40 (the 1 GiB transcript).
-// On 32-bit builds, whose address space is scarce, there is none.
-const reserveSize = (64 << 20) * (strconv.IntSize / 64)
+// reserveSize is the reserve: 32 MiB covers a free share of 3 MiB over 5
+// MiB in use (a fleet of 1,000 sessions: the share must stay under 10 % of
+// in use plus reserve) and still fits beside a small heap in the runtime's
+// first 64 MiB arena (a larger one, taken at start, cost a new arena's
+// metadata: 160 page faults). On 32-bit builds, whose address space is
+// scarce, there is none.
+const reserveSize = (32 << 20) * (strconv.IntSize / 64)
 
 // size is what the reserve adds to the runtime's memory.
-func (r *heapReserve) size() int64 { return int64(len(r.mem)) }
+func (r *heapReserve) size() int64 { return int64(r.mem.Cap()) }
 
 // real is a heap figure from the runtime without the reserve.
-func (r *heapReserve) real(v uint64) uint64 { return v - min(v, uint64(len(r.mem))) }
+func (r *heapReserve) real(v uint64) uint64 { return v - min(v, uint64(r.mem.Cap())) }
 
 // pace takes the reserve after the first collection (under limit, the
 // tuner's limit without it) and sets the collector's percent so that the
@@ -185,9 +191,9 @@ func (r *heapReserve) pace(live uint64, limit int64) {
 		return
 	}
 	debug.SetGCPercent(percentFor(live+reserveSize, live+max(live, 4<<20)+reserveSize))
-	if r.mem == nil {
+	if r.mem.Cap() == 0 {
 		debug.SetMemoryLimit(limit + reserveSize)
-		r.mem = make([]byte, reserveSize)
+		r.mem.Grow(reserveSize)
 	}
 }
 

@@ -154,13 +154,13 @@ func TestHeapReserveIsNotResident(t *testing.T) {
 	r.pace(1<<20, smallLimit)
 	runtime.GC()
 	grew := int64(residentBytes(t)) - int64(before)
-	if len(r.mem) != reserveSize {
-		t.Fatalf("reserve of %d bytes, want %d", len(r.mem), reserveSize)
+	if r.size() != reserveSize {
+		t.Fatalf("reserve of %d bytes, want %d", r.size(), reserveSize)
 	}
 	if grew > 4<<20 {
 		t.Errorf("taking a %d MiB reserve grew resident memory by %d KiB: its pages were touched", reserveSize>>20, grew>>10)
 	}
-	runtime.KeepAlive(r.mem)
+	runtime.KeepAlive(&r)
 }
 
 // With the reserve, the collector's next goal is still GOGC=100's: the
@@ -192,7 +192,7 @@ func TestHeapReserveKeepsGOGCPace(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(hold)
-	runtime.KeepAlive(r.mem)
+	runtime.KeepAlive(&r)
 }
 
 func TestPercentFor(t *testing.T) {
