@@ -64,10 +64,11 @@ func factsOnJobs(runs []*model.Run, opts FactsOptions, jobs int, out []model.Fac
 
 // runFacts is the facts of one run.
 //
-// The replay runs first: what it holds while it runs (the journal's times,
-// the watcher's state) is garbage before the detectors make their facts, so
-// the two do not add up (a journal of 200,000 attempts: 90 MB of replay
-// beside 85 MB of attempt facts).
+// A Workflow run's replay runs first: what it holds while it runs (the
+// journal's times, the watcher's state) is garbage before the detectors
+// make their facts, so the two do not add up (a journal of 200,000
+// attempts: 90 MB of replay beside 85 MB of attempt facts). A session's
+// replay holds little; with many subagents it runs beside the detectors.
 func runFacts(run *model.Run, opts FactsOptions) model.Facts {
 	var (
 		watchdogs []model.WatchdogFact
@@ -84,9 +85,33 @@ func runFacts(run *model.Run, opts FactsOptions) model.Facts {
 		rep := replay.Workflow(run, cfg)
 		watchdogs, verdict = rep.Facts, rep.Outcome.Verdict
 	default:
+		if len(run.Subagents) >= concurrentReplayAgents {
+			// A session with many subagents is most often the one run of a
+			// check, analysed while the other core has nothing left to
+			// read: its replay (about 60 µs a subagent) runs beside the
+			// detectors. Both only read the model.
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				watchdogs = replay.Session(run, opts.Replay)
+			}()
+			f := detect.Analyze(run, opts.Detect)
+			wg.Wait()
+			return withWatchdogs(f, watchdogs, verdict)
+		}
 		watchdogs = replay.Session(run, opts.Replay)
 	}
-	f := detect.Analyze(run, opts.Detect)
+	return withWatchdogs(detect.Analyze(run, opts.Detect), watchdogs, verdict)
+}
+
+// concurrentReplayAgents is the number of subagents from which a session's
+// replay runs beside its detectors. Below it the two take well under a
+// millisecond together, and a fleet's runs already keep every core busy.
+const concurrentReplayAgents = 16
+
+// withWatchdogs adds the replay's facts and verdict to the detectors'.
+func withWatchdogs(f model.Facts, watchdogs []model.WatchdogFact, verdict string) model.Facts {
 	if len(f.Watchdogs) == 0 && len(watchdogs) > 0 {
 		f.Watchdogs = watchdogs // handed over, not copied
 	} else {
