@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 	}
 	levels := map[ship.Output]int{}
 	files, results, kept, longer, narrowed := 0, 0, 0, 0, 0
-	eachTranscript(t, roots, func(p string, data []byte) error {
+	compare := func(p string, data []byte) error {
 		files++
 		check := Options{Shell: shipShell(nil)}
 		before := readWith(readerTextRule, data, p, check)
@@ -110,12 +111,31 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 			levels[got]++
 		}
 		return nil
-	})
+	}
+	eachTranscript(t, roots, compare)
+	// One command of each level, so the test compares them all without
+	// the corpus too (the fixtures have no command that keeps a sliver).
+	if err := compare("every-level.jsonl", everyOutputLevel()); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d files, %d results (%d with text kept, %d longer than before, %d of inert commands now empty); Bash commands: %d keep nothing, %d a sliver, %d the head",
 		files, results, kept, longer, narrowed, levels[ship.OutputNone], levels[ship.OutputSliver], levels[ship.OutputHead])
 	if levels[ship.OutputNone] == 0 || levels[ship.OutputSliver] == 0 || levels[ship.OutputHead] == 0 || kept == 0 || narrowed == 0 {
 		t.Fatal("some level never occurs: the test compares too little")
 	}
+}
+
+// everyOutputLevel is a transcript of four Bash calls and their results:
+// a command whose output nothing reads (ls), one with a quote (a sliver),
+// a commit (the head) and an inert git command (kept whole by the reader's
+// old rule, nothing now).
+func everyOutputLevel() []byte {
+	var b bytes.Buffer
+	for i, cmd := range []string{`ls -la`, `echo \"done\"`, `git commit -m wip`, `git status`} {
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"a%d","timestamp":"2026-05-07T09:00:0%d.000Z","sessionId":"s1","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"%s"}}]}}`+"\n", i, i, i, cmd)
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","timestamp":"2026-05-07T09:00:0%d.500Z","sessionId":"s1","message":{"role":"user","content":[{"tool_use_id":"toolu_%d","type":"tool_result","content":"[main abc1234] wip\\n 1 file changed, output of %d"}]}}`+"\n", i, i, i, i)
+	}
+	return b.Bytes()
 }
 
 // TestShellOutputSeesQuotedGit: a command that commits through quoting

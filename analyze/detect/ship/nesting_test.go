@@ -331,6 +331,20 @@ func TestRealCommandsAreParsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The shapes of the corpus's long commands, so the bound is tested
+	// without it too: a commit message from a heredoc, a chain of steps.
+	for _, cmd := range []string{
+		"git add -A && git commit -m \"$(cat <<'EOF'\nfix(parser): keep the tail of a torn line\n\nThe reader dropped the last row when the file ended without a newline;\nit now keeps it and reports the file as torn.\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\" && git push origin HEAD",
+		"cd /work/repo && npm ci --no-audit --no-fund && npm run build -- --mode production && npm test -- --runInBand --coverage=false && (grep -rn \"TODO\" src || true) | head -n 50 && for f in dist/*.js; do gzip -9 -c \"$f\" | wc -c; done && echo done",
+	} {
+		commands++
+		if len(cmd) > maxNesting {
+			long++
+		}
+		if b := nestingBound(cmd, maxNesting); b > maxNesting {
+			t.Errorf("%.80q… (%d bytes): bound %d", cmd, len(cmd), b)
+		}
+	}
 	if commands == 0 || long == 0 {
 		t.Fatalf("%d commands, %d longer than %d bytes: nothing tested", commands, long, maxNesting)
 	}
