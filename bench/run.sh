@@ -157,6 +157,19 @@ for c in scan check; do
 	echo "RATIO $c jobs1 / two processes = $rc (this machine's ceiling for 2 workers); jobs2 reaches $(ratio "$r" "$rc") of it"
 done
 if [ "$cpus" != "?" ] && [ "$cpus" -lt 2 ]; then echo "  (only $cpus CPU: two workers cannot run at once here)"; fi
+# What two cores give work that shares nothing, by kind: a loop that
+# touches no memory, and copying the fleet's bytes from the page cache.
+# On a machine whose page faults and copies do not run in parallel (a
+# paravirtualised guest) the second is far below 2 and bounds the first
+# ratio above (docs/performance.md, Page faults, TLB flushes and the heap
+# reserve).
+spin="awk 'BEGIN { for (i = 0; i < 20000000; i++) x += i }'"
+s1=$(timed sh -c "$spin")
+s2=$(timed sh -c "$spin & $spin; wait")
+echo "RATIO machine: a loop, one vs two at once = $(ratio "$(awk -v a="$(echo "$s1" | field wall)" 'BEGIN { print 2 * a }')" "$(echo "$s2" | field wall)") (2 when the cores are free)"
+c1=$(timed sh -c "find '$WORK/fleet-small' -name '*.jsonl' -print0 | xargs -0 wc -l >/dev/null")
+c2=$(timed sh -c "find '$WORK/fleet-small.half1' -name '*.jsonl' -print0 | xargs -0 wc -l >/dev/null & find '$WORK/fleet-small.half2' -name '*.jsonl' -print0 | xargs -0 wc -l >/dev/null; wait")
+echo "RATIO machine: wc -l of the fleet, whole vs two halves at once = $(ratio "$(echo "$c1" | field wall)" "$(echo "$c2" | field wall)") (reading from the page cache)"
 cat_fleet=$(baseline "$WORK/fleet-small" cat)
 t=$(timed "$WORK/pmcheck" scan --jobs 2 "$WORK/fleet-small")
 echo "cat ($FLEET_SMALL):     $cat_fleet"
