@@ -227,3 +227,22 @@ func residentBytes(t *testing.T) uint64 {
 	}
 	return resident * uint64(os.Getpagesize())
 }
+
+// The room is GOGC's up to the knee and grows by half past it, without a
+// step at the knee.
+func TestHeapRoom(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct{ live, want uint64 }{
+		{0, 4 * mib},
+		{3 * mib, 4 * mib},
+		{20 * mib, 20 * mib},
+		{roomKnee, roomKnee},
+		{roomKnee + 2*mib, roomKnee + mib},
+		{110 * mib, roomKnee + 23*mib},
+		{300 * mib, roomKnee + 118*mib},
+	} {
+		if got := heapRoom(c.live); got != c.want {
+			t.Errorf("heapRoom(%d MiB) = %.1f MiB, want %.1f", c.live/mib, mb(got), mb(c.want))
+		}
+	}
+}
