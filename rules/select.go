@@ -47,6 +47,12 @@ type Options struct {
 	Severity []string
 }
 
+// DefaultsOnly reports whether the options select the embedded default pack
+// unchanged: no rule files, nothing disabled or re-levelled.
+func (o Options) DefaultsOnly() bool {
+	return len(o.Files) == 0 && len(o.Disable) == 0 && len(o.Severity) == 0
+}
+
 // Build loads the pack the options describe: the defaults or the given files,
 // then disables and re-levels rules by id. Unknown ids are errors, so a typo
 // in a flag cannot silently keep a rule on.

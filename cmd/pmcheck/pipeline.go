@@ -14,8 +14,12 @@ import (
 // settings (and the flags that override them), evaluate the rules. check and
 // `rules test` both run it, so a rule test sees exactly what check reports.
 type pipeline struct {
-	Pack *rules.Pack
-	Load analyze.Options
+	// Rules returns the pack the runs are evaluated with: the first run
+	// analysed waits for it, so the inputs are read while it is built.
+	// Settings are its detector settings, which reading needs at once.
+	Rules    func() (*rules.Pack, error)
+	Settings rules.Settings
+	Load     analyze.Options
 	// PublishTools and DeployLabels override the rule file's settings when
 	// set; Git is the branch under check (nil: no git join).
 	PublishTools []string
@@ -143,7 +147,11 @@ func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOption
 	// The run is not read below: what the rules and the report need of it
 	// is in facts, r and m, so the model can be collected while the rules
 	// run (a journal of 200,000 attempts: 100 MB).
-	m.findings, m.err = rules.Evaluate(p.Pack, facts)
+	if pack, err := p.Rules(); err != nil {
+		m.err = err
+	} else {
+		m.findings, m.err = rules.Evaluate(pack, facts)
+	}
 	if !p.DropFacts {
 		rf := report.NewRunFacts(facts[0])
 		r.Facts = &rf
@@ -158,7 +166,7 @@ func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOption
 // detectOptions: the rule file's settings configure the detectors; flags
 // override them.
 func (p pipeline) detectOptions() analyze.DetectOptions {
-	set := p.Pack.Settings
+	set := p.Settings
 	dopts := analyze.DetectOptions{
 		PublishTools: set.PublishTools,
 		DeployLabels: set.DeployLabels,

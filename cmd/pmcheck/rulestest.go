@@ -172,7 +172,7 @@ func (c *RulesTestCmd) runCase(env *Env, file string, lopts analyze.Options) rep
 			return fail(err)
 		}
 	}
-	ev, err := pipeline{Pack: pack, Load: lopts}.run(env, []string{run})
+	ev, err := pipeline{Rules: func() (*rules.Pack, error) { return pack, nil }, Settings: pack.Settings, Load: lopts}.run(env, []string{run})
 	if err != nil {
 		return fail(err)
 	}
