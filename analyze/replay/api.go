@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
@@ -132,21 +133,29 @@ func Session(run *model.Run, cfg Config) []model.WatchdogFact {
 		// no need to copy the main transcript's whole staircase for it.
 		origin = run.Main.FirstTime.UTC()
 	}
-	var events []WatchdogEvent
+	var agents []*model.SubagentCall
 	seen := map[*model.Transcript]bool{}
 	for _, sc := range run.Subagents {
 		if sc.Child == nil || seen[sc.Child] || model.CopiedCall(sc) {
 			continue
 		}
 		seen[sc.Child] = true
-		s := streamOf(sc.Child, agentName(sc.AgentID, sc.Description), sc.ToolUseID, 0)
-		o := origin
-		if o.IsZero() {
-			o = s.File.First()
-		}
-		events = append(events, progressWatch(s, o, cfg.Watchdogs)...)
-		events = append(events, harnessEvents(s, cfg.Watchdogs)...)
+		agents = append(agents, sc)
 	}
+	replayAgents := func(agents []*model.SubagentCall) []WatchdogEvent {
+		var events []WatchdogEvent
+		for _, sc := range agents {
+			s := streamOf(sc.Child, agentName(sc.AgentID, sc.Description), sc.ToolUseID, 0)
+			o := origin
+			if o.IsZero() {
+				o = s.File.First()
+			}
+			events = append(events, progressWatch(s, o, cfg.Watchdogs)...)
+			events = append(events, harnessEvents(s, cfg.Watchdogs)...)
+		}
+		return events
+	}
+	events := replayHalves(agents, replayAgents, len(agents) >= splitAgents)
 	sortEvents(events)
 	facts := make([]model.WatchdogFact, 0, len(events))
 	for _, e := range events {
@@ -154,6 +163,30 @@ func Session(run *model.Run, cfg Config) []model.WatchdogFact {
 	}
 	return facts
 }
+
+// replayHalves is replay(agents), in two halves at once when split: each
+// subagent's stream is replayed on its own, and the halves' events are
+// joined in order, as one loop makes them.
+func replayHalves(agents []*model.SubagentCall, replay func([]*model.SubagentCall) []WatchdogEvent, split bool) []WatchdogEvent {
+	var events []WatchdogEvent
+	if half := len(agents) / 2; split && half > 0 {
+		var second []WatchdogEvent
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			second = replay(agents[half:])
+		}()
+		events = replay(agents[:half])
+		wg.Wait()
+		return append(events, second...)
+	}
+	return replay(agents)
+}
+
+// splitAgents is the number of subagents from which a session's replay
+// runs in two halves at once (about 60 µs a subagent: 16 are a millisecond).
+var splitAgents = 16
 
 func agentName(id, fallback string) string {
 	if canonicalAgentID(id) {
