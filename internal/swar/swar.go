@@ -22,7 +22,9 @@ const (
 func Stops(w uint64) uint64 {
 	q := w ^ ('"' * Lo8)
 	b := w ^ ('\\' * Lo8)
-	return ((q-Lo8)&^q | (b-Lo8)&^b | (w-0x20*Lo8)&^w) & Hi8
+	// q and b have w's high bits (the quote and the backslash are below
+	// 0x80), so one &^ w stands for the three haszero masks.
+	return ((q - Lo8) | (b - Lo8) | (w - 0x20*Lo8)) &^ w & Hi8
 }
 
 // Control flags each control character (< 0x20). Only the lowest flag is

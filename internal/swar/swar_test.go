@@ -52,3 +52,28 @@ func TestFlagsAreTheBytesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// Stops shares one &^ w among its three masks; it is bit for bit the OR of
+// the three haszero masks it stands for, each cleared by its own word.
+func TestStopsIsItsThreeMasks(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 1 << 20 {
+		w := r.Uint64()
+		if r.IntN(2) == 0 { // plenty of quotes, backslashes and controls
+			for i := range 8 {
+				switch r.IntN(4) {
+				case 0:
+					w = w&^(0xff<<(8*i)) | '"'<<(8*i)
+				case 1:
+					w = w&^(0xff<<(8*i)) | '\\'<<(8*i)
+				case 2:
+					w = w&^(0xff<<(8*i)) | uint64(r.IntN(0x20))<<(8*i)
+				}
+			}
+		}
+		q, b := w^('"'*Lo8), w^('\\'*Lo8)
+		if want := ((q-Lo8)&^q | (b-Lo8)&^b | (w-0x20*Lo8)&^w) & Hi8; Stops(w) != want {
+			t.Fatalf("Stops(%#016x) = %#016x, the three masks %#016x", w, Stops(w), want)
+		}
+	}
+}
