@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -68,14 +67,18 @@ func Each[T any](paths []string, opts Options, fn func(run *model.Run, input int
 	}
 	s.close()
 	// The loader's indexes (tens of MB for a fleet: every path, the agent
-	// files, the sidecars) are garbage now. Collected and given back before
-	// the caller renders its report, they do not add to what rendering
-	// allocates: a fleet's peak memory stays the streaming's. A few runs'
-	// indexes are small and their report too, and the forced collection
-	// and release cost 4-7 ms (a tenth of checking a 47 MB session): only
-	// fleets pay it.
+	// files, the sidecars) are garbage now. Collected before the caller
+	// renders its report, they do not add to what rendering allocates: the
+	// collector reuses their memory, and a fleet's peak memory stays the
+	// streaming's. It is not given back to the OS (debug.FreeOSMemory, as
+	// before): that lowered no peak, and on a paravirtualised machine the
+	// release (every page unmapped, the other core's TLB flushed) and the
+	// faults of rendering into the same memory again cost 0.1 s of a
+	// 20,000-session check (docs/performance.md). A few runs' indexes are
+	// small and their report too, and the forced collection costs a few
+	// milliseconds: only fleets pay it.
 	if len(s.keys) >= freeAfterRuns {
-		debug.FreeOSMemory()
+		runtime.GC()
 	}
 	for len(out) < len(s.keys) {
 		var zero T

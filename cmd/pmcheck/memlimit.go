@@ -68,8 +68,8 @@ type tuner struct {
 const maxExtraGCs = 24
 
 // gcSample is what the runtime says after a collection: the heap it
-// marked live and the collections forced so far (runtime.GC,
-// debug.FreeOSMemory: they say nothing of the pace and are not counted).
+// marked live and the collections forced so far (runtime.GC, as after a
+// fleet's load: they say nothing of the pace and are not counted).
 type gcSample struct {
 	live, forced uint64
 }
