@@ -140,8 +140,8 @@ func setMemoryLimitWith(after func(func())) {
 // collections, so it returned about 3 MiB a second in 64 KiB pieces, and
 // each return (an madvise that unmaps pages) stops the other core to flush
 // its TLB. A fleet of 1,000 sessions on two workers spent 8-12 % more CPU
-// and 6-10 % more wall time with it (docs/performance.md, The heap
-// reserve).
+// and 6-10 % more wall time with it (docs/performance.md, Page faults,
+// TLB flushes and the heap reserve).
 //
 // The reserve is one pointer-free allocation of reserveSize that nothing
 // reads or writes. The runtime counts it as heap in use (so the free share
