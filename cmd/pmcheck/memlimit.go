@@ -217,8 +217,8 @@ func heapRoom(live uint64) uint64 {
 const roomKnee = 64 << 20
 
 // percentFor is the GOGC percent that makes marked bytes grow to goal,
-// rounded to the nearest (an error of at most half a percent of marked,
-// 0.3 MiB with the reserve).
+// rounded to the nearest (an error of at most half a percent of marked:
+// 0.2 MiB with the reserve and a small heap).
 func percentFor(marked, goal uint64) int {
 	if marked == 0 {
 		marked = 1
