@@ -17,10 +17,7 @@ import (
 // to the threshold where it has fewer. Run with -race, this also shows the
 // replay and the detectors write nothing they share.
 func TestSessionReplayBesideDetectorsIsSerial(t *testing.T) {
-	roots := []string{filepath.Join("..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"))
 	checked := 0
 	for _, root := range roots {
 		res, err := Load([]string{root}, Options{})

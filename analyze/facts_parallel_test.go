@@ -14,10 +14,7 @@ import (
 // PMCHECK_CORPUS) the corpus. Run with -race, it also shows the detectors
 // and replays share nothing they write.
 func TestFactsInParallelAreSerial(t *testing.T) {
-	roots := []string{filepath.Join("..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"))
 	for _, root := range roots {
 		res, err := analyze.Load([]string{root}, analyze.Options{})
 		if err != nil {

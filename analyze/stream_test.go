@@ -36,10 +36,7 @@ func eachRunOf(r *analyze.Run) eachRun {
 // and, with PMCHECK_CORPUS, the corpus. Run with -race, it also shows the
 // readers, the linker and the analysis share nothing they write.
 func TestEachIsLoadWhateverJobs(t *testing.T) {
-	roots := []string{filepath.Join("..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"))
 	for _, root := range roots {
 		res, err := analyze.Load([]string{root}, analyze.Options{Jobs: 1})
 		if err != nil {

@@ -64,10 +64,7 @@ func withCommands(t *testing.T, name string, commands []string) string {
 // -c), ship under deploy labels, span lines, fail to parse, and are
 // computed at run time.
 func shellRoots(t *testing.T) []string {
-	roots := []string{fixtures}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := testcorpus.With(t, fixtures)
 	for _, commands := range [][]string{
 		{"git config alias.sp 'push origin'", "git sp", "gh pr edit 7 --add-label ship-it", "git -c alias.p=push p origin main"},
 		{"git config --global alias.ci '!git commit -am wip && git push'", "cd repo && git ci", "git st", "git lfs push --all"},

@@ -19,10 +19,7 @@ import (
 // is skipped as already seen) up to twice the threshold. Run with -race,
 // it also shows the halves share nothing they write.
 func TestSessionReplayInHalvesIsOneLoop(t *testing.T) {
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := testcorpus.With(t, filepath.Join("..", "..", "fixtures", "runs"))
 	checked, facts := 0, 0
 	for _, root := range roots {
 		res, err := analyze.Load([]string{root}, analyze.Options{})

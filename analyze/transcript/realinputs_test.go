@@ -15,11 +15,7 @@ import (
 // realRoots are the folders of real transcripts the differential tests
 // read: the fixtures and, with PMCHECK_CORPUS, the corpus.
 func realRoots(t testing.TB) []string {
-	roots := []string{filepath.Join("..", "..", "fixtures", "runs")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
-	return roots
+	return testcorpus.With(t, filepath.Join("..", "..", "fixtures", "runs"))
 }
 
 // eachTranscript calls fn with the path and the bytes of every .jsonl file

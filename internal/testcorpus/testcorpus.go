@@ -63,3 +63,15 @@ func ModuleRoot() (string, error) {
 		}
 	}
 }
+
+// With returns dirs followed by the corpus folder when PMCHECK_CORPUS is
+// set: the roots of a test that reads the fixtures, and the corpus too
+// when it is there.
+func With(t testing.TB, dirs ...string) []string {
+	t.Helper()
+	roots := append([]string(nil), dirs...)
+	if dir := Dir(t); dir != "" {
+		roots = append(roots, dir)
+	}
+	return roots
+}

@@ -293,10 +293,7 @@ func TestLongLegitimateLinesAreParsed(t *testing.T) {
 // corpus (PMCHECK_CORPUS) is within the bound, so each is classified as
 // before.
 func TestRealCommandsAreParsed(t *testing.T) {
-	roots := []string{filepath.Join("..", "..", "..", "fixtures")}
-	if dir := testcorpus.Dir(t); dir != "" {
-		roots = append(roots, dir)
-	}
+	roots := testcorpus.With(t, filepath.Join("..", "..", "..", "fixtures"))
 	commands, long := 0, 0
 	for _, root := range roots {
 		err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
