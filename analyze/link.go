@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -521,9 +522,12 @@ func (l *loader) orphanRuns() {
 
 // sidecarIndex maps a sidecar's toolUseId to the agent transcripts it
 // describes. Sidecars are read once per root for it, in parallel (a fleet
-// has one per subagent, and this runs on the linking goroutine), and only
-// their toolUseIds are kept: an agent transcript's own sidecar is read
-// again with it (sidecarMeta).
+// has one per subagent, and this runs on the linking goroutine). Their
+// bytes are kept, within sidecarKeepBytes, until their agent transcripts
+// are read (sidecarMeta parses them again): a fleet's sidecars were opened
+// and read twice, and those system calls were a quarter of all it made.
+// The bytes, not the parsed Meta: a hundred bytes instead of three hundred,
+// so that a fleet of 100,000 sessions keeps them all in 9 MiB.
 func (l *loader) sidecarIndex() map[string][]string {
 	if l.metaByToolUse != nil {
 		return l.metaByToolUse
@@ -534,7 +538,10 @@ func (l *loader) sidecarIndex() map[string][]string {
 		files = append(files, f)
 	}
 	sort.Strings(files)
+	store := &sidecarStore{files: files, data: make([][]byte, len(files))}
 	ids := make([]string, len(files))
+	var left atomic.Int64
+	left.Store(sidecarKeepBytes)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(l.jobs(), len(files)) {
@@ -542,7 +549,13 @@ func (l *loader) sidecarIndex() map[string][]string {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				ids[i] = l.sidecarMeta(files[i]).ToolUseID
+				meta := layout.MetaOf(files[i])
+				data, problem := readSidecarBytes(l.abs(meta))
+				m := parseMeta(data, problem, l.show(meta))
+				ids[i] = m.ToolUseID
+				if problem == "" && left.Add(-int64(len(data))) >= 0 {
+					store.data[i] = bytes.Clone(data)
+				}
 			}
 		}()
 	}
@@ -552,7 +565,40 @@ func (l *loader) sidecarIndex() map[string][]string {
 			l.metaByToolUse[ids[i]] = append(l.metaByToolUse[ids[i]], f)
 		}
 	}
+	l.sidecars.Store(store)
 	return l.metaByToolUse
+}
+
+// sidecarKeepBytes bounds the sidecar bytes sidecarIndex keeps; the others
+// are read again with their transcripts. (A variable so that a test can
+// turn keeping off.)
+var sidecarKeepBytes int64 = 16 << 20
+
+// sidecarStore holds the bytes of the sidecars sidecarIndex read, by agent
+// transcript, each until it is taken (sidecarMeta), so that those taken are
+// freed as the runs are linked.
+type sidecarStore struct {
+	files []string // the agent transcripts, sorted; data[i] is files[i]'s sidecar
+	mu    sync.Mutex
+	data  [][]byte
+}
+
+// take returns the bytes kept of the agent transcript rel's sidecar and
+// forgets them; nil when none are kept (never read, a problem, over the
+// budget, or taken).
+func (s *sidecarStore) take(rel string) []byte {
+	if s == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearch(s.files, rel)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data := s.data[i]
+	s.data[i] = nil
+	return data
 }
 
 func (l *loader) abs(rel string) string {
@@ -572,27 +618,40 @@ func capText(s string) string {
 const maxSidecar = 1 << 20
 
 func readMeta(p, file string) *model.Meta {
-	m := &model.Meta{File: file}
+	data, problem := readSidecarBytes(p)
+	return parseMeta(data, problem, file)
+}
+
+// readSidecarBytes reads the sidecar at p; problem says why it could not
+// be read (then data is nil).
+func readSidecarBytes(p string) (data []byte, problem string) {
 	// Sidecars are a few hundred bytes. The size is checked on the open
 	// file before anything is read, and at most the cap is read, so a huge
 	// (or growing) sidecar costs nothing; a named pipe is refused unopened.
-	f, st, err := jsonl.OpenRegularInfo(p)
+	f, size, err := jsonl.OpenRead(p)
 	if err != nil {
-		m.Problem = "cannot be read: " + readReason(err)
-		return m
+		return nil, "cannot be read: " + readReason(err)
 	}
 	defer f.Close()
-	if st.Size() > maxSidecar {
-		m.Problem = "larger than 1 MiB; ignored"
-		return m
+	if size > maxSidecar {
+		return nil, "larger than 1 MiB; ignored"
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSidecar+1))
+	data, err = io.ReadAll(io.LimitReader(f, maxSidecar+1))
 	if err != nil {
-		m.Problem = "cannot be read: " + readReason(err)
-		return m
+		return nil, "cannot be read: " + readReason(err)
 	}
 	if len(data) > maxSidecar {
-		m.Problem = "larger than 1 MiB; ignored"
+		return nil, "larger than 1 MiB; ignored"
+	}
+	return data, ""
+}
+
+// parseMeta is the sidecar file that readSidecarBytes read as data, or
+// could not read (problem).
+func parseMeta(data []byte, problem, file string) *model.Meta {
+	m := &model.Meta{File: file}
+	if problem != "" {
+		m.Problem = problem
 		return m
 	}
 	var raw struct {

@@ -189,8 +189,10 @@ type loader struct {
 	ahead   map[string]readAhead
 	agents  *agentIndex
 	claimed map[string]bool // agent files that belong to a run
-	// metaByToolUse is filled on first use by sidecarIndex.
+	// metaByToolUse is filled on first use by sidecarIndex, and sidecars
+	// with the sidecars it read (readers take them from other goroutines).
 	metaByToolUse map[string][]string
+	sidecars      atomic.Pointer[sidecarStore]
 	// notes indexes each transcript's notifications once (link.go).
 	notes map[*model.Transcript]*notificationIndex
 
@@ -368,8 +370,11 @@ func (l *loader) load(tgt target) {
 // sidecarMeta reads the sidecar of an agent transcript (it has one: rel is
 // a key of inv.Metas). Safe for concurrent use.
 func (l *loader) sidecarMeta(rel string) *model.Meta {
-	m := layout.MetaOf(rel)
-	return readMeta(l.abs(m), l.show(m))
+	meta := layout.MetaOf(rel)
+	if data := l.sidecars.Load().take(rel); data != nil {
+		return parseMeta(data, "", l.show(meta))
+	}
+	return readMeta(l.abs(meta), l.show(meta))
 }
 
 // displayRoot is the prefix evidence paths carry: the root as given when it is

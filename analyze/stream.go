@@ -658,7 +658,7 @@ func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
 // (Variables so that a test can turn keeping off.)
 var (
 	firstKeepMax   int64 = 16 << 10
-	firstKeepBytes int64 = 48 << 20
+	firstKeepBytes int64 = 32 << 20
 )
 
 // firstUUIDKeep is firstUUID that, when keep is set and the file is small

@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
+	"github.com/pmcheck/pmcheck/fixtures/gen"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
@@ -254,4 +257,107 @@ func TestSmallSessionsAreOpenedOnce(t *testing.T) {
 	if kept != len(inv.Sessions)-1 {
 		t.Fatalf("%d sessions' bytes kept, want %d", kept, len(inv.Sessions)-1)
 	}
+}
+
+// TestKeptSidecarsChangeNothing: a load that keeps the sidecars the
+// toolUseId index read, for their agent transcripts' readings, gives the
+// runs, facts and problems of one that reads each sidecar again: on the
+// fixtures, the corpus, a generated fleet, and one whose sidecars include a
+// broken one, an empty one and one over the size cap.
+func TestKeptSidecarsChangeNothing(t *testing.T) {
+	fleet := t.TempDir()
+	if err := gen.WriteScale(fleet, 40); err != nil {
+		t.Fatal(err)
+	}
+	bad := t.TempDir()
+	if err := gen.WriteScale(bad, 8); err != nil {
+		t.Fatal(err)
+	}
+	metas := sidecarsUnder(t, bad)
+	if len(metas) < 3 {
+		t.Fatalf("%d sidecars in the generated fleet; want 3 or more", len(metas))
+	}
+	for i, content := range []string{"{not json", "", strings.Repeat(" ", maxSidecar+1)} {
+		if err := os.WriteFile(metas[i], []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"), fleet, bad)
+	loadsAgree(t, &sidecarKeepBytes, "sidecars are kept", roots, func(root string, res *Result) {})
+}
+
+// TestSidecarsAreReadOnce: the sidecars the toolUseId index read are
+// handed to their agent transcripts' readings, once each: with the files
+// gone after the index was built, each reads as its file did, and a second
+// reading finds the file gone. Past sidecarKeepBytes, the rest are read
+// from their files.
+func TestSidecarsAreReadOnce(t *testing.T) {
+	root := t.TempDir()
+	if err := gen.WriteScale(root, 30); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := discover.Walk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Metas) < 10 {
+		t.Fatalf("%d sidecars; want 10 or more", len(inv.Metas))
+	}
+	var agents []string
+	for rel := range inv.Metas {
+		agents = append(agents, rel)
+	}
+	slices.Sort(agents)
+	l := &loader{root: root, inv: inv, opts: Options{Jobs: 2}}
+	want := map[string]*model.Meta{}
+	for _, rel := range agents {
+		want[rel] = l.sidecarMeta(rel) // nothing kept yet: read from the file
+	}
+	sidecars := sidecarsUnder(t, root)
+	st, err := os.Stat(sidecars[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := sidecarKeepBytes
+	defer func() { sidecarKeepBytes = on }()
+	sidecarKeepBytes = st.Size() * 5 // about five kept (the fleet's sidecars are much alike)
+	l.sidecarIndex()
+	for _, p := range sidecars {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := 0
+	for _, rel := range agents {
+		got := l.sidecarMeta(rel)
+		if got.Problem == "" {
+			kept++
+			if !reflect.DeepEqual(got, want[rel]) {
+				t.Fatalf("%s: kept sidecar %+v; want %+v", rel, got, want[rel])
+			}
+		}
+		if again := l.sidecarMeta(rel); again.Problem == "" {
+			t.Fatalf("%s: a sidecar was handed out twice", rel)
+		}
+	}
+	if kept < 4 || kept > 5 {
+		t.Fatalf("%d sidecars kept within the budget of five; want 4 or 5", kept)
+	}
+}
+
+// sidecarsUnder lists the .meta.json files under root, sorted.
+func sidecarsUnder(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".meta.json") {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
 }
