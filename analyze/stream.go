@@ -302,6 +302,9 @@ func (l *loader) stream() {
 	l.kept, l.keptSet = map[string]readAhead{}, map[string]bool{}
 	l.keepLeft.Store(keepBytes)
 	l.firsts, firsts = l.firstUUIDs()
+	if afterFirstRows != nil {
+		afterFirstRows(l)
+	}
 	l.suspects = sharedFirsts(firsts) // resume.go
 	l.later = make([]bool, len(sessions))
 	l.groupBeside() // parallel.go
@@ -309,6 +312,9 @@ func (l *loader) stream() {
 	pf := l.prefetch(len(sessions), l.sessionFiles, l.readSessionFile, true)
 	for k, s := range sessions {
 		l.ahead = pf.next()
+		if pf == nil {
+			l.ahead = l.readKept(k, s)
+		}
 		l.key = problemKey{0, k}
 		t := l.transcript(s)
 		if t != nil {
@@ -422,6 +428,22 @@ func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 	}
 	return l.readFrom(rel, opts, data)
 }
+
+// readKept is what the linker reads ahead of session k when nothing is
+// read ahead (one job): its session file, when the first-row pass kept its
+// bytes, read from them as a reader ahead would (readSessionFile); nil
+// otherwise. Before, one job opened and read the file again and the kept
+// bytes stayed unread until every session was linked: 32 MiB held through
+// a fleet's whole check, for nothing.
+func (l *loader) readKept(k int, rel string) map[string]readAhead {
+	if l.firstData == nil || l.firstData[k] == nil {
+		return nil
+	}
+	return map[string]readAhead{rel: l.readSessionFile(k, 0, rel)}
+}
+
+// afterFirstRows, when set (by tests), runs once the first-row pass is done.
+var afterFirstRows func(l *loader)
 
 // runFiles are the files a session's run reads: the session, its own
 // subagent transcripts and the legacy agent files beside it that carry its

@@ -361,3 +361,53 @@ func sidecarsUnder(t *testing.T, root string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestKeptFirstBytesAreReadWhateverJobs: with one job as with two, a
+// session file whose bytes the first-row pass kept is read from them and
+// not opened again: with those files gone after the pass, a generated fleet
+// loads as it did with them (one job opened them again, and held the bytes
+// unread until every session was linked).
+func TestKeptFirstBytesAreReadWhateverJobs(t *testing.T) {
+	type run struct {
+		Path  string
+		Stats Stats
+		Facts RunFacts
+	}
+	load := func(root string, jobs int) ([]run, *Result) {
+		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
+			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs, res
+	}
+	defer func(max int64) { firstKeepMax = max }(firstKeepMax)
+	firstKeepMax = 1 << 20 // every generated session kept, not the few under 16 KiB
+	for _, jobs := range []int{1, 2} {
+		root := t.TempDir()
+		if err := gen.WriteScale(root, 30); err != nil {
+			t.Fatal(err)
+		}
+		want, wantRes := load(root, jobs)
+		removed := 0
+		afterFirstRows = func(l *loader) {
+			for k, rel := range l.inv.Sessions {
+				if l.firstData[k] != nil {
+					if err := os.Remove(filepath.Join(root, rel)); err != nil {
+						t.Fatal(err)
+					}
+					removed++
+				}
+			}
+		}
+		got, gotRes := load(root, jobs)
+		afterFirstRows = nil
+		if removed < 20 {
+			t.Fatalf("%d jobs: %d session files kept by the first-row pass; want 20 or more", jobs, removed)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotRes, wantRes) {
+			t.Fatalf("%d jobs: with the kept session files gone, the load differs: %q", jobs, gotRes.CheckErrors())
+		}
+	}
+}
