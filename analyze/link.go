@@ -569,6 +569,17 @@ func (l *loader) sidecarIndex() map[string][]string {
 	return l.metaByToolUse
 }
 
+// sidecarsFirst builds the sidecar index before any transcript is read,
+// when the root has sidecars: the readers then take the sidecars it kept.
+// Built on first use instead (the first spawn linked), it came after the
+// readers had read ahead, and each of their sidecars was read twice: all
+// 64 of a session with 64 subagents.
+func (l *loader) sidecarsFirst() {
+	if len(l.inv.Metas) > 0 {
+		l.sidecarIndex()
+	}
+}
+
 // sidecarKeepBytes bounds the sidecar bytes sidecarIndex keeps; the others
 // are read again with their transcripts. (A variable so that a test can
 // turn keeping off.)

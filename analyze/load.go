@@ -359,6 +359,7 @@ func (l *loader) load(tgt target) {
 		l.stream() // stream.go
 		return
 	}
+	l.sidecarsFirst()
 	l.readAhead(l.willRead(tgt))
 	if tgt.workflow != "" {
 		l.workflowRun(tgt.workflow)

@@ -302,11 +302,12 @@ func (l *loader) stream() {
 	l.kept, l.keptSet = map[string]readAhead{}, map[string]bool{}
 	l.keepLeft.Store(keepBytes)
 	l.firsts, firsts = l.firstUUIDs()
-	if afterFirstRows != nil {
-		afterFirstRows(l)
-	}
 	l.suspects = sharedFirsts(firsts) // resume.go
 	l.later = make([]bool, len(sessions))
+	l.sidecarsFirst() // link.go
+	if afterFirstPasses != nil {
+		afterFirstPasses(l)
+	}
 	l.groupBeside() // parallel.go
 	l.slots = make([]int, len(sessions))
 	pf := l.prefetch(len(sessions), l.sessionFiles, l.readSessionFile, true)
@@ -442,8 +443,9 @@ func (l *loader) readKept(k int, rel string) map[string]readAhead {
 	return map[string]readAhead{rel: l.readSessionFile(k, 0, rel)}
 }
 
-// afterFirstRows, when set (by tests), runs once the first-row pass is done.
-var afterFirstRows func(l *loader)
+// afterFirstPasses, when set (by tests), runs once the first-row pass and
+// the sidecar index are done, before any transcript is read whole.
+var afterFirstPasses func(l *loader)
 
 // runFiles are the files a session's run reads: the session, its own
 // subagent transcripts and the legacy agent files beside it that carry its

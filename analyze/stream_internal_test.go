@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 	"github.com/pmcheck/pmcheck/fixtures/gen"
@@ -362,12 +363,14 @@ func sidecarsUnder(t *testing.T, root string) []string {
 	return out
 }
 
-// TestKeptFirstBytesAreReadWhateverJobs: with one job as with two, a
-// session file whose bytes the first-row pass kept is read from them and
-// not opened again: with those files gone after the pass, a generated fleet
-// loads as it did with them (one job opened them again, and held the bytes
-// unread until every session was linked).
-func TestKeptFirstBytesAreReadWhateverJobs(t *testing.T) {
+// TestKeptBytesAreReadWhateverJobs: with one job as with two, a session
+// file whose bytes the first-row pass kept, and a sidecar whose bytes the
+// sidecar index kept, are read from those bytes and not opened again: with
+// those files gone after the two passes, a generated fleet loads as it did
+// with them. (One job opened the session files again, and held their bytes
+// unread until every session was linked; the index, built at the first
+// spawn linked, came after the readers had read the first sidecars.)
+func TestKeptBytesAreReadWhateverJobs(t *testing.T) {
 	type run struct {
 		Path  string
 		Stats Stats
@@ -390,24 +393,36 @@ func TestKeptFirstBytesAreReadWhateverJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, wantRes := load(root, jobs)
-		removed := 0
-		afterFirstRows = func(l *loader) {
+		sessions, sidecars := 0, 0
+		afterFirstPasses = func(l *loader) {
 			for k, rel := range l.inv.Sessions {
 				if l.firstData[k] != nil {
 					if err := os.Remove(filepath.Join(root, rel)); err != nil {
 						t.Fatal(err)
 					}
-					removed++
+					sessions++
+				}
+			}
+			store := l.sidecars.Load()
+			if store == nil {
+				t.Fatalf("%d jobs: no sidecar index before the transcripts are read", jobs)
+			}
+			for i, rel := range store.files {
+				if store.data[i] != nil {
+					if err := os.Remove(filepath.Join(root, layout.MetaOf(rel))); err != nil {
+						t.Fatal(err)
+					}
+					sidecars++
 				}
 			}
 		}
 		got, gotRes := load(root, jobs)
-		afterFirstRows = nil
-		if removed < 20 {
-			t.Fatalf("%d jobs: %d session files kept by the first-row pass; want 20 or more", jobs, removed)
+		afterFirstPasses = nil
+		if sessions < 20 || sidecars < 10 {
+			t.Fatalf("%d jobs: %d session files and %d sidecars kept; want 20 and 10 or more", jobs, sessions, sidecars)
 		}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotRes, wantRes) {
-			t.Fatalf("%d jobs: with the kept session files gone, the load differs: %q", jobs, gotRes.CheckErrors())
+			t.Fatalf("%d jobs: with the kept files gone, the load differs: %q", jobs, gotRes.CheckErrors())
 		}
 	}
 }
