@@ -154,10 +154,14 @@ func escapedByte(command string, i int) (byte, int, bool) {
 			v, n = digits(command[i+1:], 16, 8)
 			i++
 		case c >= '0' && c <= '7':
+			// Three octal digits can pass \377: the shell keeps the low
+			// byte ($'\551' is i; FuzzOutputOf found it), as echo -e does
+			// with the three after its \0.
 			v, n = digits(command[i:], 8, 3)
+			v &= 0xff
 			if c == '0' {
-				if e, m := digits(command[i+1:], 8, 3); m > 0 && e < 0x80 && strings.IndexByte(named, byte(e)) >= 0 {
-					v, n = e, m
+				if e, m := digits(command[i+1:], 8, 3); m > 0 && e&0xff < 0x80 && strings.IndexByte(named, byte(e)) >= 0 {
+					v, n = e&0xff, m
 					i++
 				}
 			}

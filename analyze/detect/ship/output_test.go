@@ -68,6 +68,11 @@ var outputCases = []struct {
 	{`$'\147\151\164' commit -m x`, OutputHead},
 	{`printf '\x67it commit -m x' | sh`, OutputHead},
 	{`echo -e '\0147it commit -m x' | sh`, OutputHead},
+	// Octal past \377 keeps its low byte, in the shell as in printf and
+	// echo -e: \551 is i.
+	{`$'\147\551\164' commit -m x`, OutputHead},
+	{`printf '\147\551t commit -m x' | sh`, OutputHead},
+	{`echo -e 'g\0551t commit -m x' | sh`, OutputHead},
 	{`printf '%s%s' gi 't commit -m x' | sh`, OutputHead},
 	{`printf '\x5cx67it commit'`, OutputHead}, // a backslash decoded, then git: more than needed
 	// Escapes of no letter of git: a sliver.
