@@ -542,24 +542,14 @@ func (l *loader) sidecarIndex() map[string][]string {
 	ids := make([]string, len(files))
 	var left atomic.Int64
 	left.Store(sidecarKeepBytes)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(l.jobs(), len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				meta := layout.MetaOf(files[i])
-				data, problem := readSidecarBytes(l.abs(meta))
-				m := parseMeta(data, problem, l.show(meta))
-				ids[i] = m.ToolUseID
-				if problem == "" && left.Add(-int64(len(data))) >= 0 {
-					store.data[i] = bytes.Clone(data)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	l.parallel(len(files), func(i int) { // parallel.go
+		meta := layout.MetaOf(files[i])
+		data, problem := readSidecarBytes(l.abs(meta))
+		ids[i] = parseMeta(data, problem, l.show(meta)).ToolUseID
+		if problem == "" && left.Add(-int64(len(data))) >= 0 {
+			store.data[i] = bytes.Clone(data)
+		}
+	})
 	for i, f := range files {
 		if ids[i] != "" && !layout.InWorkflowRun(f) {
 			l.metaByToolUse[ids[i]] = append(l.metaByToolUse[ids[i]], f)
