@@ -176,22 +176,11 @@ func TestKeptFirstBytesChangeNothing(t *testing.T) {
 // keeping.
 func loadsAgree(t *testing.T, keep *int64, what string, roots []string, check func(root string, res *Result)) {
 	t.Helper()
-	type run struct {
-		Path  string
-		Stats Stats
-		Facts RunFacts
-	}
 	on := *keep
-	load := func(root string, k int64, jobs int) ([]run, *Result) {
+	load := func(root string, k int64, jobs int) ([]loadedRun, *Result) {
 		defer func() { *keep = on }()
 		*keep = k
-		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
-			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return runs, res
+		return loadRuns(t, root, jobs)
 	}
 	for _, root := range roots {
 		for _, jobs := range []int{1, 2} {
@@ -206,6 +195,25 @@ func loadsAgree(t *testing.T, keep *int64, what string, roots []string, check fu
 			}
 		}
 	}
+}
+
+// loadedRun is what the load tests compare of each run.
+type loadedRun struct {
+	Path  string
+	Stats Stats
+	Facts RunFacts
+}
+
+// loadRuns loads root with Each and the given jobs.
+func loadRuns(t *testing.T, root string, jobs int) ([]loadedRun, *Result) {
+	t.Helper()
+	res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) loadedRun {
+		return loadedRun{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs, res
 }
 
 // TestSmallSessionsAreOpenedOnce (issue 12): the first-row pass keeps the
@@ -371,20 +379,6 @@ func sidecarsUnder(t *testing.T, root string) []string {
 // unread until every session was linked; the index, built at the first
 // spawn linked, came after the readers had read the first sidecars.)
 func TestKeptBytesAreReadWhateverJobs(t *testing.T) {
-	type run struct {
-		Path  string
-		Stats Stats
-		Facts RunFacts
-	}
-	load := func(root string, jobs int) ([]run, *Result) {
-		res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) run {
-			return run{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return runs, res
-	}
 	defer func(max int64) { firstKeepMax = max }(firstKeepMax)
 	firstKeepMax = 1 << 20 // every generated session kept, not the few under 16 KiB
 	for _, jobs := range []int{1, 2} {
@@ -392,7 +386,7 @@ func TestKeptBytesAreReadWhateverJobs(t *testing.T) {
 		if err := gen.WriteScale(root, 30); err != nil {
 			t.Fatal(err)
 		}
-		want, wantRes := load(root, jobs)
+		want, wantRes := loadRuns(t, root, jobs)
 		sessions, sidecars := 0, 0
 		afterFirstPasses = func(l *loader) {
 			for k, rel := range l.inv.Sessions {
@@ -416,7 +410,7 @@ func TestKeptBytesAreReadWhateverJobs(t *testing.T) {
 				}
 			}
 		}
-		got, gotRes := load(root, jobs)
+		got, gotRes := loadRuns(t, root, jobs)
 		afterFirstPasses = nil
 		if sessions < 20 || sidecars < 10 {
 			t.Fatalf("%d jobs: %d session files and %d sidecars kept; want 20 and 10 or more", jobs, sessions, sidecars)
