@@ -150,7 +150,9 @@ func readPayload(r io.Reader, event string) (payload, error) {
 		c, ok := in["command"]
 		switch {
 		case ok:
-			if err := json.Unmarshal(c, &p.Command); err != nil {
+			// null decodes into a string without an error, as "": a
+			// command the gate cannot read is never an empty command.
+			if err := json.Unmarshal(c, &p.Command); err != nil || bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
 				p.Unclassified = `the hook input's "tool_input.command" is not a string`
 			}
 		case p.ToolName == "Bash":

@@ -193,3 +193,29 @@ func TestHostileDeeplyNestedCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileNullCommandAsks (issue 29, item 18): a command of null decoded
+// as the empty command and was allowed without a word, while an array asked.
+// Every command the gate cannot read as a string is treated as a ship action:
+// it asks while work is outstanding, and says why on stderr.
+func TestHostileNullCommandAsks(t *testing.T) {
+	killed := writeTranscript(t, agentCall("toolu_k", "Refactor billing"), killedResult("toolu_k"))
+	for _, c := range []map[string]any{
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": nil}},
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": []any{"git", "push"}}},
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": map[string]any{}}},
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": false}},
+		{"tool_name": "mcp__github__merge_pull_request", "tool_input": map[string]any{"command": nil}},
+	} {
+		c["transcript_path"] = killed
+		r := PreToolUse(input(c), Config{})
+		if d, _ := decision(t, r); d != "ask" || !strings.Contains(r.Stderr, `"tool_input.command" is not a string`) {
+			t.Errorf("%v: decision %q, stderr %q; want ask with the reason on stderr", c["tool_input"], d, r.Stderr)
+		}
+	}
+	// A readable empty command is no ship action.
+	r := PreToolUse(input(map[string]any{"transcript_path": killed, "tool_name": "Bash", "tool_input": map[string]any{"command": ""}}), Config{})
+	if d, _ := decision(t, r); d != "" || r.Stderr != "" {
+		t.Errorf("empty command: decision %q, stderr %q; want allowed silently", d, r.Stderr)
+	}
+}
