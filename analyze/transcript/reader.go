@@ -127,6 +127,8 @@ const markProbe = "v1 outstanding="
 // markRow is what marksInRow reads of a row that holds the probe.
 type markRow struct {
 	Type    string `json:"type"`
+	IsMeta  bool   `json:"isMeta"`
+	Version string `json:"version"`
 	Message *struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -142,12 +144,14 @@ type markRow struct {
 // where the resume gate writes them. The gate is a SessionStart hook whose
 // additionalContext ends in the mark, and Claude Code records that context
 // as a hook_additional_context attachment (from about 2.1.90) or, before,
-// as a <system-reminder> text part of a user row that starts
-// "SessionStart[:matcher] hook additional context:". A mark anywhere else
-// (an assistant's text, a tool result, a task-notification, the raw stdout
-// copy in a hook_success attachment) is text an agent could have written
-// or a second copy, and is not read: a forged mark could otherwise disarm
-// the gate's window and hide a killed subagent.
+// as a user row of its own (isMeta) whose whole string content is one
+// <system-reminder> starting "SessionStart[:matcher] hook additional
+// context:" (hookReminder). A mark anywhere else (an assistant's text, a
+// tool result, a task-notification, a reminder inside a longer text part
+// such as a skill or command body, the raw stdout copy in a hook_success
+// attachment) is text an agent could have written or a second copy, and is
+// not read: a forged mark could otherwise disarm the gate's window and hide
+// a killed subagent.
 //
 // Values are matched decoded, so marks stored JSON-escaped (committed
 // fixtures escape the bracket, as they do the partial-output notice, so
@@ -172,14 +176,64 @@ func marksInRow(data []byte) [][2]string {
 		for _, s := range stringsOf(a.Content) {
 			find(s)
 		}
-	case r.Type == "user" && r.Message != nil:
-		for _, part := range textParts(r.Message.Content) {
-			for _, body := range sessionStartReminders(part) {
-				find(body)
-			}
+	case r.Type == "user" && r.Message != nil && r.IsMeta && reminderEra(r.Version):
+		var content string
+		if json.Unmarshal(r.Message.Content, &content) != nil {
+			return nil // a text block is a prompt, a skill or a command body
+		}
+		if body, ok := hookReminder(content); ok {
+			find(body)
 		}
 	}
 	return out
+}
+
+// lastReminderEra is the first CLI version that records hook context as
+// attachments: from it on, a hook's context never arrives as a user row
+// (corpus: reminder rows at 2.1.39, hook progress rows up to 2.1.76,
+// hook_additional_context attachments from 2.1.96; the boundary is taken
+// at about 2.1.90, where the attachments are documented to begin).
+var lastReminderEra = [3]int{2, 1, 90}
+
+// reminderEra reports whether a row's CLI version predates hook attachments.
+// A row without a readable version is not of that era: Claude Code writes
+// the version on every conversation row, so a row without one was not
+// written by the CLI that would have carried the hook's context this way.
+func reminderEra(version string) bool {
+	v, ok := parseVersion(version)
+	if !ok {
+		return false
+	}
+	for i := range v {
+		if v[i] != lastReminderEra[i] {
+			return v[i] < lastReminderEra[i]
+		}
+	}
+	return false
+}
+
+// parseVersion reads "MAJOR.MINOR.PATCH" (anything after the patch number,
+// such as "-beta.1", is ignored).
+func parseVersion(s string) ([3]int, bool) {
+	var v [3]int
+	for i := range v {
+		n, digits := 0, 0
+		for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' && digits < 6 {
+			n = n*10 + int(s[digits]-'0')
+			digits++
+		}
+		if digits == 0 {
+			return v, false
+		}
+		v[i], s = n, s[digits:]
+		if i < 2 {
+			if s == "" || s[0] != '.' {
+				return v, false
+			}
+			s = s[1:]
+		}
+	}
+	return v, true
 }
 
 // isSessionStart: the hook event is SessionStart (by its event, or its name
@@ -204,64 +258,35 @@ func stringsOf(raw json.RawMessage) []string {
 	return nil
 }
 
-// textParts reads a message content's own text: the string, or the text
-// blocks of an array (never a tool_result's content).
-func textParts(raw json.RawMessage) []string {
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return []string{one}
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
-		return nil
-	}
-	var out []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			out = append(out, b.Text)
-		}
-	}
-	return out
-}
-
 const (
 	reminderOpen  = "<system-reminder>"
 	reminderClose = "</system-reminder>"
 )
 
-// sessionStartReminders returns the bodies of the <system-reminder> elements
-// of a user text part that carry a SessionStart hook's additional context.
-// A part that holds a task-notification is an agent's report, whatever tags
-// it contains, and has none.
-func sessionStartReminders(part string) []string {
-	if strings.Contains(part, notificationOpen) || strings.Contains(part, agentNotificationOpen) {
-		return nil
+// hookReminder returns the body of a user row's content when the content is,
+// whole and alone, the <system-reminder> Claude Code wraps a SessionStart
+// hook's additional context in: "<system-reminder>\n" + "SessionStart[:matcher]
+// hook additional context: " + the context + "\n</system-reminder>", with
+// no other reminder inside. Anything around it, or a second reminder, makes
+// it text (a skill or a command body can hold the tags).
+func hookReminder(content string) (string, bool) {
+	body, ok := strings.CutPrefix(content, reminderOpen+"\n")
+	if !ok {
+		return "", false
 	}
-	var out []string
-	for {
-		i := strings.Index(part, reminderOpen)
-		if i < 0 {
-			return out
-		}
-		part = part[i+len(reminderOpen):]
-		body := part
-		if j := strings.Index(body, reminderClose); j >= 0 {
-			body, part = body[:j], body[j+len(reminderClose):]
-		} else {
-			part = ""
-		}
-		head := strings.TrimLeft(body, " \t\r\n")
-		first := head
-		if k := strings.IndexByte(first, '\n'); k >= 0 {
-			first = first[:k]
-		}
-		if strings.HasPrefix(head, "SessionStart") && strings.Contains(first, " hook additional context:") {
-			out = append(out, body)
-		}
+	if body, ok = strings.CutSuffix(body, "\n"+reminderClose); !ok {
+		return "", false
 	}
+	if strings.Contains(body, reminderOpen) || strings.Contains(body, reminderClose) ||
+		strings.Contains(body, notificationOpen) || strings.Contains(body, agentNotificationOpen) {
+		return "", false
+	}
+	first, _, _ := strings.Cut(body, "\n")
+	event, _, ok := strings.Cut(first, " hook additional context:")
+	if !ok || !isSessionStart("", event) {
+		return "", false
+	}
+	return body, true
 }
 
 var agentIDLineRE = lazyre.New(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
