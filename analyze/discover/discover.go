@@ -24,7 +24,7 @@ import (
 // to the root.
 type Inventory struct {
 	// Sessions are candidate main transcripts (*.jsonl that are neither
-	// agent-*.jsonl nor journal.jsonl nor inside a subagents/ directory).
+	// agent-*.jsonl nor journal.jsonl, wherever they lie).
 	Sessions []string
 	// WorkflowDirs are directories that hold a journal.jsonl.
 	WorkflowDirs []string
@@ -212,9 +212,14 @@ func (f *walkFound) visit(root, realRoot string) fs.WalkDirFunc {
 		case layout.IsMetaName(name):
 			f.metas[rel] = true
 		case layout.IsTranscriptName(name):
+			// Only agent-<id>.jsonl is a subagent, wherever it lies; every
+			// other transcript is a session candidate, inside a subagents/
+			// folder too: Claude Code writes nothing else there, so a
+			// session there was put there, and a folder name must not
+			// hide it from the check.
 			if id := layout.AgentIDFromName(name); id != "" {
 				inv.AgentFiles[id] = append(inv.AgentFiles[id], rel)
-			} else if !layout.UnderSubagents(rel) {
+			} else {
 				inv.Sessions = append(inv.Sessions, rel)
 			}
 		}

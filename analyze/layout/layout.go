@@ -60,17 +60,6 @@ func SessionIDOf(session string) string { return Stem(path.Base(session)) }
 // SessionOfStem is the session transcript of a stem (the inverse of Stem).
 func SessionOfStem(stem string) string { return stem + transcript }
 
-// UnderSubagents reports whether a path lies in some session's subagents
-// folder (at any depth): such a transcript is never a session of its own.
-func UnderSubagents(rel string) bool {
-	for _, part := range strings.Split(path.Dir(rel), "/") {
-		if part == subagents {
-			return true
-		}
-	}
-	return false
-}
-
 // InWorkflowRun reports whether an agent transcript belongs to a Workflow
 // run directory (…/workflows/<runId>/…) rather than to a session.
 func InWorkflowRun(rel string) bool {

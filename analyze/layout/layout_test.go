@@ -46,9 +46,6 @@ func TestShapes(t *testing.T) {
 			t.Errorf("OwnerFolder(%s) = %s, want %s", f, got, want)
 		}
 	}
-	if !UnderSubagents("p/s1/subagents/x/y.jsonl") || UnderSubagents("p/s1.jsonl") {
-		t.Error("UnderSubagents")
-	}
 	if !InWorkflowRun("p/s1/subagents/workflows/wf_1/agent-a.jsonl") || InWorkflowRun("p/s1/subagents/agent-a.jsonl") {
 		t.Error("InWorkflowRun")
 	}

@@ -510,3 +510,34 @@ func TestTrustForgedSegmentMarkDoesNotHideAKill(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustSessionInsideASubagentsFolder (issue 29, item 8): a session
+// transcript put in any folder named subagents/ was neither read nor
+// reported, so a killed subagent in it passed the check. Only agent-<id>.jsonl
+// is a subagent; any other transcript, wherever it lies, is a session.
+func TestTrustSessionInsideASubagentsFolder(t *testing.T) {
+	killed := readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl")
+	for _, where := range []string{
+		"notes/subagents/40000000-0000-4000-8000-000000000001.jsonl",
+		"10000000-0000-4000-8000-000000000001/subagents/40000000-0000-4000-8000-000000000001.jsonl",
+		"10000000-0000-4000-8000-000000000001/subagents/workflows/wf_x/40000000-0000-4000-8000-000000000001.jsonl",
+		"subagents/session.jsonl",
+	} {
+		root := filepath.Join(t.TempDir(), "runs")
+		copyTree(t, fixture("session-sync-and-async"), root)
+		writeFile(t, filepath.Join(root, filepath.FromSlash(where)), killed)
+		rep, r := checkJSON(t, "--fail-level", "warning", root)
+		if r.code != ExitFindings {
+			t.Errorf("%s: exit %d, want %d (the session's killed subagent)", where, r.code, ExitFindings)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			for _, ev := range f.Evidence {
+				found = found || f.RuleID == "killed-subagent-unreviewed" && strings.HasSuffix(ev.File, where)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no killed-subagent-unreviewed finding in that file; findings %+v", where, rep.Findings)
+		}
+	}
+}
