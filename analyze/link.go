@@ -371,6 +371,35 @@ func (l *loader) requireRunDir(wl *model.WorkflowLaunch) {
 		wl.At.File, wl.At.Line, wl.RunID, want))
 }
 
+// requireRunParts fails the check on a Workflow run directory with parts
+// missing that the runtime always writes: agent transcripts beside an empty
+// journal (the journal was lost or cut), and the transcript of an attempt
+// the journal says returned a result (an agent that returned ran, and its
+// transcript was written; one that failed or was stopped may have none,
+// which watch reports as "details unavailable"). A check that passed would
+// claim attempts it could not see.
+func (l *loader) requireRunParts(run *model.Run, jrel string) {
+	j := run.Journal
+	if len(j.Lines) == 0 && j.MalformedCount == 0 && len(run.Agents) > 0 {
+		l.addUntrusted(fmt.Sprintf("%s: the journal is empty, but the run directory holds %d agent transcript(s): the journal was lost or cut, so their attempts cannot be checked; restore the journal or remove the run from the input",
+			l.show(jrel), len(run.Agents)))
+	}
+	var first *model.Attempt
+	missing := 0
+	for _, a := range run.Attempts {
+		if a.ClosedBy == model.OutcomeCompleted && a.Transcript == nil && discover.ValidID(a.AgentID) {
+			if first == nil {
+				first = a
+			}
+			missing++
+		}
+	}
+	if first != nil {
+		l.addUntrusted(fmt.Sprintf("%s:%d: the journal says agent %s returned a result, but agent-%s.jsonl is not in the run directory (%d finished agent(s) without a transcript): a finished agent's transcript was removed, so its work cannot be checked; give the whole run directory or remove the run from the input",
+			l.show(jrel), first.Closed.Line, first.AgentID, first.AgentID, missing))
+	}
+}
+
 // workflowRun builds the run of one Workflow run directory.
 func (l *loader) workflowRun(dir string) {
 	runID := layout.RunID(dir)
@@ -437,6 +466,7 @@ func (l *loader) workflowRun(dir string) {
 			problems++
 		}
 	}
+	l.requireRunParts(run, jrel)
 	run.Problems = slices.Grow(run.Problems, problems)
 	for _, a := range run.Attempts {
 		switch {

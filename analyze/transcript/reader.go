@@ -289,6 +289,12 @@ func hookReminder(content string) (string, bool) {
 	return body, true
 }
 
+// runIDLine starts the line of a Workflow launch's result text that names
+// its run (corpus: Irrlicht 3-5_workflow-fanout, "Run ID: wf_6ce8adcf-32f").
+const runIDLine = "Run ID: "
+
+var runIDLineRE = lazyre.New(`(?m)^Run ID: (\S+)[ \t\r]*$`)
+
 var agentIDLineRE = lazyre.New(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
 
 type builder struct {
@@ -872,6 +878,15 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		extra.Status, extra.AgentID, in.IsAsync = keep(capID(u.Status)), keep(capID(u.AgentID)), u.IsAsync
 		extra.RunID, extra.TaskID, extra.BackgroundTaskID = keep(capID(u.RunID)), keep(capID(u.TaskID)), keep(capID(u.BackgroundTaskID))
 		in.Interrupted = u.Interrupted
+	}
+	if extra.RunID == "" && b.toolOf(blk.ToolUseID) == "Workflow" && strings.Contains(text, runIDLine) {
+		// A launch's text names its run ("Run ID: wf_…") as toolUseResult
+		// does; without the structured field (an older CLI, a row cut
+		// down), the text still says a run was launched, and a check
+		// must find its run directory or fail.
+		if ms := runIDLineRE().FindAllStringSubmatch(text, -1); len(ms) > 0 {
+			extra.RunID = keep(capID(ms[len(ms)-1][1]))
+		}
 	}
 	if extra != (model.ResultExtra{}) {
 		in.Extra = &extra

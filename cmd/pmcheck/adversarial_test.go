@@ -340,9 +340,25 @@ func TestAdversarialDuplicatedRowsFromAResume(t *testing.T) {
 	}
 }
 
+// TestAdversarialJournalNamesMissingTranscripts: each missing transcript is
+// a problem at the journal's file:line; since the journal says those agents
+// returned a result, their transcripts were there, so the check fails
+// closed (issue 29, item 7) with one line naming the first.
 func TestAdversarialJournalNamesMissingTranscripts(t *testing.T) {
-	rep, _ := checkJSON(t, fixture("adv-journal-missing-transcripts"))
-	missing := rep.problemsWith("is not in the run directory")
+	oneLineError(t, runPM(t, "check", fixture("adv-journal-missing-transcripts")), ExitUsage,
+		"journal.jsonl:5: the journal says agent aw60000000000082 returned a result", "2 finished agent(s) without a transcript")
+	res, err := analyze.Load([]string{fixture("adv-journal-missing-transcripts")}, analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, run := range res.Runs {
+		for _, p := range run.Problems {
+			if strings.Contains(p.Message, "is not in the run directory") {
+				missing = append(missing, p.At.File+":"+strconv.Itoa(p.At.Line)+": "+p.Message)
+			}
+		}
+	}
 	if len(missing) != 2 || !strings.Contains(missing[0], "journal.jsonl:2: journal names agent aw60000000000082") ||
 		!strings.Contains(missing[1], "journal.jsonl:3: journal names agent aw60000000000083") {
 		t.Fatalf("missing transcripts reported as %q", missing)

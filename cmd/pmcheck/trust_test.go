@@ -541,3 +541,43 @@ func TestTrustSessionInsideASubagentsFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustWorkflowRunWithPartsMissing (issue 29, item 7): a Workflow run
+// with parts the runtime always writes taken away passed the check. Each is
+// an input that cannot be judged (exit 2, one line naming what is missing);
+// the whole run still checks clean.
+func TestTrustWorkflowRunWithPartsMissing(t *testing.T) {
+	const runDir = "10000000-0000-4000-8000-000000000003/subagents/workflows/wf_clean0001"
+	clean := func(t *testing.T) string {
+		root := filepath.Join(t.TempDir(), "runs")
+		copyTree(t, fixture("workflow-clean"), root)
+		return root
+	}
+	if r := runPM(t, "check", clean(t)); r.code != ExitOK {
+		t.Fatalf("the whole run: exit %d, want 0: %s", r.code, r.stderr)
+	}
+	t.Run("empty journal beside agent transcripts", func(t *testing.T) {
+		root := clean(t)
+		writeFile(t, filepath.Join(root, runDir, "journal.jsonl"), nil)
+		oneLineError(t, runPM(t, "check", root), ExitUsage, "journal.jsonl", "the journal is empty", "2 agent transcript(s)")
+	})
+	t.Run("agent transcripts deleted", func(t *testing.T) {
+		root := clean(t)
+		for _, id := range []string{"aw00000000000001", "aw00000000000002"} {
+			if err := os.Remove(filepath.Join(root, runDir, "agent-"+id+".jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		oneLineError(t, runPM(t, "check", root), ExitUsage, "journal.jsonl:", "returned a result", "agent-aw00000000000001.jsonl is not in the run directory", "2 finished agent(s)")
+	})
+	t.Run("run id only in the launch's text, run directory missing", func(t *testing.T) {
+		session := readFixture(t, "replay-launch-missing-rundir/30000000-0000-4000-8000-000000000013.jsonl")
+		stripped := bytes.Replace(session, []byte(`"runId":"wf_gone0001",`), nil, 1)
+		if bytes.Equal(stripped, session) {
+			t.Fatal("the fixture's launch has no toolUseResult.runId to take out")
+		}
+		root := filepath.Join(t.TempDir(), "runs")
+		writeFile(t, filepath.Join(root, "30000000-0000-4000-8000-000000000013.jsonl"), stripped)
+		oneLineError(t, runPM(t, "check", root), ExitUsage, "30000000-0000-4000-8000-000000000013.jsonl:2:", "wf_gone0001", "is not in the input")
+	})
+}
