@@ -10,6 +10,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,7 +38,7 @@ func (l *loader) sessionRun(rel string) {
 		return
 	}
 	if why := notTranscript(main); why != "" {
-		l.addSkipped(model.Problem{At: model.Evidence{File: main.File}, Message: why})
+		l.notARun(main, why)
 		return
 	}
 	run := &model.Run{Kind: model.KindSession, ID: main.SessionID, Path: main.File, Main: main}
@@ -114,6 +115,41 @@ func notTranscript(t *model.Transcript) string {
 		return fmt.Sprintf("holds %d JSON rows but none that Claude Code writes (a row type such as user or assistant with a sessionId or uuid); not a session", t.Rows)
 	}
 	return ""
+}
+
+// notARun reports a .jsonl file that is not a transcript: a note when it is
+// JSON Lines of another kind (or empty), an input error when its lines do
+// not decode at all. A session re-encoded as UTF-16, gzipped, written with
+// CR line ends or with a NUL on each line holds no row either, but what it
+// holds may be a run: a check that passed beside it would claim a file it
+// could not read, whatever else is in the folder.
+func (l *loader) notARun(t *model.Transcript, why string) {
+	if bad, ok := undecodable(t); ok {
+		at := t.File
+		if bad.Line > 0 {
+			at += ":" + strconv.Itoa(bad.Line)
+		}
+		l.addError(fmt.Sprintf("%s: does not decode as JSON Lines (%s; %d of its %d non-blank line(s) are not JSON, and no line is a row): a file re-encoded (UTF-16, gzip) or written with CR line ends cannot be checked; convert it to UTF-8 JSON Lines with LF line ends, or remove it from the input",
+			at, bad.Reason, t.Lines-t.Values, t.Lines))
+		return
+	}
+	l.addSkipped(model.Problem{At: model.Evidence{File: t.File}, Message: why})
+}
+
+// undecodable returns the first line of a file without a row that is not
+// even a JSON value (a JSON Lines file of arrays or numbers decodes: it is
+// another kind of file, not a broken one), and whether there is one.
+func undecodable(t *model.Transcript) (model.Malformed, bool) {
+	if t.Rows > 0 || t.Lines == t.Values {
+		return model.Malformed{}, false
+	}
+	for _, m := range t.Malformed {
+		if m.Reason != jsonl.ReasonNotAnObject {
+			return m, true
+		}
+	}
+	// Past the examples kept: the line is not known.
+	return model.Malformed{Reason: "not JSON"}, true
 }
 
 // linkSubagent resolves one Agent/Task call to its agent id and child
@@ -515,7 +551,7 @@ func (l *loader) orphanRuns() {
 				continue
 			}
 			if why := notTranscript(t); why != "" {
-				l.addSkipped(model.Problem{At: model.Evidence{File: t.File}, Message: why})
+				l.notARun(t, why)
 				continue
 			}
 			owner := layout.OwnerFolder(f)

@@ -23,6 +23,10 @@ func MostlyNotJSON(bad, good int) bool { return bad > 0 && bad > good }
 // million junk lines would only cost time.
 func GiveUp(bad, good int) bool { return bad >= JunkMin && MostlyNotJSON(bad, good) }
 
+// ReasonNotAnObject is NotJSONReason's reason for a line that is a JSON
+// value but not an object.
+const ReasonNotAnObject = "not a JSON object"
+
 // NotJSONReason is the reason a malformed line is listed with, for a
 // trimmed, non-empty line that a reader could not read as a JSON object:
 // valid JSON that is not an object (an array, a string, a number), a torn
@@ -32,7 +36,7 @@ func GiveUp(bad, good int) bool { return bad >= JunkMin && MostlyNotJSON(bad, go
 func NotJSONReason(data []byte, torn bool) string {
 	switch {
 	case data[0] != '{' && jsonscan.Valid(data):
-		return "not a JSON object"
+		return ReasonNotAnObject
 	case torn:
 		return "torn final line (not JSON, no newline at end of file)"
 	}

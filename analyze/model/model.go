@@ -337,6 +337,10 @@ type Transcript struct {
 
 	Lines int `json:"lines"` // non-blank lines read
 	Rows  int `json:"rows"`  // lines that decoded to a JSON object
+	// Values counts the lines that are JSON but not an object (an array,
+	// a string, a number): a file of such lines is JSON Lines of another
+	// kind, where a file whose lines are not JSON at all did not decode.
+	Values int `json:"-"`
 	// ClaudeCodeRows counts the rows Claude Code wrote (a known row type with
 	// a sessionId, uuid, leafUuid or messageId); a file with none is not a
 	// transcript.

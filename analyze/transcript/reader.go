@@ -20,6 +20,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/jsonscan"
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
@@ -521,6 +522,9 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	}
 	valid, badUTF8, r := d.valid, d.badUTF8, &d.r
 	if !valid {
+		if data[0] != '{' && jsonscan.Valid(data) {
+			t.Values++
+		}
 		reason := "not JSON"
 		if b.keepsReason() {
 			reason = jsonl.NotJSONReason(data, l.Torn)

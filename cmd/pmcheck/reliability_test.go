@@ -260,7 +260,7 @@ func TestFailClosedExits(t *testing.T) {
 	}{
 		{"no runs in an empty folder", []string{empty}, []string{"no runs found", "--allow-empty"}},
 		{"no runs: only an empty transcript", []string{zero}, []string{"no runs found"}},
-		{"no runs: only lines that are not rows", []string{junk}, []string{"no runs found"}},
+		{"only lines that do not decode", []string{junk}, []string{"s.jsonl:1:", "does not decode as JSON Lines"}},
 		{"path does not exist", []string{filepath.Join(tmp, "missing")}, []string{"no such file or directory"}},
 		{"path is not a transcript", []string{notes}, []string{"notes.txt", "not a .jsonl transcript"}},
 		{"a subagent transcript given alone", []string{fixture("session-sync-and-async/10000000-0000-4000-8000-000000000001/subagents/agent-a1111111111111111.jsonl")}, []string{"subagent transcript"}},

@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -284,11 +285,11 @@ func TestTrustMalformedLinesAreCountedNotKept(t *testing.T) {
 		t.Errorf("malformed %d, problems %+v", rep.Inputs.Malformed, rep.Inputs.Problems)
 	}
 
-	// A little junk alone is no transcript; a lot of it is an input
-	// problem, since what follows it is not read.
+	// A little junk alone does not decode (issue 29, item 6); a lot of it
+	// is an input problem before it is read to its end.
 	writeFile(t, filepath.Join(dir, "padded.jsonl"), junk[:2*9000])
 	r = runPM(t, "check", dir)
-	oneLineError(t, r, ExitUsage, "no runs found")
+	oneLineError(t, r, ExitUsage, "padded.jsonl:1:", "does not decode as JSON Lines")
 	writeFile(t, filepath.Join(dir, "padded.jsonl"), junk)
 	r = runPM(t, "check", dir)
 	oneLineError(t, r, ExitUsage, "padded.jsonl", "10000 of the first 10000 lines", "mostly not JSON")
@@ -580,4 +581,49 @@ func TestTrustWorkflowRunWithPartsMissing(t *testing.T) {
 		writeFile(t, filepath.Join(root, "30000000-0000-4000-8000-000000000013.jsonl"), stripped)
 		oneLineError(t, runPM(t, "check", root), ExitUsage, "30000000-0000-4000-8000-000000000013.jsonl:2:", "wf_gone0001", "is not in the input")
 	})
+}
+
+// TestTrustUndecodableFileBesideACleanSession (issue 29, item 6): a session
+// re-encoded as UTF-16, written with CR-only line ends, gzipped, or with a
+// NUL on each line, beside one clean session, was "skipped: holds no
+// transcript rows" and the check passed. A .jsonl whose lines do not decode
+// is an input problem whatever else is in the folder (exit 2); JSON Lines of
+// another kind stay a note.
+func TestTrustUndecodableFileBesideACleanSession(t *testing.T) {
+	session := readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl")
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range string(session) {
+		utf16 = append(utf16, byte(r), byte(r>>8)) // the fixture is ASCII
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(session)
+	zw.Close()
+	undecodable := map[string][]byte{
+		"UTF-16":           utf16,
+		"CR line ends":     bytes.ReplaceAll(session, []byte("\n"), []byte("\r")),
+		"gzipped":          gz.Bytes(),
+		"NUL on each line": bytes.ReplaceAll(session, []byte("\n"), []byte("\x00\n")),
+	}
+	for name, data := range undecodable {
+		root := filepath.Join(t.TempDir(), "runs")
+		copyTree(t, fixture("session-sync-and-async"), root)
+		writeFile(t, filepath.Join(root, "40000000-0000-4000-8000-000000000001.jsonl"), data)
+		r := runPM(t, "check", root)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "40000000-0000-4000-8000-000000000001.jsonl") || !strings.Contains(r.stderr, "does not decode as JSON Lines") {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming the file", name, r.code, r.stderr)
+		}
+	}
+	for name, data := range map[string]string{
+		"application log": `{"level":"info","msg":"started"}` + "\n" + `{"level":"warn","msg":"slow"}` + "\n",
+		"JSON arrays":     "[1,2]\n\"text\"\n",
+		"empty":           "",
+	} {
+		root := filepath.Join(t.TempDir(), "runs")
+		copyTree(t, fixture("session-sync-and-async"), root)
+		writeFile(t, filepath.Join(root, "other.jsonl"), []byte(data))
+		if r := runPM(t, "check", root); r.code != ExitOK {
+			t.Errorf("%s: exit %d (%s); JSON Lines of another kind beside a session is a note", name, r.code, r.stderr)
+		}
+	}
 }
