@@ -45,6 +45,13 @@ func (l *loader) sessionRun(rel string) {
 	if run.ID == "" {
 		run.ID = layout.SessionIDOf(rel)
 	}
+	if len(main.CopyOf) > 0 {
+		// The resume-copy decision (markResumeCopies) is reported: which
+		// rows this file gave up, and to which file.
+		run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: main.File}, Message: fmt.Sprintf(
+			"%d row(s) are a resume's copies of %s (every row of it is here, with the same content, and this file has more): their Agent/Task calls are facts of that file, not of this one",
+			main.Copied, strings.Join(main.CopyOf, ", "))})
+	}
 	// The session's own subagent transcripts: <sessionId>/subagents/** (not
 	// workflows/, which belong to their runs), and legacy agent-<id>.jsonl
 	// files beside the session that carry its sessionId.

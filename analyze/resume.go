@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
 
@@ -70,7 +71,9 @@ func (l *loader) markResumeCopies() {
 	}
 	// skips[u] are the row hashes unit u's file is read with; unitFiles
 	// sets them, in order, on one goroutine, before the file is read.
+	// skipFrom[u] are the files they are of.
 	skips := make([][]map[uint64]uint64, len(units))
+	skipFrom := make([][]int, len(units))
 	unitFiles := func(u int) []string {
 		j := units[u]
 		if _, ok := originals[j]; ok {
@@ -83,6 +86,7 @@ func (l *loader) markResumeCopies() {
 			for _, i := range originals[j] {
 				if rh := rowHashes(i); rh != nil {
 					skip = append(skip, rh)
+					skipFrom[u] = append(skipFrom[u], i)
 				}
 				if lastUse[i] == j {
 					hashes[i] = nil // j is its last copy
@@ -123,6 +127,31 @@ func (l *loader) markResumeCopies() {
 		if a.panicked != nil {
 			panic(a.panicked)
 		}
+		if a.t != nil && len(skips[u]) > 0 {
+			// Only a file this one contains is its original: the rows it
+			// copied stay with that file, and nothing else is marked.
+			keep := containedOriginals(a.t, skips[u])
+			if len(keep) == 0 && !l.later[l.headIndex[j]] {
+				continue // not a copy: keep the first reading
+			}
+			if len(keep) < len(skips[u]) {
+				sub := make([]map[uint64]uint64, len(keep))
+				for n, x := range keep {
+					sub[n] = skips[u][x]
+				}
+				opts := l.readOptions(rel)
+				opts.Copied = sub
+				if a = l.readFrom(rel, opts, nil); a.panicked != nil {
+					panic(a.panicked)
+				}
+				ahead[rel] = a
+			}
+			if a.t != nil && a.t.Copied > 0 {
+				for _, x := range keep {
+					a.t.CopyOf = append(a.t.CopyOf, l.show(files[skipFrom[u][x]].rel))
+				}
+			}
+		}
 		if a.t != nil {
 			a.t.UUIDs = nil
 		}
@@ -133,6 +162,24 @@ func (l *loader) markResumeCopies() {
 		l.relink(k, rel, ahead) // stream.go
 	}
 	pf.stop()
+}
+
+// containedOriginals returns the positions of the maps of Options.Copied
+// (each an earlier file's row hashes) whose every row t holds, with the
+// same content, while t holds more rows than that file: the files t may be
+// a resume's copy of. A resume replays the whole earlier file and then
+// writes on, so the copy contains its original and never the reverse. That
+// is evidence a copy cannot forge against another file: a file that holds
+// every row of R and more is R's copy, and loses R's rows, while R, which
+// does not hold the added file's extra rows, loses nothing (issue 29).
+func containedOriginals(t *model.Transcript, maps []map[uint64]uint64) []int {
+	var keep []int
+	for i, m := range maps {
+		if i < len(t.CopiedFrom) && t.CopiedFrom[i] == len(m) && t.UUIDRows > len(m) {
+			keep = append(keep, i)
+		}
+	}
+	return keep
 }
 
 // sharedFirsts marks the sessions whose first row uuid (by session, 0 for
@@ -171,8 +218,12 @@ func resumeEarlier(a, b *resumeFile) bool {
 }
 
 // resumeOriginals maps each file that may be a resume's copy to the files it
-// may have copied from: the files earlier than it (resumeEarlier) that hold
-// its first row's uuid, the first maxOriginals of them in the files' order.
+// may have copied from: the files not later than it (resumeEarlier; a copy
+// starts with its original's first row, so both often start at the same
+// instant, and which of the two is the copy is then decided by what each
+// contains, not by its name) that hold its first row's uuid, the first
+// maxOriginals of them in the files' order, never the file itself. Which of
+// them it really copied is decided by containment (containedOriginals).
 //
 // Comparing every file with every file sharing that uuid grows with the
 // square of the files when thousands share one (a folder of identical
@@ -224,7 +275,7 @@ func resumeOriginals(files []resumeFile) map[int][]int {
 		holder     bool
 	}
 	var events []event
-	var lowest []int // the maxOriginals lowest holders seen, ascending
+	var lowest []int // the maxOriginals+1 lowest holders seen, ascending
 	for _, g := range groups {
 		if len(g.holders) == 0 {
 			continue
@@ -236,32 +287,39 @@ func resumeOriginals(files []resumeFile) map[int][]int {
 		for _, i := range g.holders {
 			events = append(events, event{rank[i], i, true})
 		}
-		// A member is answered before the holders of its rank are added:
-		// only strictly earlier files count (a file is never its own
-		// original).
+		// A member is answered after the holders of its rank are added:
+		// files of the same instant are candidates both ways (a file is
+		// never its own original).
 		sort.Slice(events, func(a, b int) bool {
 			x, y := events[a], events[b]
 			if x.rank != y.rank {
 				return x.rank < y.rank
 			}
 			if x.holder != y.holder {
-				return !x.holder
+				return x.holder
 			}
 			return x.file < y.file
 		})
 		lowest = lowest[:0]
 		for _, e := range events {
 			if !e.holder {
-				if len(lowest) > 0 {
-					originals[e.file] = append([]int(nil), lowest...)
+				var orig []int
+				for _, i := range lowest {
+					if i != e.file && len(orig) < maxOriginals {
+						orig = append(orig, i)
+					}
+				}
+				if len(orig) > 0 {
+					originals[e.file] = orig
 				}
 				continue
 			}
-			if len(lowest) == maxOriginals && e.file > lowest[maxOriginals-1] {
+			// One more than maxOriginals: a member may be among them.
+			if len(lowest) == maxOriginals+1 && e.file > lowest[maxOriginals] {
 				continue
 			}
 			k := sort.SearchInts(lowest, e.file)
-			if len(lowest) < maxOriginals {
+			if len(lowest) < maxOriginals+1 {
 				lowest = append(lowest, 0)
 			}
 			copy(lowest[k+1:], lowest[k:])

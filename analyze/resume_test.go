@@ -12,8 +12,8 @@ import (
 )
 
 // naiveResumeOriginals is the pairwise search resumeOriginals replaced: for
-// each file, every file whose first uuid it holds (n² when thousands of
-// files share their uuids). Kept as the reference.
+// each file, every other file not later than it whose first uuid it holds
+// (n² when thousands of files share their uuids). Kept as the reference.
 func naiveResumeOriginals(files []resumeFile) map[int][]int {
 	byFirst := map[uint64][]int{}
 	for j, f := range files {
@@ -25,7 +25,7 @@ func naiveResumeOriginals(files []resumeFile) map[int][]int {
 	for i := range files {
 		for _, h := range files[i].uuids {
 			for _, j := range byFirst[h] {
-				if j != i && resumeEarlier(&files[i], &files[j]) && len(originals[j]) < maxOriginals {
+				if j != i && !resumeEarlier(&files[j], &files[i]) && len(originals[j]) < maxOriginals {
 					originals[j] = append(originals[j], i)
 				}
 			}

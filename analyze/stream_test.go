@@ -97,10 +97,11 @@ func TestEachMarksResumeCopies(t *testing.T) {
 	}
 }
 
-// TestEachMarksResumeCopyFromTheMiddle: a copy whose first row is not its
-// original's first row is linked as the sessions stream by, and handed on
-// again with its copied rows marked once the copies are known; the result
-// is the marked one, whatever the jobs.
+// TestEachMarksResumeCopyFromTheMiddle: a file that replays another from
+// its second row holds only part of it, so it is no copy of it (issue 29:
+// only a file that contains another whole is its copy, and an added file
+// could be cut that way from a real one). It is linked once, as the
+// sessions stream by, with nothing marked, whatever the jobs.
 func TestEachMarksResumeCopyFromTheMiddle(t *testing.T) {
 	dir := t.TempDir()
 	row := func(sid, uuid, ts string) string {
@@ -127,11 +128,11 @@ func TestEachMarksResumeCopyFromTheMiddle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(copied, []int{0, 2}) {
-			t.Fatalf("jobs %d: copied rows per run = %v; want [0 2]", jobs, copied)
+		if !reflect.DeepEqual(copied, []int{0, 0}) {
+			t.Fatalf("jobs %d: copied rows per run = %v; want [0 0]", jobs, copied)
 		}
-		if n := calls.Load(); n != 3 {
-			t.Errorf("jobs %d: fn called %d times; want 3 (the copy twice)", jobs, n)
+		if n := calls.Load(); n != 2 {
+			t.Errorf("jobs %d: fn called %d times; want 2 (each run once)", jobs, n)
 		}
 	}
 }

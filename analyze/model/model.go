@@ -367,6 +367,15 @@ type Transcript struct {
 	// the session (their uuids are that file's): read, but their Agent/Task
 	// calls are the earlier file's (ToolCall.Copied).
 	Copied int `json:"copied,omitempty"`
+	// CopiedFrom counts, for each map of the reader's Options.Copied, the
+	// rows of this file whose uuid and content that map holds: a map whose
+	// every row is here is a file this one contains (markResumeCopies).
+	CopiedFrom []int `json:"-"`
+	// UUIDRows counts the rows with a uuid, each uuid once.
+	UUIDRows int `json:"-"`
+	// CopyOf names the files this one was found to be a resume's copy of
+	// (their rows all here, with more): the loader says so in the run.
+	CopyOf []string `json:"-"`
 	// UUIDs are the hashes of the rows' uuids, sorted (transcript.HashUUID):
 	// how the loader finds rows a resume copied into another file. The
 	// loader drops them once it has compared the files.

@@ -555,15 +555,24 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 			t.Duplicates++
 			return
 		}
+		t.UUIDRows++
 		if t.FirstUUID == 0 {
 			t.FirstUUID = h
 		}
 		if b.rowHashes != nil {
 			b.rowHashes[h] = contentHash(data, r.SessionID)
 		}
-		if want, ok := b.copiedHash(h); ok && contentHash(data, r.SessionID) == want {
-			b.copiedRow = true
-			t.Copied++
+		if want, ok := b.copiedHash(h); ok {
+			c := contentHash(data, r.SessionID)
+			if c == want {
+				b.copiedRow = true
+				t.Copied++
+			}
+			for i, m := range b.copied {
+				if w, ok := m[h]; ok && w == c {
+					t.CopiedFrom[i]++
+				}
+			}
 		}
 	}
 
@@ -956,6 +965,9 @@ func (b *builder) setOptions(opts Options) {
 		b.shell = &b.shellR
 	}
 	b.copied = opts.Copied
+	if len(opts.Copied) > 0 {
+		b.t.CopiedFrom = make([]int, len(opts.Copied))
+	}
 	if opts.RowHashes {
 		b.rowHashes = map[uint64]uint64{}
 	}

@@ -627,3 +627,46 @@ func TestTrustUndecodableFileBesideACleanSession(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustDecoyResumeCopyDoesNotHideAFile (issue 29, item 4): an added
+// session file holding one extra row and then every row of an existing
+// session (plus a fake review) made the existing file a "resume copy": its
+// rows were marked copied and its findings went away (0 errors in 2 runs).
+// Only a file that holds every row of another, and more, is that file's
+// copy; the existing file is not changed and keeps every finding, and the
+// decision taken for a real copy is reported.
+func TestTrustDecoyResumeCopyDoesNotHideAFile(t *testing.T) {
+	const real, decoy = "50000000-0000-4000-8000-000000000001", "50000000-0000-4000-8000-0000000000de"
+	root := filepath.Join(t.TempDir(), "runs")
+	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), root)
+	os.Remove(filepath.Join(root, "expect.yaml"))
+	alone, _ := checkJSON(t, "--fail-level", "none", root)
+	rows := bytes.ReplaceAll(readFixture(t, "rule-unreviewed-killed-subagent-bad/"+real+".jsonl"), []byte(real), []byte(decoy))
+	good := bytes.SplitAfter(readFixture(t, "rule-unreviewed-killed-subagent-good/50000000-0000-4000-8000-000000000002.jsonl"), []byte("\n"))
+	review := bytes.ReplaceAll(bytes.Join(good[4:6], nil), []byte("50000000-0000-4000-8000-000000000002"), []byte(decoy))
+	review = bytes.ReplaceAll(review, []byte(`"uuid":"00000001-0000-4000-8000-00000000000`), []byte(`"uuid":"00000001-0000-4000-8000-00000000099`))
+	extra := `{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"00000001-0000-4000-8000-000000000990","timestamp":"2026-05-08T08:59:00.000Z","sessionId":"` + decoy + `","version":"2.1.143","cwd":"/work/repo","message":{"role":"user","content":"Start."}}` + "\n"
+	writeFile(t, filepath.Join(root, decoy+".jsonl"), append(append([]byte(extra), rows...), review...))
+	rep, _ := checkJSON(t, "--fail-level", "none", root)
+	in := func(r jsonReport, file string) []string {
+		var out []string
+		for _, f := range r.Findings {
+			if len(f.Evidence) > 0 && strings.HasSuffix(f.Evidence[0].File, file) {
+				out = append(out, f.RuleID)
+			}
+		}
+		return out
+	}
+	before, after := in(alone, real+".jsonl"), in(rep, real+".jsonl")
+	if len(before) == 0 || strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Errorf("the unchanged file's findings: %q alone, %q beside the decoy; want the same", before, after)
+	}
+	if ps := rep.problemsWith("resume's copies"); len(ps) != 0 {
+		t.Errorf("a resume copy was reported: %q", ps)
+	}
+	// A real CLI 2.0 resume copy is still found, and the decision is said.
+	copies, _ := checkJSON(t, "--fail-level", "none", fixture("interpret-resume-copied-rows"))
+	if ps := copies.problemsWith("4 row(s) are a resume's copies of"); len(ps) != 1 || !strings.Contains(ps[0], "70000000-0000-4000-8000-000000000007.jsonl") {
+		t.Errorf("the copy's decision is not reported: %q", ps)
+	}
+}
