@@ -52,6 +52,18 @@ type GitBranch = gitjoin.Branch
 // in base..head with their trailers and the paths they change.
 func JoinGit(dir, base, head string) (*GitBranch, error) { return gitjoin.Join(dir, base, head) }
 
+// GitCommit is one commit of the branch under check.
+type GitCommit = gitjoin.Commit
+
+// VerifyOptions say which keys and platform reports verify commits.
+type VerifyOptions = gitjoin.VerifyOptions
+
+// VerifySignatures marks the branch's commits whose signature verifies
+// (gitjoin.VerifySignatures).
+func VerifySignatures(dir string, b *GitBranch, opts VerifyOptions) error {
+	return gitjoin.VerifySignatures(dir, b, opts)
+}
+
 // FormatTime writes a simulated instant as reports and the replay do.
 func FormatTime(t time.Time) string { return clock.Format(t) }
 

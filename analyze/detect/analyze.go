@@ -80,8 +80,9 @@ type ReviewOptions struct {
 	// check: only evidence the agent cannot write itself counts. Review
 	// subagents and review files (which the agent's own transcripts or
 	// branch could hold) do not; a trailer counts only on a commit whose
-	// author and committer e-mail match none of these path.Match patterns
-	// (the agent's git identities). An empty list counts every author.
+	// signature verified (gitjoin.Commit.Verified) and whose author and
+	// committer e-mail match none of these path.Match patterns (the
+	// agent's git identities). An empty list counts every signed author.
 	AgentAuthors []string
 }
 
@@ -380,8 +381,12 @@ func reviewEvidence(a *pass) any {
 	// Commit trailers on the branch under check, in commit order.
 	if a.opts.Git != nil {
 		for _, c := range a.opts.Git.Commits {
-			if strict && agentAuthored(c, ro.AgentAuthors) {
-				continue // the agent could have written this trailer itself
+			if strict && (agentAuthored(c, ro.AgentAuthors) || !c.Verified) {
+				// The agent could have written this trailer itself: an
+				// e-mail is self-asserted, so only a commit whose
+				// signature verifies (gitjoin.VerifySignatures) is
+				// another's.
+				continue
 			}
 			for _, tr := range c.Trailers {
 				if !containsFold(ro.Trailers, tr.Key) {

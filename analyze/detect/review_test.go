@@ -212,7 +212,9 @@ func TestStrictReviewCountsOnlyOthersTrailers(t *testing.T) {
 	trailer := []gitjoin.Trailer{{Key: "Reviewed-Killed-Agent", Value: "toolu_killed01"}}
 	byAgent := gitjoin.Commit{ID: "aaaaaaaa1", AuthorEmail: "agent@bots.example", CommitterEmail: "agent@bots.example", Trailers: trailer}
 	committedByAgent := gitjoin.Commit{ID: "bbbbbbbb2", AuthorEmail: "dev@example.com", CommitterEmail: "agent@bots.example", Trailers: trailer}
-	byHuman := gitjoin.Commit{ID: "cccccccc3", AuthorEmail: "dev@example.com", CommitterEmail: "dev@example.com", Trailers: trailer}
+	byHuman := gitjoin.Commit{ID: "cccccccc3", AuthorEmail: "dev@example.com", CommitterEmail: "dev@example.com", Trailers: trailer, Verified: true}
+	unsigned := gitjoin.Commit{ID: "dddddddd4", AuthorEmail: "dev@example.com", CommitterEmail: "dev@example.com", Trailers: trailer}
+	signedByAgent := gitjoin.Commit{ID: "eeeeeeee5", AuthorEmail: "agent@bots.example", CommitterEmail: "agent@bots.example", Trailers: trailer, Verified: true}
 	strict := ReviewOptions{AgentAuthors: []string{"*@bots.example"}}
 	for _, c := range []struct {
 		name    string
@@ -224,6 +226,8 @@ func TestStrictReviewCountsOnlyOthersTrailers(t *testing.T) {
 		{"strict: a review subagent does not", nil, strict, false},
 		{"strict: the agent's own trailer does not", []gitjoin.Commit{byAgent, committedByAgent}, strict, false},
 		{"strict: a human's trailer does", []gitjoin.Commit{byAgent, byHuman}, strict, true},
+		{"strict: a human's e-mail on an unsigned commit does not", []gitjoin.Commit{unsigned}, strict, false},
+		{"strict: the agent's signed commit does not", []gitjoin.Commit{signedByAgent}, strict, false},
 	} {
 		opts := Options{Review: c.review, Git: &gitjoin.Branch{Name: "feat", Commits: c.commits}}
 		f := Analyze(reviewCase(10, "Review the billing refactor"), opts)

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze"
@@ -30,6 +33,9 @@ type CheckCmd struct {
 	Git  string `name:"git" placeholder:"DIR" help:"Git repository of the branch under check (with --base and --head)."`
 	Base string `name:"base" placeholder:"REV" help:"Base revision of the branch under check."`
 	Head string `name:"head" placeholder:"REV" help:"Head revision of the branch under check."`
+
+	AllowedSigners  string `name:"allowed-signers" placeholder:"FILE" help:"SSH allowed-signers file (git's gpg.ssh.allowedSignersFile) whose keys sign review commits; strict review (review.agent_authors) counts only commits whose signature verifies."`
+	VerifiedCommits string `name:"verified-commits" placeholder:"FILE" help:"Commit ids (one a line) the hosting platform reports as verified, for strict review (the action writes it)."`
 
 	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls count as publish actions; replaces the default list (repeatable)."`
 	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable; default: labels containing 'deploy')."`
@@ -127,6 +133,13 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		if pipe.Git, err = analyze.JoinGit(c.Git, c.Base, c.Head); err != nil {
 			return nil, usageError("%v", err)
 		}
+		if settings.AgentAuthors != nil {
+			if err := c.verifySignatures(pipe.Git); err != nil {
+				return nil, err
+			}
+		}
+	} else if c.AllowedSigners != "" || c.VerifiedCommits != "" {
+		return nil, usageError("--allowed-signers and --verified-commits verify the commits of the branch under check: give --git, --base and --head too")
 	}
 	ev, runErr := pipe.run(env, paths)
 	pack, err := packOf()
@@ -277,4 +290,43 @@ func joinPaths(paths []string) string {
 		return paths[0]
 	}
 	return fmt.Sprintf("%s and %d more", paths[0], len(paths)-1)
+}
+
+// verifySignatures marks the branch's commits that carry trailers and whose
+// signature verifies (or that the platform reports verified): strict review
+// counts trailers only there, since an author or committer e-mail is
+// whatever the agent told git.
+func (c *CheckCmd) verifySignatures(b *analyze.GitBranch) error {
+	opts := analyze.VerifyOptions{AllowedSigners: c.AllowedSigners, Only: func(cm analyze.GitCommit) bool { return len(cm.Trailers) > 0 }}
+	if c.AllowedSigners != "" {
+		if st, err := os.Stat(c.AllowedSigners); err != nil || !st.Mode().IsRegular() {
+			return usageError("--allowed-signers %s: not a readable file; give the SSH allowed-signers file of the keys that sign reviews", c.AllowedSigners)
+		}
+		abs, err := filepath.Abs(c.AllowedSigners) // git runs in the repository
+		if err != nil {
+			return usageError("--allowed-signers %s: %v", c.AllowedSigners, err)
+		}
+		opts.AllowedSigners = abs
+	}
+	if c.VerifiedCommits != "" {
+		data, err := os.ReadFile(c.VerifiedCommits)
+		if err != nil {
+			return usageError("--verified-commits %s: cannot be read (%v)", c.VerifiedCommits, err)
+		}
+		opts.Platform = map[string]bool{}
+		for n, line := range strings.Split(string(data), "\n") {
+			id := strings.ToLower(strings.TrimSpace(line))
+			if id == "" {
+				continue
+			}
+			if len(id) < 7 || strings.Trim(id, "0123456789abcdef") != "" {
+				return usageError("%s:%d: %q is not a commit id; the file lists full commit ids, one a line", c.VerifiedCommits, n+1, id)
+			}
+			opts.Platform[id] = true
+		}
+	}
+	if err := analyze.VerifySignatures(c.Git, b, opts); err != nil {
+		return usageError("%v", err)
+	}
+	return nil
 }

@@ -33,6 +33,56 @@ type Commit struct {
 	Trailers       []Trailer `json:"trailers,omitempty"`
 	// Paths the commit changes (empty for merge commits).
 	Paths []string `json:"paths,omitempty"`
+	// Verified is set by VerifySignatures: the commit's signature verifies
+	// with a key the workflow provides, or the platform reports it
+	// verified. An e-mail is self-asserted; a signature is not.
+	Verified bool `json:"verified,omitempty"`
+}
+
+// VerifyOptions say which keys and reports VerifySignatures trusts.
+type VerifyOptions struct {
+	// AllowedSigners is an SSH allowed-signers file (git's
+	// gpg.ssh.allowedSignersFile) for SSH signatures; OpenPGP signatures
+	// verify against the GnuPG keyring of the environment (GNUPGHOME).
+	AllowedSigners string
+	// Platform holds the ids of commits the hosting platform reports as
+	// verified (GitHub's commit verification, gathered by the action).
+	Platform map[string]bool
+	// Only, when set, limits the commits looked at (git runs once per
+	// commit): the others stay unverified.
+	Only func(Commit) bool
+}
+
+// VerifySignatures sets Commit.Verified on the branch's commits: a commit
+// the platform reports verified, or whose signature `git verify-commit`
+// accepts (exit 0: a good signature by a key the allowed-signers file or the
+// keyring holds; git's default gpg.minTrustLevel). A commit without a
+// signature, with a bad one, or by an unknown key is not verified. Only an
+// error running git at all is returned.
+func VerifySignatures(dir string, b *Branch, opts VerifyOptions) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("git join: cannot verify signatures: %v", err)
+	}
+	var pre []string
+	if opts.AllowedSigners != "" {
+		pre = []string{"-c", "gpg.ssh.allowedSignersFile=" + opts.AllowedSigners}
+	}
+	for i := range b.Commits {
+		c := &b.Commits[i]
+		if opts.Only != nil && !opts.Only(*c) {
+			continue
+		}
+		if opts.Platform[strings.ToLower(c.ID)] {
+			c.Verified = true
+			continue
+		}
+		if strings.HasPrefix(c.ID, "-") {
+			continue
+		}
+		_, err := git(dir, append(pre, "verify-commit", c.ID)...)
+		c.Verified = err == nil
+	}
+	return nil
 }
 
 // Branch is the branch under check.
@@ -167,7 +217,11 @@ func git(dir string, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git join: git %s failed in %s: %s", args[0], dir, msg)
+		verb := args[0]
+		for i := 0; i+2 < len(args) && args[i] == "-c"; i += 2 {
+			verb = args[i+2]
+		}
+		return "", fmt.Errorf("git join: git %s failed in %s: %s", verb, dir, msg)
 	}
 	return stdout.String(), nil
 }
