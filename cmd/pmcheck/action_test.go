@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ type actionFile struct {
 // runCheckStep runs the action's check step in workspace with the given
 // inputs and a pmcheck stub that exits with code. It returns the step's
 // exit code, what it wrote to GITHUB_OUTPUT, and the stub's arguments.
-func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code int) (int, map[string]string, []string) {
+func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code int, extraEnv ...string) (int, map[string]string, []string) {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found")
@@ -66,6 +67,7 @@ func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code
 			continue
 		}
 		env := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + output, "GITHUB_WORKSPACE=" + workspace, "RUNNER_TEMP=" + tmp}
+		env = append(env, extraEnv...) // a later entry wins
 		for k, v := range step.Env {
 			m := expr.FindStringSubmatch(v)
 			switch {
@@ -148,5 +150,46 @@ func TestActionTakesPolicyFromTheBaseBranch(t *testing.T) {
 	_, _, args = runCheckStep(t, ws, map[string]string{"paths": "runs"}, 0)
 	if strings.Contains(strings.Join(args, " "), "--policy-from") {
 		t.Errorf("--policy-from given without the input: %q", args)
+	}
+}
+
+// TestActionPassesThePlatformsVerifiedCommits (issue 29, item 5): on a pull
+// request, the action asks GitHub which of its commits it reports as
+// verified and passes them to strict review (--verified-commits); on
+// another event, or with verified-commits: off, it does not ask. gh is a
+// stub that prints one verified commit id.
+func TestActionPassesThePlatformsVerifiedCommits(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq not found")
+	}
+	ws := t.TempDir()
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "gh-calls")
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	writeFile(t, filepath.Join(bin, "gh"), []byte("#!/bin/sh\nprintf '%s\\n' \"$*\" >> "+calls+"\necho "+sha+"\n"))
+	if err := os.Chmod(filepath.Join(bin, "gh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	event := filepath.Join(bin, "event.json")
+	writeFile(t, event, []byte(`{"pull_request":{"number":7}}`))
+	env := []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "GITHUB_EVENT_PATH=" + event, "GITHUB_REPOSITORY=acme/web"}
+	_, _, args := runCheckStep(t, ws, map[string]string{"paths": "runs", "args": "--git . --base origin/main --head HEAD"}, 0, env...)
+	i := slices.Index(args, "--verified-commits")
+	if i < 0 || i+1 >= len(args) {
+		t.Fatalf("pmcheck was run without --verified-commits: %q", args)
+	}
+	if data, err := os.ReadFile(args[i+1]); err != nil || strings.TrimSpace(string(data)) != sha {
+		t.Errorf("the verified-commits file holds %q (%v), want the id gh printed", data, err)
+	}
+	if got, _ := os.ReadFile(calls); !strings.Contains(string(got), "repos/acme/web/pulls/7/commits") {
+		t.Errorf("gh was asked %q", got)
+	}
+	if _, _, args := runCheckStep(t, ws, map[string]string{"paths": "runs", "verified-commits": "off"}, 0, env...); slices.Contains(args, "--verified-commits") {
+		t.Errorf("turned off: --verified-commits passed: %q", args)
+	}
+	push := filepath.Join(bin, "push.json")
+	writeFile(t, push, []byte(`{"ref":"refs/heads/main"}`))
+	if _, _, args := runCheckStep(t, ws, map[string]string{"paths": "runs"}, 0, append(env, "GITHUB_EVENT_PATH="+push)...); slices.Contains(args, "--verified-commits") {
+		t.Errorf("a push event: --verified-commits passed: %q", args)
 	}
 }

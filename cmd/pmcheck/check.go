@@ -35,7 +35,7 @@ type CheckCmd struct {
 	Head string `name:"head" placeholder:"REV" help:"Head revision of the branch under check."`
 
 	AllowedSigners  string `name:"allowed-signers" placeholder:"FILE" help:"SSH allowed-signers file (git's gpg.ssh.allowedSignersFile) whose keys sign review commits; strict review (review.agent_authors) counts only commits whose signature verifies."`
-	VerifiedCommits string `name:"verified-commits" placeholder:"FILE" help:"Commit ids (one a line) the hosting platform reports as verified, for strict review (the action writes it)."`
+	VerifiedCommits string `name:"verified-commits" placeholder:"FILE" help:"Commit ids (one a line) the hosting platform reports as verified, for strict review (the action writes it); ignored without --git."`
 
 	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls count as publish actions; replaces the default list (repeatable)."`
 	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable; default: labels containing 'deploy')."`
@@ -138,8 +138,11 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 				return nil, err
 			}
 		}
-	} else if c.AllowedSigners != "" || c.VerifiedCommits != "" {
-		return nil, usageError("--allowed-signers and --verified-commits verify the commits of the branch under check: give --git, --base and --head too")
+	} else if c.AllowedSigners != "" {
+		// (--verified-commits without a branch is ignored: the action
+		// passes it on every pull request, whether or not a branch is
+		// joined.)
+		return nil, usageError("--allowed-signers verifies the commits of the branch under check: give --git, --base and --head too")
 	}
 	ev, runErr := pipe.run(env, paths)
 	pack, err := packOf()

@@ -92,8 +92,8 @@ func TestTrustStrictReviewCountsOnlySignedCommits(t *testing.T) {
 			t.Errorf("%s: unreviewed-killed-subagent fired %v, want %v", c.name, got, c.fires)
 		}
 	}
-	// The flags verify the branch under check: without it they are a
-	// usage error, as is a file that is not a list of commit ids.
+	// --allowed-signers verifies the branch under check: without it, it is
+	// a usage error, as is a file that is not a list of commit ids.
 	oneLineError(t, runPM(t, "check", "--allowed-signers", signers, fixture("rule-unreviewed-killed-subagent-bad")), ExitUsage, "--git")
 	bad := filepath.Join(keys, "bad")
 	writeFile(t, bad, []byte("not-an-id\n"))
