@@ -218,7 +218,7 @@ func resumeEarlier(a, b *resumeFile) bool {
 }
 
 // resumeOriginals maps each file that may be a resume's copy to the files it
-// may have copied from: the files not later than it (resumeEarlier; a copy
+// may have copied from: the files not later than it by first timestamp (a copy
 // starts with its original's first row, so both often start at the same
 // instant, and which of the two is the copy is then decided by what each
 // contains, not by its name) that hold its first row's uuid, the first
@@ -255,8 +255,8 @@ func resumeOriginals(files []resumeFile) map[int][]int {
 			}
 		}
 	}
-	// rank: the files' positions in time order, equal for files neither of
-	// which is earlier than the other.
+	// rank: the files' positions in time order, equal for files of the
+	// same first instant (their names do not decide which is the copy).
 	order := make([]int, len(files))
 	for i := range order {
 		order[i] = i
@@ -264,7 +264,7 @@ func resumeOriginals(files []resumeFile) map[int][]int {
 	sort.SliceStable(order, func(a, b int) bool { return resumeEarlier(&files[order[a]], &files[order[b]]) })
 	rank := make([]int, len(files))
 	for k, i := range order {
-		if k > 0 && !resumeEarlier(&files[order[k-1]], &files[i]) {
+		if k > 0 && files[order[k-1]].firstTime.Equal(files[i].firstTime) {
 			rank[i] = rank[order[k-1]]
 		} else {
 			rank[i] = k

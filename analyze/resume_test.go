@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -25,7 +26,7 @@ func naiveResumeOriginals(files []resumeFile) map[int][]int {
 	for i := range files {
 		for _, h := range files[i].uuids {
 			for _, j := range byFirst[h] {
-				if j != i && !resumeEarlier(&files[j], &files[i]) && len(originals[j]) < maxOriginals {
+				if j != i && !files[j].firstTime.Before(files[i].firstTime) && len(originals[j]) < maxOriginals {
 					originals[j] = append(originals[j], i)
 				}
 			}
@@ -158,5 +159,51 @@ func BenchmarkLoadOneOriginalManyCopies(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestResumeChainsMarkOnlyContainedFiles: a chain of resumes (o, then c1
+// replaying o and going on, then c2 replaying c1 and going on) starts at one
+// instant in all three files, so each is a candidate original of the others;
+// only the files a file contains are its originals. c1 holds o but not c2
+// (its candidates are read again without c2), c2 holds both, and o, which
+// holds neither, keeps every row. Whatever the names' order.
+func TestResumeChainsMarkOnlyContainedFiles(t *testing.T) {
+	row := func(sid string, n int) string {
+		return fmt.Sprintf(`{"type":"user","uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-05-09T12:00:%02d.000Z","sessionId":%q,"message":{"role":"user","content":"step %d"}}`+"\n", n, n, sid, n)
+	}
+	for _, names := range [][3]string{{"a", "b", "c"}, {"c", "b", "a"}, {"b", "c", "a"}} {
+		dir := t.TempDir()
+		files := map[string]string{}
+		for i, name := range names {
+			sid := name + "0000000-0000-4000-8000-000000000001"
+			rows := ""
+			for n := 1; n <= 2+2*i; n++ {
+				rows += row(sid, n)
+			}
+			files[sid+".jsonl"] = rows
+		}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := loadOne(t, dir)
+		copied := map[int]int{} // rows of the file -> rows marked copied
+		notes := 0
+		for _, r := range res.Runs {
+			copied[r.Main.Rows] = r.Main.Copied
+			for _, p := range r.Problems {
+				if strings.Contains(p.Message, "resume's copies of") {
+					notes++
+				}
+			}
+		}
+		if want := map[int]int{2: 0, 4: 2, 6: 4}; !reflect.DeepEqual(copied, want) {
+			t.Errorf("names %v: copied rows by file size %v, want %v", names, copied, want)
+		}
+		if notes != 2 {
+			t.Errorf("names %v: %d copy decisions reported, want 2", names, notes)
+		}
 	}
 }
