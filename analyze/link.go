@@ -125,22 +125,33 @@ func notTranscript(t *model.Transcript) string {
 }
 
 // notARun reports a .jsonl file that is not a transcript: a note when it is
-// JSON Lines of another kind (or empty), an input error when its lines do
-// not decode at all. A session re-encoded as UTF-16, gzipped, written with
-// CR line ends or with a NUL on each line holds no row either, but what it
-// holds may be a run: a check that passed beside it would claim a file it
-// could not read, whatever else is in the folder.
+// JSON Lines of another kind (or empty); one whose lines do not decode at
+// all was reported as an input error when it was read (loader.undecodable).
 func (l *loader) notARun(t *model.Transcript, why string) {
-	if bad, ok := undecodable(t); ok {
-		at := t.File
-		if bad.Line > 0 {
-			at += ":" + strconv.Itoa(bad.Line)
-		}
-		l.addError(fmt.Sprintf("%s: does not decode as JSON Lines (%s; %d of its %d non-blank line(s) are not JSON, and no line is a row): a file re-encoded (UTF-16, gzip) or written with CR line ends cannot be checked; convert it to UTF-8 JSON Lines with LF line ends, or remove it from the input",
-			at, bad.Reason, t.Lines-t.Values, t.Lines))
+	if _, ok := undecodable(t); ok {
 		return
 	}
 	l.addSkipped(model.Problem{At: model.Evidence{File: t.File}, Message: why})
+}
+
+// undecodable reports a transcript (a session's or an agent's) whose lines
+// do not decode at all as an input error, and says whether it did. A
+// session re-encoded as UTF-16, gzipped, written with CR line ends or with a
+// NUL on each line holds no row, but what it holds may be a run, or a
+// killed agent's work: a check that passed beside it would claim a file it
+// could not read, whatever else is in the folder.
+func (l *loader) undecodable(t *model.Transcript) bool {
+	bad, ok := undecodable(t)
+	if !ok {
+		return false
+	}
+	at := t.File
+	if bad.Line > 0 {
+		at += ":" + strconv.Itoa(bad.Line)
+	}
+	l.addError(fmt.Sprintf("%s: does not decode as JSON Lines (%s; %d of its %d non-blank line(s) are not JSON, and no line is a row): a file re-encoded (UTF-16, gzip) or written with CR line ends cannot be checked; convert it to UTF-8 JSON Lines with LF line ends, or remove it from the input",
+		at, bad.Reason, t.Lines-t.Values, t.Lines))
+	return true
 }
 
 // undecodable returns the first line of a file without a row that is not

@@ -314,6 +314,9 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
 	}
+	if !l.flagged[rel] && l.undecodable(t) {
+		l.flagged[rel] = true
+	}
 	if id := layout.AgentIDFromName(path.Base(rel)); id != "" {
 		t.UUIDs = nil // only session files are compared (markResumeCopies)
 		t.AgentID = id

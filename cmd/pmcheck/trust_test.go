@@ -614,6 +614,14 @@ func TestTrustUndecodableFileBesideACleanSession(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 naming the file", name, r.code, r.stderr)
 		}
 	}
+	// A subagent's transcript, too: its work cannot be read.
+	root := filepath.Join(t.TempDir(), "runs")
+	copyTree(t, fixture("session-sync-and-async"), root)
+	agent := filepath.Join(root, "10000000-0000-4000-8000-000000000001/subagents/agent-a1111111111111111.jsonl")
+	writeFile(t, agent, gz.Bytes())
+	if r := runPM(t, "check", root); r.code != ExitUsage || !strings.Contains(r.stderr, "agent-a1111111111111111.jsonl") || !strings.Contains(r.stderr, "does not decode as JSON Lines") {
+		t.Errorf("a gzipped subagent transcript: exit %d, stderr %q; want 2 naming the file", r.code, r.stderr)
+	}
 	for name, data := range map[string]string{
 		"application log": `{"level":"info","msg":"started"}` + "\n" + `{"level":"warn","msg":"slow"}` + "\n",
 		"JSON arrays":     "[1,2]\n\"text\"\n",
