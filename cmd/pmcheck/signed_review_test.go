@@ -99,3 +99,63 @@ func TestTrustStrictReviewCountsOnlySignedCommits(t *testing.T) {
 	writeFile(t, bad, []byte("not-an-id\n"))
 	oneLineError(t, runPM(t, "check", "--rules", "+"+rules, "--git", r.Dir, "--base", "main", "--head", "forged", "--verified-commits", bad, fixture("rule-unreviewed-killed-subagent-bad")), ExitUsage, "bad:1:", "not a commit id")
 }
+
+// TestTrustStrictReviewCountsOpenPGPSignedCommits: the OpenPGP side of
+// strict review. A commit signed with a key in the runner's GnuPG keyring
+// (the keys the workflow imported) clears the rule; with a keyring that
+// lacks the key, the same commit does not. The key is made here, in a
+// throwaway GNUPGHOME.
+func TestTrustStrictReviewCountsOpenPGPSignedCommits(t *testing.T) {
+	if _, err := exec.LookPath("gpg"); err != nil {
+		t.Skip("gpg is not installed")
+	}
+	// A short path: gpg-agent's socket lives in GNUPGHOME.
+	home, err := os.MkdirTemp("", "pmgpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(home, "empty")
+	keyring := filepath.Join(home, "k")
+	for _, d := range []string{empty, keyring} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, d := range []string{empty, keyring} {
+			c := exec.Command("gpgconf", "--kill", "gpg-agent")
+			c.Env = append(os.Environ(), "GNUPGHOME="+d)
+			c.Run()
+		}
+		os.RemoveAll(home)
+	})
+	t.Setenv("GNUPGHOME", keyring)
+	if out, err := exec.Command("gpg", "--batch", "--passphrase", "", "--quick-gen-key", "Dev <dev@example.com>", "ed25519", "sign", "never").CombinedOutput(); err != nil {
+		t.Skipf("gpg cannot make a key here: %v\n%s", err, out)
+	}
+	rules := filepath.Join(home, "strict.yaml")
+	writeFile(t, rules, []byte("version: 1\nreview:\n  agent_authors: [\"*@bots.example\"]\n"))
+	r := gittest.NewRepo(t)
+	r.Git("checkout", "-q", "-b", "signed", "main")
+	r.Write("review.md", "reviewed\n")
+	r.Git("add", "-A")
+	r.Git("-c", "user.email=dev@example.com", "-c", "user.name=Dev", "-c", "user.signingkey=dev@example.com", "commit", "-S", "-q",
+		"-m", "Review the billing refactor", "-m", "Reviewed-Killed-Agent: Refactor the billing module")
+	fires := func() bool {
+		t.Helper()
+		rep, _ := checkJSON(t, "--fail-level", "none", "--rules", "+"+rules, "--git", r.Dir, "--base", "main", "--head", "signed", fixture("rule-unreviewed-killed-subagent-bad"))
+		for _, f := range rep.Findings {
+			if f.RuleID == "unreviewed-killed-subagent" {
+				return true
+			}
+		}
+		return false
+	}
+	if fires() {
+		t.Error("a commit signed with a key of the runner's keyring did not clear the rule")
+	}
+	t.Setenv("GNUPGHOME", empty)
+	if !fires() {
+		t.Error("a commit signed with a key the keyring lacks cleared the rule")
+	}
+}
