@@ -449,8 +449,12 @@ func (l *loader) requireRunParts(run *model.Run, jrel string) {
 		}
 	}
 	if first != nil {
-		l.addUntrusted(fmt.Sprintf("%s:%d: the journal says agent %s returned a result, but agent-%s.jsonl is not in the run directory (%d finished agent(s) without a transcript): a finished agent's transcript was removed, so its work cannot be checked; give the whole run directory or remove the run from the input",
-			l.show(jrel), first.Closed.Line, first.AgentID, first.AgentID, missing))
+		at := l.show(jrel)
+		if first.Closed != nil {
+			at += ":" + strconv.Itoa(first.Closed.Line)
+		}
+		l.addUntrusted(fmt.Sprintf("%s: the journal says agent %s returned a result, but agent-%s.jsonl is not in the run directory (%d finished agent(s) without a transcript): a finished agent's transcript was removed, so its work cannot be checked; give the whole run directory or remove the run from the input",
+			at, first.AgentID, first.AgentID, missing))
 	}
 }
 
