@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -563,9 +564,14 @@ func (l *loader) workflowRun(dir string) {
 func (l *loader) orphanRuns() {
 	type group struct{ owner, session string }
 	groups := map[group][]string{}
+	noJournal := map[string]int{} // run directories without a journal: their agent files
 	for _, id := range sortedIDs(l.inv.AgentFiles) {
 		for _, f := range l.inv.AgentFiles[id] {
-			if l.claimed[f] || layout.InWorkflowRun(f) {
+			if l.claimed[f] {
+				continue
+			}
+			if layout.InWorkflowRun(f) {
+				noJournal[path.Dir(f)]++
 				continue
 			}
 			t := l.transcript(f)
@@ -580,6 +586,16 @@ func (l *loader) orphanRuns() {
 			g := group{owner, t.SessionID}
 			groups[g] = append(groups[g], f)
 		}
+	}
+	// An attempt's transcript that no run claimed lies in a run directory
+	// without its journal.jsonl: the journal was removed, and what the run's
+	// attempts were cannot be known.
+	for _, dir := range slices.Sorted(maps.Keys(noJournal)) {
+		if _, found := slices.BinarySearch(l.inv.WorkflowDirs, dir); found { // sorted by the walk
+			continue // its journal is there (and was refused: already said)
+		}
+		l.addUntrusted(fmt.Sprintf("%s/: %d agent transcript(s) of a Workflow run, but no %s: the run's journal is missing, so its attempts cannot be checked; restore the journal or remove the run directory from the input",
+			l.show(dir), noJournal[dir], layout.Journal))
 	}
 	keys := make([]group, 0, len(groups))
 	for g := range groups {

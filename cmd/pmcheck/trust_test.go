@@ -571,6 +571,15 @@ func TestTrustWorkflowRunWithPartsMissing(t *testing.T) {
 		}
 		oneLineError(t, runPM(t, "check", root), ExitUsage, "journal.jsonl:", "returned a result", "agent-aw00000000000001.jsonl is not in the run directory", "2 finished agent(s)")
 	})
+	t.Run("journal deleted, beside a clean session", func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "runs")
+		copyTree(t, fixture("session-sync-and-async"), root)
+		copyTree(t, fixture("workflow-clean/"+runDir), filepath.Join(root, "other", "subagents", "workflows", "wf_clean0001"))
+		if err := os.Remove(filepath.Join(root, "other", "subagents", "workflows", "wf_clean0001", "journal.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		oneLineError(t, runPM(t, "check", root), ExitUsage, "wf_clean0001/", "2 agent transcript(s) of a Workflow run", "no journal.jsonl")
+	})
 	t.Run("run id only in the launch's text, run directory missing", func(t *testing.T) {
 		session := readFixture(t, "replay-launch-missing-rundir/30000000-0000-4000-8000-000000000013.jsonl")
 		stripped := bytes.Replace(session, []byte(`"runId":"wf_gone0001",`), nil, 1)
