@@ -929,10 +929,20 @@ func (b *builder) copiedHash(h uint64) (uint64, bool) {
 }
 
 func (b *builder) finish() *model.Transcript {
-	t := b.t
+	b.t.UUIDs = b.uuids.sorted()
+	b.finishInto(b.t)
+	return b.t
+}
+
+// finishInto completes t, the builder's transcript or a copy of it
+// (Follower.Snapshot), from what the builder holds. On a copy it changes
+// only what is the copy's own (its fields, the results list it is given)
+// and, of what the copy shares with the builder, only the write times of
+// rows above the first timestamp, which it sets to the value every later
+// finish sets them to.
+func (b *builder) finishInto(t *model.Transcript) {
 	t.RowHashes = b.rowHashes
 	t.LastTime = b.curMax
-	t.UUIDs = b.uuids.sorted()
 	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
 	// Results whose call never appeared stay visible (Signature A must see,
 	// and reject, a result that resolves to no Agent call).
@@ -1000,7 +1010,6 @@ func (b *builder) finish() *model.Transcript {
 			fixEv(ev)
 		}
 	}
-	return t
 }
 
 // poison overwrites p (poisonViews).
