@@ -3,8 +3,8 @@ package transcript
 import (
 	"bytes"
 	"errors"
-	"math/rand"
 	"fmt"
+	"math/rand"
 	"reflect"
 	"strconv"
 	"testing"
