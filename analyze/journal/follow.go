@@ -2,11 +2,45 @@ package journal
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/incr"
 )
+
+// Followers keeps a Follower per journal between reads of a run that is
+// being written (Options.Follow; a live watch): a read decodes only the
+// bytes appended since the last one, while the file is still the one read
+// before and unchanged before that point (incr.Mark), and reads it afresh
+// otherwise.
+type Followers = incr.Cache[*Follower]
+
+// readFollowing is ReadFile through opts.Follow: the journal a full read
+// gives, from the bytes appended since the last read.
+func readFollowing(path, file string, opts Options) (*model.Journal, error) {
+	plain := opts
+	plain.Follow = nil
+	var j *model.Journal
+	err := opts.Follow.Read(path, fmt.Sprint(file, opts.GiveUp),
+		func() *Follower { return NewFollower(file, plain) },
+		func(f *Follower) (err error) {
+			j, err = f.Snapshot()
+			return err
+		})
+	var gaveUp *jsonl.GaveUpError
+	switch {
+	case err == nil:
+		return j, nil
+	case errors.As(err, &gaveUp):
+		return nil, err
+	case errors.Is(err, incr.ErrNotRegular):
+		return nil, jsonl.ErrNotRegular
+	}
+	return ReadFile(path, file, plain) // what a full read says now
+}
 
 // Follower reads a journal that is still being written, one appended piece
 // at a time: each complete line goes through the reader a full read runs,
@@ -21,6 +55,7 @@ type Follower struct {
 	over       bool
 	n          int
 	offset     int64
+	fed        int64
 }
 
 // NewFollower starts following a journal; file is the name evidence
@@ -33,8 +68,12 @@ func NewFollower(file string, opts Options) *Follower {
 // newline written.
 func (f *Follower) Offset() int64 { return f.offset }
 
+// Size is the number of bytes written to the follower.
+func (f *Follower) Size() int64 { return f.fed }
+
 // Write appends p, the next bytes of the journal. It never fails.
 func (f *Follower) Write(p []byte) (int, error) {
+	f.fed += int64(len(p))
 	rest := p
 	for len(rest) > 0 {
 		nl := bytes.IndexByte(rest, '\n')

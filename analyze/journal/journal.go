@@ -26,10 +26,17 @@ type Options struct {
 	// A check fails closed on such a journal anyway; a replay reads it all
 	// and prints what watch would have.
 	GiveUp bool
+	// Follow, when set, keeps a follower of each journal read (ReadFile)
+	// between reads, so a journal that grew is decoded from where the last
+	// read stopped (follow.go). The journal is the one a full read gives.
+	Follow *Followers
 }
 
 // ReadFile reads the journal at path; file is the name evidence carries.
 func ReadFile(path, file string, opts Options) (*model.Journal, error) {
+	if opts.Follow != nil {
+		return readFollowing(path, file, opts)
+	}
 	f, err := jsonl.OpenRegular(path)
 	if err != nil {
 		return nil, err

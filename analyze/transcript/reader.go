@@ -54,6 +54,11 @@ type Options struct {
 	// (model.ToolCall.ShellClass; shell.go). A heads-only read classifies
 	// nothing.
 	Shell ShellOptions
+	// Follow, when set, keeps a follower of each file read (ReadFile,
+	// ReadFileSize) between reads, so a file that grew is decoded from
+	// where the last read stopped (followers.go). The transcript is the
+	// one a full read gives. Not used with Copied.
+	Follow *Followers
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -65,6 +70,9 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 // ReadFileSize is ReadFile that also returns the file's size when it was
 // opened.
 func ReadFileSize(path, file string, opts Options) (*model.Transcript, int64, error) {
+	if opts.Follow != nil && opts.Copied == nil {
+		return readFollowing(path, file, opts)
+	}
 	f, size, err := jsonl.OpenRead(path)
 	if err != nil {
 		return nil, 0, err

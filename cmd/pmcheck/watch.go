@@ -27,6 +27,9 @@ type WatchCmd struct {
 
 	// clock is the real clock unless a test injects one.
 	clock watchClock `kong:"-"`
+	// readers, when a test injects them, are the run's readers (kept to
+	// measure what they decoded).
+	readers *analyze.Followers `kong:"-"`
 }
 
 // watchClock is the watch's time: Now, and Sleep between polls. A test
@@ -92,7 +95,10 @@ func (c *WatchCmd) Run(env *Env) error {
 		clk.Sleep(min(opt.Interval, remaining))
 	}
 
-	f := &follower{dir: dir}
+	f := &follower{dir: dir, readers: c.readers}
+	if f.readers == nil {
+		f.readers = &analyze.Followers{}
+	}
 	live := analyze.NewLiveReplay(start, opt)
 	var last *analyze.Run
 	for {
@@ -205,11 +211,15 @@ func (c *WatchCmd) notFound(root, dir string) string {
 // follower reads a run's files when they change: it compares the size and
 // modification time of every file in the run directory and of the parent
 // transcript with the previous poll, and loads the run again only when one
-// differs. The journal shrinking is a truncation (RESET).
+// differs, through readers kept from the previous load, so that each file
+// is decoded only from where the last poll stopped (a file truncated,
+// replaced or rewritten is read again from its start). The journal
+// shrinking is a truncation (RESET).
 type follower struct {
 	dir         string
 	sig         string
 	journalSize int64
+	readers     *analyze.Followers
 }
 
 func (f *follower) signature() (string, int64) {
@@ -236,9 +246,9 @@ func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error)
 	if sig == f.sig {
 		return nil, false, false, nil
 	}
-	run, err = loadWorkflow(f.dir)
+	run, err = analyze.FollowWorkflowRun(f.dir, f.readers)
 	if err != nil {
-		return nil, false, false, err
+		return nil, false, false, usageError("replay: %v", err)
 	}
 	truncated = journal >= 0 && journal < f.journalSize
 	f.sig, f.journalSize = sig, journal

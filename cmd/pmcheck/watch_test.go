@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
@@ -239,6 +240,8 @@ func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mo
 			}
 		}
 	}
+	cmd.readers = watchReaders
+	watchCopy = dst
 	var out, errs bytes.Buffer
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
 	code := 0
@@ -303,6 +306,55 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 	}
 }
 
+// watchReaders, when set, are the readers the next runWatchOn's watch
+// uses; watchCopy is the directory that watch followed.
+var (
+	watchReaders *analyze.Followers
+	watchCopy    string
+)
+
+// TestWatchDecodesEachByteOnce: following every recorded run written row by
+// row (journal lines in two halves a poll apart too), watch's polls decode
+// each byte of each journal and transcript once: every file is read from
+// its start once, and the bytes decoded in all are the files' sizes, not
+// the sum of their sizes at every poll.
+func TestWatchDecodesEachByteOnce(t *testing.T) {
+	var dirs []string
+	filepath.WalkDir("../../fixtures/runs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	defer func() { watchReaders = nil }()
+	var total int64
+	for _, dir := range dirs {
+		for _, torn := range []bool{false, true} {
+			rec := record(t, dir, torn)
+			watchReaders = &analyze.Followers{}
+			runWatchArgs(t, rec)
+			var files, size int64
+			filepath.WalkDir(watchCopy, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".jsonl") {
+					if info, err := d.Info(); err == nil && info.Size() > 0 {
+						files++
+						size += info.Size()
+					}
+				}
+				return nil
+			})
+			fresh, decoded := watchReaders.FollowStats()
+			if decoded > size || fresh > files {
+				t.Errorf("%s (torn %v): decoded %d bytes in %d fresh reads; the files hold %d bytes in %d files", dir, torn, decoded, fresh, size, files)
+			}
+			total += decoded
+		}
+	}
+	if total == 0 {
+		t.Fatal("the watches decoded nothing through their readers")
+	}
+}
+
 const killRetryDir = "../../fixtures/runs/replay-kill-retry/30000000-0000-4000-8000-000000000001/subagents/workflows/wf_kill0001"
 
 // TestWatchResetsOnATruncatedJournal: a journal found smaller than at the
@@ -359,6 +411,8 @@ func TestWatchWaitsForTheJournalThenGivesUp(t *testing.T) {
 	clk := &scriptedClock{t: t, now: time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC), dst: dst, rec: &recording{}}
 	cmd := &WatchCmd{Run_: filepath.Join(dst, "sess", "subagents", "workflows", "wf_never01"), WatchTiming: WatchTiming{Interval: Seconds(25 * time.Second),
 		QuietAfter: Seconds(300 * time.Second), DoneGrace: Seconds(30 * time.Second), MaxHours: 6}, clock: clk}
+	cmd.readers = watchReaders
+	watchCopy = dst
 	var out, errs bytes.Buffer
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
 	ee, ok := err.(*ExitError)

@@ -14,3 +14,7 @@ func IdentityOf(st os.FileInfo) Identity {
 	}
 	return Identity{}
 }
+
+// openFlags open without blocking on a named pipe (which then fails the
+// regular-file check instead of hanging the read).
+const openFlags = syscall.O_NONBLOCK
