@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"slices"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -31,6 +32,11 @@ type Follower struct {
 	n          int   // complete lines applied
 	offset     int64 // bytes applied: up to and including the last newline
 	fed        int64 // bytes written
+	// uuids is Transcript.UUIDs as of the last snapshot (sorted, shared
+	// by the snapshots: nothing changes one in place); the builder lists
+	// the hashes added since, which the next snapshot merges in, rather
+	// than sorting every row's again (a third of a watch's time).
+	uuids []uint64
 }
 
 // NewFollower starts following a transcript; file is the name evidence
@@ -38,6 +44,7 @@ type Follower struct {
 func NewFollower(file string, opts Options) *Follower {
 	b := newBuilder(file)
 	b.setOptions(opts)
+	b.trackUUIDs = true
 	c := opts.LineCap
 	if c <= 0 {
 		c = jsonl.DefaultLineCap
@@ -126,7 +133,12 @@ func (f *Follower) Snapshot() (*model.Transcript, error) {
 			return nil, err
 		}
 	}
-	t.UUIDs = b.uuids.sortedCopy()
+	if len(b.added) > 0 {
+		slices.Sort(b.added)
+		f.uuids = mergeSorted(f.uuids, b.added)
+		b.added = b.added[:0]
+	}
+	t.UUIDs = f.uuids
 	b.finishInto(&t)
 	return &t, nil
 }
@@ -188,4 +200,22 @@ func (f *Follower) Close() {
 		arenas.Put(f.b.arena)
 	}
 	f.b = nil
+}
+
+// mergeSorted is the sorted union of two sorted lists of distinct values
+// (no value is in both), in a new list.
+func mergeSorted(a, b []uint64) []uint64 {
+	out := make([]uint64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] < b[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }

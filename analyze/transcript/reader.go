@@ -286,8 +286,11 @@ type builder struct {
 	// other holds ids of calls that are counted but not retained, until
 	// their result arrives (so the map stays as small as the calls in flight).
 	other map[string]struct{}
-	// uuids holds a hash of every row uuid seen, to skip replayed rows.
-	uuids uuidSet
+	// uuids holds a hash of every row uuid seen, to skip replayed rows;
+	// with trackUUIDs (a follower) each new one is also listed in added.
+	uuids      uuidSet
+	trackUUIDs bool
+	added      []uint64
 	// copied holds the rows an earlier file of the session holds
 	// (Options.Copied); copiedRow is set while such a row is applied.
 	copied    []map[uint64]uint64
@@ -527,6 +530,9 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		if !b.uuids.add(h) {
 			t.Duplicates++
 			return
+		}
+		if b.trackUUIDs {
+			b.added = append(b.added, h)
 		}
 		if t.FirstUUID == 0 {
 			t.FirstUUID = h

@@ -70,12 +70,6 @@ func mix(h uint64) uint64 {
 
 // sorted returns the hashes in increasing order, reusing the table's memory
 // (the set is empty afterwards).
-// sortedCopy is sorted without emptying the set (a follower's snapshot).
-func (s *uuidSet) sortedCopy() []uint64 {
-	c := uuidSet{slots: slices.Clone(s.slots), n: s.n, hasZero: s.hasZero}
-	return c.sorted()
-}
-
 func (s *uuidSet) sorted() []uint64 {
 	// Compact the non-empty slots to the front: the write index never
 	// passes the read index. The table is at most three quarters full, so

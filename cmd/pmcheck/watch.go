@@ -30,6 +30,9 @@ type WatchCmd struct {
 	// readers, when a test injects them, are the run's readers (kept to
 	// measure what they decoded).
 	readers *analyze.Followers `kong:"-"`
+	// fullReload makes every poll that sees a change load the run afresh,
+	// as watch did before it kept its readers (the benchmark's baseline).
+	fullReload bool `kong:"-"`
 }
 
 // watchClock is the watch's time: Now, and Sleep between polls. A test
@@ -96,7 +99,7 @@ func (c *WatchCmd) Run(env *Env) error {
 	}
 
 	f := &follower{dir: dir, readers: c.readers}
-	if f.readers == nil {
+	if f.readers == nil && !c.fullReload {
 		f.readers = &analyze.Followers{}
 	}
 	live := analyze.NewLiveReplay(start, opt)
@@ -219,7 +222,7 @@ type follower struct {
 	dir         string
 	sig         string
 	journalSize int64
-	readers     *analyze.Followers
+	readers     *analyze.Followers // nil: each load reads every file whole
 }
 
 func (f *follower) signature() (string, int64) {
@@ -246,7 +249,11 @@ func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error)
 	if sig == f.sig {
 		return nil, false, false, nil
 	}
-	run, err = analyze.FollowWorkflowRun(f.dir, f.readers)
+	if f.readers != nil {
+		run, err = analyze.FollowWorkflowRun(f.dir, f.readers)
+	} else {
+		run, err = analyze.LoadWorkflowRun(f.dir)
+	}
 	if err != nil {
 		return nil, false, false, usageError("replay: %v", err)
 	}

@@ -41,7 +41,7 @@ type recording struct {
 	writes []write
 }
 
-func record(t *testing.T, runDir string, tornWrites bool) *recording {
+func record(t testing.TB, runDir string, tornWrites bool) *recording {
 	t.Helper()
 	run, err := loadWorkflow(runDir)
 	if err != nil {
@@ -162,7 +162,7 @@ func splitLines(data []byte) [][]byte {
 // scriptedClock is the injected clock: Sleep advances the instant and writes
 // every piece of the recording due by then, before watch's next poll reads.
 type scriptedClock struct {
-	t    *testing.T
+	t    testing.TB
 	now  time.Time
 	dst  string
 	rec  *recording
@@ -202,12 +202,12 @@ func (c *scriptedClock) flush() {
 
 // runWatchArgs plays the recording into a fresh directory on the scripted
 // clock and runs `pmcheck watch` over it with watch's default flags.
-func runWatchArgs(t *testing.T, rec *recording, mode ...string) (string, string, int) {
+func runWatchArgs(t testing.TB, rec *recording, mode ...string) (string, string, int) {
 	return runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rec.runDir) }, mode...)
 }
 
 // runWatchOn is runWatchArgs with RUN given by target from the copy's root.
-func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mode ...string) (string, string, int) {
+func runWatchOn(t testing.TB, rec *recording, target func(dst string) string, mode ...string) (string, string, int) {
 	t.Helper()
 	dst := t.TempDir()
 	clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // Appender is an incremental reader of one file: it is given the file's
@@ -33,6 +34,11 @@ type cached[A Appender] struct {
 	a    A
 	ok   bool
 	mark Mark
+	// mtime is the file's modification time at the last read: a file of
+	// the same identity, size and modification time is taken as unchanged
+	// without hashing its windows again (most files of a run do not change
+	// between two polls).
+	mtime time.Time
 }
 
 // ErrNotRegular is Read's error for a path that is not a regular file.
@@ -60,6 +66,12 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.ok {
+		// Unchanged since the last read: not even opened.
+		if st, err := os.Stat(path); err == nil && e.unchanged(st) {
+			return use(e.a)
+		}
+	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		e.ok = false
@@ -101,6 +113,7 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		e.ok = false
 		return err
 	}
+	e.mtime = st.ModTime()
 	return use(e.a)
 }
 
@@ -108,4 +121,11 @@ func (c *Cache[A]) count(v *int64, n int64) {
 	c.mu.Lock()
 	*v += n
 	c.mu.Unlock()
+}
+
+// unchanged: the file read last has the same identity, size and
+// modification time, and is regular.
+func (e *cached[A]) unchanged(st os.FileInfo) bool {
+	return st.Mode().IsRegular() && st.Size() == e.a.Size() && st.Size() == e.mark.Offset &&
+		st.ModTime().Equal(e.mtime) && IdentityOf(st) == e.mark.ID
 }
