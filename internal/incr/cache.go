@@ -89,7 +89,7 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 	}
 	size := st.Size()
 	if !e.ok || e.mark.Check(f, st) != nil {
-		e.a, e.ok = open(), true
+		e.a, e.ok, e.mark = open(), true, Mark{}
 		c.count(&c.Fresh, 1)
 	}
 	from := e.a.Size()
@@ -109,7 +109,7 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		}
 		c.count(&c.Appended, e.a.Size()-from)
 	}
-	if e.mark, err = MarkOf(f, st, e.a.Size()); err != nil {
+	if e.mark, err = e.mark.Extend(f, st, e.a.Size()); err != nil {
 		e.ok = false
 		return err
 	}

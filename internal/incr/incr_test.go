@@ -72,6 +72,13 @@ func TestMarkHoldsOnAppendOnly(t *testing.T) {
 	if err := check(t, p, m); err != nil {
 		t.Fatalf("after an append: %v", err)
 	}
+	f, _ = os.Open(p)
+	st, _ := f.Stat()
+	ext, err := m.Extend(f, st, st.Size())
+	f.Close()
+	if want := markFile(t, p, st.Size()); err != nil || ext != want {
+		t.Fatalf("the extended mark differs from a new mark of the same bytes (%v)", err)
+	}
 
 	cases := map[string]func(){
 		"truncated": func() { os.Truncate(p, int64(len(data)-10)) },

@@ -59,6 +59,21 @@ func MarkOf(f io.ReaderAt, st os.FileInfo, offset int64) (Mark, error) {
 	return m, nil
 }
 
+// Extend is the mark of the same file read further, up to offset, when m
+// was just checked to hold: the head window, when m's was already whole, is
+// the same bytes and is not hashed again.
+func (m Mark) Extend(f io.ReaderAt, st os.FileInfo, offset int64) (Mark, error) {
+	if m.Offset < Window || offset < m.Offset || IdentityOf(st) != m.ID {
+		return MarkOf(f, st, offset)
+	}
+	n := Mark{ID: m.ID, Offset: offset, Head: m.Head}
+	var err error
+	if n.Tail, err = hashRange(f, max(0, offset-Window), offset); err != nil {
+		return Mark{}, err
+	}
+	return n, nil
+}
+
 // Check reports whether the mark still holds for f (whose stat is st): the
 // same identity, at least Offset bytes, and the same bytes in both
 // windows. An error is ErrChanged or an I/O error; either means a full
