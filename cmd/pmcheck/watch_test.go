@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -353,6 +354,64 @@ func TestWatchDecodesEachByteOnce(t *testing.T) {
 	if total == 0 {
 		t.Fatal("the watches decoded nothing through their readers")
 	}
+}
+
+// TestFollowedLoadIsAFreshLoad: for every recorded run, written piece by
+// piece (journal lines in two halves too), a load through readers kept
+// since the first piece gives at every step the run and the facts (every
+// detector's and the replay's) a fresh load of the same files gives.
+func TestFollowedLoadIsAFreshLoad(t *testing.T) {
+	var dirs []string
+	filepath.WalkDir("../../fixtures/runs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	steps := 0
+	for _, dir := range dirs {
+		for _, torn := range []bool{false, true} {
+			rec := record(t, dir, torn)
+			dst := t.TempDir()
+			clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
+			runDir := filepath.Join(dst, rec.runDir)
+			readers := &analyze.Followers{}
+			for clk.next < len(rec.writes) {
+				clk.now = rec.writes[clk.next].at
+				clk.flush()
+				fresh, errFresh := analyze.LoadWorkflowRun(runDir)
+				followed, errFollowed := analyze.FollowWorkflowRun(runDir, readers)
+				if (errFresh == nil) != (errFollowed == nil) {
+					t.Fatalf("%s at %s: fresh load error %v, followed %v", dir, clk.now, errFresh, errFollowed)
+				}
+				if errFresh != nil {
+					continue
+				}
+				steps++
+				a, b := runJSON(t, fresh), runJSON(t, followed)
+				if a != b {
+					t.Fatalf("%s at %s: the followed load differs from a fresh load:\nfresh:    %s\nfollowed: %s", dir, clk.now, a, b)
+				}
+			}
+		}
+	}
+	if steps == 0 {
+		t.Fatal("no step compared")
+	}
+}
+
+// runJSON is a run and every fact derived from it, as JSON.
+func runJSON(t *testing.T, run *analyze.Run) string {
+	t.Helper()
+	facts := analyze.Facts([]*analyze.Run{run}, analyze.FactsOptions{Jobs: 1})
+	b, err := json.Marshal(struct {
+		Run   *analyze.Run
+		Facts any
+	}{run, facts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 const killRetryDir = "../../fixtures/runs/replay-kill-retry/30000000-0000-4000-8000-000000000001/subagents/workflows/wf_kill0001"
