@@ -356,7 +356,8 @@ func TestWatchDecodesEachByteOnce(t *testing.T) {
 	}
 }
 
-// TestFollowedLoadIsAFreshLoad: for every recorded run, written piece by
+// TestFollowedLoadIsAFreshLoad: for every recorded run (the fixtures', and
+// with PMCHECK_CORPUS the corpus's two Workflow runs), written piece by
 // piece (journal lines in two halves too), a load through readers kept
 // since the first piece gives at every step the run and the facts (every
 // detector's and the replay's) a fresh load of the same files gives.
@@ -368,6 +369,11 @@ func TestFollowedLoadIsAFreshLoad(t *testing.T) {
 		}
 		return nil
 	})
+	if corpus := testcorpus.Dir(t); corpus != "" {
+		dirs = append(dirs,
+			filepath.Join(corpus, "handgemacht-ai__claude-code-log/test/test_data/workflow_basic/11110000-0000-4000-8000-000000000001/subagents/workflows/wf_demo01"),
+			filepath.Join(corpus, "furkankly__zoetrope/assets/demo/subagents/workflows/wf_demo01"))
+	}
 	steps := 0
 	for _, dir := range dirs {
 		for _, torn := range []bool{false, true} {
