@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"io"
 	"slices"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
@@ -75,6 +76,53 @@ func (f *Follower) Write(p []byte) (int, error) {
 		rest = rest[nl+1:]
 	}
 	return len(p), nil
+}
+
+// Fill gives a follower that was given nothing yet the first size bytes
+// of r, as Write would, but decodes a large file's complete lines on every
+// core as ReadFile does (parallel.go), so a first read through a follower
+// is no slower than a full read.
+func (f *Follower) Fill(r io.ReaderAt, size int64) error {
+	workers := parallelWorkers()
+	if f.fed != 0 || size < fillParallelMin || workers < 2 {
+		_, err := io.Copy(f, io.NewSectionReader(r, 0, size))
+		return err
+	}
+	end, err := lastNewline(r, size)
+	if err != nil {
+		return err
+	}
+	if end > 0 {
+		n, err := applyParallel(f.b, io.NewSectionReader(r, 0, end), f.b.t.File, f.opts, workers, chunkBytes)
+		if err != nil && f.b.gaveUp == nil {
+			return err
+		}
+		f.n, f.offset, f.fed = n, end, end
+	}
+	_, err = io.Copy(f, io.NewSectionReader(r, end, size-end))
+	return err
+}
+
+// fillParallelMin is the size from which Fill decodes in parallel
+// (parallelMin; tests lower it).
+var fillParallelMin int64 = parallelMin
+
+// lastNewline is the offset just after the last newline among the first
+// size bytes of r (0 when there is none).
+func lastNewline(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		from := max(0, end-int64(len(buf)))
+		p := buf[:end-from]
+		if _, err := r.ReadAt(p, from); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		end = from
+	}
+	return 0, nil
 }
 
 // grow adds bytes to the unterminated line, dropping them once the line is

@@ -121,6 +121,41 @@ func TestFollowerIsAFullReadOfEveryPrefix(t *testing.T) {
 	t.Logf("%d files, %d prefixes compared, %d answered with a full read", files, checks, full)
 }
 
+// TestFollowerFillIsAFullRead: a follower filled with a file's first
+// bytes in parallel (cut anywhere, mid-row included) and then given the
+// rest piece by piece gives at each step what a full read of the same
+// bytes gives.
+func TestFollowerFillIsAFullRead(t *testing.T) {
+	old := fillParallelMin
+	fillParallelMin = 1
+	defer func() { fillParallelMin = old }()
+	if parallelWorkers() < 2 {
+		t.Skip("one core: Fill reads serially")
+	}
+	n := 0
+	eachTranscript(t, realRoots(t), func(p string, data []byte) error {
+		n++
+		if n%3 != 0 || len(data) < 2000 {
+			return nil
+		}
+		rng := rand.New(rand.NewSource(int64(n)))
+		for _, cut := range []int{len(data), len(data) / 2, rng.Intn(len(data))} {
+			f := NewFollower(p, Options{})
+			if err := f.Fill(bytes.NewReader(data), int64(cut)); err != nil {
+				t.Fatal(err)
+			}
+			sameAsFullRead(t, p, f, data[:cut], Options{})
+			for fed := cut; fed < len(data); {
+				k := min(len(data)-fed, 1+rng.Intn(20000))
+				f.Write(data[fed : fed+k])
+				fed += k
+				sameAsFullRead(t, p, f, data[:fed], Options{})
+			}
+		}
+		return nil
+	})
+}
+
 // TestFollowerSnapshotDoesNotChangeTheBuilder: taking snapshots (even on
 // a file whose first rows have no timestamp, whose results come before
 // their calls, and which ends mid-row) changes nothing a later snapshot

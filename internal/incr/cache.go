@@ -41,6 +41,13 @@ type cached[A Appender] struct {
 	mtime time.Time
 }
 
+// filler is an Appender that reads a whole file faster than piece by
+// piece (transcript.Follower.Fill: on every core); Read uses it for a
+// file's first read.
+type filler interface {
+	Fill(r io.ReaderAt, size int64) error
+}
+
 // ErrNotRegular is Read's error for a path that is not a regular file.
 var ErrNotRegular = errors.New("not a regular file")
 
@@ -93,7 +100,13 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		c.count(&c.Fresh, 1)
 	}
 	from := e.a.Size()
-	if from < size {
+	if fl, ok := any(e.a).(filler); ok && from == 0 && size > 0 {
+		if err := fl.Fill(f, size); err != nil {
+			e.ok = false
+			return err
+		}
+		c.count(&c.Appended, e.a.Size())
+	} else if from < size {
 		r := io.NewSectionReader(f, from, size-from)
 		buf := make([]byte, min(readPiece, size-from))
 		for {
