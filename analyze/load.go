@@ -49,7 +49,10 @@ type Options struct {
 	// Follow, when set, keeps the readers of the transcripts and journals
 	// read, so that the next load with the same Follow decodes only what
 	// was appended to each since (a live watch polling a run). What is
-	// loaded is what a load without it gives.
+	// loaded is what a load without it gives. A run loaded this way shares
+	// its transcripts' calls, results and events with the readers: it is
+	// what the files held until the next load through the same Follow,
+	// which may change them (watch uses each run before it loads again).
 	Follow *Followers
 }
 
