@@ -104,20 +104,30 @@ func (c *WatchCmd) Run(env *Env) error {
 	}
 	live := analyze.NewLiveReplay(start, opt)
 	var last *analyze.Run
+	// stale: a load failed after last was loaded, and may have fed the
+	// readers last shares its transcripts with (analyze.Options.Follow).
+	stale := false
 	for {
 		now := clk.Now()
 		run, truncated, changed, err := f.read()
 		switch {
 		case err != nil && last == nil:
 			return usageError("watch: %v", err)
-		case err == nil && changed:
+		case err != nil:
+			stale = stale || f.readers != nil
+		case changed:
 			live.Update(now, run, truncated)
-			last = run
+			last, stale = run, false
 		}
 		events, done, code := live.Poll(now)
 		writeLines(env.Stdout, analyze.ReplayLines(events, c.JSON, c.Timestamps))
 		if done {
 			if c.Watchdogs {
+				if stale {
+					if run, err := analyze.LoadWorkflowRun(dir); err == nil {
+						last = run
+					}
+				}
 				cfg := analyze.ReplayConfig{Watch: opt, Start: start}
 				writeWatchdogs(env.Stdout, analyze.ReplayWorkflow(last, cfg).Watchdogs, c.JSON)
 			}
