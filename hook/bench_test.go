@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/internal/incr"
 )
 
 var (
@@ -91,7 +92,15 @@ func BenchmarkSessionStart11MB(b *testing.B) {
 }
 
 func TestMain(m *testing.M) {
+	// The hooks remember scans in the user's cache directory: the tests'
+	// go to one of their own.
+	cache, err := os.MkdirTemp("", "pmcheck-hook-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(incr.CacheDirEnv, cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	if benchPath != "" {
 		os.RemoveAll(filepath.Dir(benchPath))
 	}

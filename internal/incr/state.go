@@ -210,8 +210,8 @@ func Load(file, version, path string) (State, error) {
 // writer removes it (a writer killed mid-write leaves one).
 const staleTemp = 10 * time.Minute
 
-// Save writes s to file atomically: into a temporary file beside it,
-// synced, then renamed over it. A reader sees the old state or the new
+// Save writes s to file atomically: into a temporary file beside it, then
+// renamed over it. A reader sees the old state or the new
 // one, never a part; of two writers at once, the last rename wins; a
 // writer killed before its rename leaves the old state and a temporary
 // file, which a later Save removes once it is stale. The directory is
@@ -229,10 +229,11 @@ func Save(file string, s State) error {
 		return err
 	}
 	name := tmp.Name()
+	// Not synced: a rename can reach the disk before the data after a
+	// crash of the machine (not of the process), leaving a short or empty
+	// state, which its checksum refuses; a sync per hook call would cost
+	// more than the read it saves.
 	_, err = tmp.Write(encode(s))
-	if err == nil {
-		err = tmp.Sync()
-	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
