@@ -197,8 +197,15 @@ t=$("$WORK/timeit" -n 100 -stdin "$WORK/hook-nonship.json" -- "$WORK/pmcheck" ho
 echo "hook pre-tool-use, ls -la (large parent):        $t"
 p50=$(awk -v s="$(echo "$t" | field p50)" 'BEGIN { printf "%.2f", s * 1000 }')
 echo "RESULT non-ship call p50 = $p50 ms (target <= 5): $(verdict "$p50" "<=" 5)"
-t=$("$WORK/timeit" -n 40 -stdin "$WORK/hook-ship.json" -- "$WORK/pmcheck" hook pre-tool-use)
-echo "hook pre-tool-use, git push (large parent):     $t (a full read of the parent on every gated call)"
+# A gated push: read in full every time (no cache directory can be
+# written), then answered from the memo of the first call (the transcript
+# is unchanged between the calls).
+full=$(PMCHECK_CACHE_DIR=/dev/null/pmcheck "$WORK/timeit" -n 40 -stdin "$WORK/hook-ship.json" -- "$WORK/pmcheck" hook pre-tool-use)
+echo "hook pre-tool-use, git push, full read:        $full"
+rm -rf "$WORK/hook-cache"
+memo=$(PMCHECK_CACHE_DIR="$WORK/hook-cache" "$WORK/timeit" -n 40 -stdin "$WORK/hook-ship.json" -- "$WORK/pmcheck" hook pre-tool-use)
+echo "hook pre-tool-use, git push, unchanged (memo): $memo"
+echo "RATIO gated push, memo / full read (p50) = $(ratio "$(echo "$memo" | field p50)" "$(echo "$full" | field p50)") (after an append the call is a full read: the 1/50 and flat-in-length targets are not met)"
 
 echo "== 6. watch of a 6-hour Workflow run written row by row: total CPU <= 2x one replay of the finished run"
 # The Go benchmark writes the run (8 agents x 2,000 rows over 6 hours,
