@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,7 +215,7 @@ const staleTemp = 10 * time.Minute
 // renamed over it. A reader sees the old state or the new
 // one, never a part; of two writers at once, the last rename wins; a
 // writer killed before its rename leaves the old state and a temporary
-// file, which a later Save removes once it is stale. The directory is
+// file, which a later Save (one in 32) removes once it is stale. The directory is
 // made private (0700) and the file is 0600: the state is the user's.
 func Save(file string, s State) error {
 	if abs, err := filepath.Abs(s.Path); err == nil {
@@ -244,7 +245,11 @@ func Save(file string, s State) error {
 		os.Remove(name)
 		return err
 	}
-	removeStale(dir, filepath.Base(file)+".tmp-")
+	if rand.IntN(32) == 0 {
+		// Now and then, not on every save: it lists the directory, which
+		// holds one state per transcript ever seen.
+		removeStale(dir, filepath.Base(file)+".tmp-")
+	}
 	return nil
 }
 
