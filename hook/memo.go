@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/internal/incr"
@@ -66,7 +67,7 @@ func memoVersion() string {
 }
 
 // fullReads counts the transcripts read in full (tests).
-var fullReads int
+var fullReads atomic.Int64
 
 // scanRemembered is readScan through the memo: the remembered scan when
 // the transcript is the one it was made of, byte for byte as far as its
@@ -88,7 +89,7 @@ func scanRemembered(path string) (detect.Scan, error) {
 	if err != nil {
 		return readScan(path) // it reports the error as a full read would
 	}
-	fullReads++
+	fullReads.Add(1)
 	s, err := readScan(path)
 	if err != nil {
 		return s, err

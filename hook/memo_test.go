@@ -2,12 +2,14 @@ package hook
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/internal/incr"
@@ -20,7 +22,7 @@ func withCache(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv(incr.CacheDirEnv, dir)
-	fullReads = 0
+	fullReads.Store(0)
 	return dir
 }
 
@@ -36,18 +38,18 @@ func push(t *testing.T, p string) string {
 func TestMemoAnswersAnUnchangedTranscriptWithoutReadingIt(t *testing.T) {
 	withCache(t)
 	p := writeTranscript(t, agentCall("toolu_a", "Refactor billing"), toolResult("toolu_a", "done"))
-	if d := push(t, p); d != "" || fullReads != 1 {
-		t.Fatalf("clean: %q, %d full reads", d, fullReads)
+	if d := push(t, p); d != "" || fullReads.Load() != 1 {
+		t.Fatalf("clean: %q, %d full reads", d, fullReads.Load())
 	}
-	if d := push(t, p); d != "" || fullReads != 1 {
-		t.Fatalf("unchanged: %q, %d full reads (want the memo)", d, fullReads)
+	if d := push(t, p); d != "" || fullReads.Load() != 1 {
+		t.Fatalf("unchanged: %q, %d full reads (want the memo)", d, fullReads.Load())
 	}
 	appendRows(t, p, agentCall("toolu_b", "Port the exporter"), killedResult("toolu_b"))
-	if d := push(t, p); d != "ask" || fullReads != 2 {
-		t.Fatalf("after a kill was appended: %q, %d full reads", d, fullReads)
+	if d := push(t, p); d != "ask" || fullReads.Load() != 2 {
+		t.Fatalf("after a kill was appended: %q, %d full reads", d, fullReads.Load())
 	}
-	if d := push(t, p); d != "ask" || fullReads != 2 {
-		t.Fatalf("unchanged again: %q, %d full reads", d, fullReads)
+	if d := push(t, p); d != "ask" || fullReads.Load() != 2 {
+		t.Fatalf("unchanged again: %q, %d full reads", d, fullReads.Load())
 	}
 }
 
@@ -69,9 +71,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		cut := bytes.Index(data, []byte("toolu_b")) // the kill's rows go
 		cut = bytes.LastIndexByte(data[:cut], '\n') + 1
 		os.Truncate(p, int64(cut))
-		n := fullReads
-		if d := push(t, p); d != "" || fullReads != n+1 {
-			t.Fatalf("truncated: %q (%d full reads)", d, fullReads-n)
+		n := fullReads.Load()
+		if d := push(t, p); d != "" || fullReads.Load() != n+1 {
+			t.Fatalf("truncated: %q (%d full reads)", d, fullReads.Load()-n)
 		}
 		appendRows(t, p, killed...)
 	})
@@ -82,9 +84,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		q := p + ".new"
 		os.WriteFile(q, data, 0o644)
 		os.Rename(q, p)
-		n := fullReads
-		if d := push(t, p); d != "ask" || fullReads != n+1 {
-			t.Fatalf("replaced: %q (%d full reads)", d, fullReads-n)
+		n := fullReads.Load()
+		if d := push(t, p); d != "ask" || fullReads.Load() != n+1 {
+			t.Fatalf("replaced: %q (%d full reads)", d, fullReads.Load()-n)
 		}
 	})
 
@@ -97,10 +99,10 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		f, _ := os.OpenFile(p, os.O_WRONLY, 0)
 		f.WriteAt([]byte("Port the importer"), int64(i))
 		f.Close()
-		n := fullReads
+		n := fullReads.Load()
 		_, reason := decision(t, PreToolUse(bashInput(p, "git push"), Config{}))
-		if !strings.Contains(reason, "Port the importer") || fullReads != n+1 {
-			t.Fatalf("rewritten: %q (%d full reads)", reason, fullReads-n)
+		if !strings.Contains(reason, "Port the importer") || fullReads.Load() != n+1 {
+			t.Fatalf("rewritten: %q (%d full reads)", reason, fullReads.Load()-n)
 		}
 	})
 
@@ -109,9 +111,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		push(t, other)
 		state, _ := os.ReadFile(incr.PathFor(cache, "hook", other))
 		os.WriteFile(incr.PathFor(cache, "hook", p), state, 0o600)
-		n := fullReads
-		if d := push(t, p); d != "ask" || fullReads != n+1 {
-			t.Fatalf("foreign memo: %q (%d full reads)", d, fullReads-n)
+		n := fullReads.Load()
+		if d := push(t, p); d != "ask" || fullReads.Load() != n+1 {
+			t.Fatalf("foreign memo: %q (%d full reads)", d, fullReads.Load()-n)
 		}
 	})
 
@@ -121,9 +123,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		data, _ := os.ReadFile(file)
 		data[len(data)/2] ^= 1
 		os.WriteFile(file, data, 0o600)
-		n := fullReads
-		if d := push(t, p); d != "ask" || fullReads != n+1 {
-			t.Fatalf("corrupt memo: %q (%d full reads)", d, fullReads-n)
+		n := fullReads.Load()
+		if d := push(t, p); d != "ask" || fullReads.Load() != n+1 {
+			t.Fatalf("corrupt memo: %q (%d full reads)", d, fullReads.Load()-n)
 		}
 	})
 
@@ -132,12 +134,47 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		os.WriteFile(blocker, nil, 0o600)
 		t.Setenv(incr.CacheDirEnv, filepath.Join(blocker, "cache"))
 		for i := 0; i < 2; i++ {
-			n := fullReads
-			if r := PreToolUse(bashInput(p, "git push"), Config{}); r.Exit != ExitOK || fullReads != n+1 {
-				t.Fatalf("unwritable cache: exit %d %s (%d full reads)", r.Exit, r.Stderr, fullReads-n)
+			n := fullReads.Load()
+			if r := PreToolUse(bashInput(p, "git push"), Config{}); r.Exit != ExitOK || fullReads.Load() != n+1 {
+				t.Fatalf("unwritable cache: exit %d %s (%d full reads)", r.Exit, r.Stderr, fullReads.Load()-n)
 			}
 		}
 	})
+}
+
+// TestMemoConcurrentCalls: parallel tool calls on one transcript, while
+// rows are appended, each answer as a full read of some state of the file
+// does (here: the kill is appended before any call, so all ask), and the
+// memo left behind is whole.
+func TestMemoConcurrentCalls(t *testing.T) {
+	cache := withCache(t)
+	p := writeTranscript(t, agentCall("toolu_b", "Port the exporter"), killedResult("toolu_b"))
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				r := PreToolUse(bashInput(p, "git push"), Config{})
+				if !strings.Contains(string(r.Stdout), `"ask"`) {
+					errs <- fmt.Sprintf("exit %d %s %s", r.Exit, r.Stdout, r.Stderr)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 10; i++ {
+		appendRows(t, p, toolResult("toolu_x", "unrelated"))
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if _, err := incr.Load(incr.PathFor(cache, "hook", p), memoVersion(), p); err != nil {
+		t.Fatalf("the memo left by parallel calls: %v", err)
+	}
 }
 
 // TestMemoIsAFullReadAtEveryPrefix: every fixture and corpus transcript,
@@ -198,8 +235,8 @@ func TestMemoIsAFullReadAtEveryPrefix(t *testing.T) {
 		}
 		f.Close()
 	}
-	if fullReads >= calls {
-		t.Fatalf("%d full reads for %d calls: the memo was never used", fullReads, calls)
+	if fullReads.Load() >= int64(calls) {
+		t.Fatalf("%d full reads for %d calls: the memo was never used", fullReads.Load(), calls)
 	}
-	t.Logf("%d transcripts, %d calls with the memo, %d full reads", len(files), calls*2, fullReads)
+	t.Logf("%d transcripts, %d calls with the memo, %d full reads", len(files), calls*2, fullReads.Load())
 }
