@@ -41,7 +41,8 @@ type Follower struct {
 }
 
 // NewFollower starts following a transcript; file is the name evidence
-// carries. HeadsOnly is honoured; the parallel reader is never used.
+// carries. Every option but Follow is honoured (Copied included: the
+// copies are those of the maps given).
 func NewFollower(file string, opts Options) *Follower {
 	b := newBuilder(file)
 	b.setOptions(opts)
