@@ -467,7 +467,7 @@ func (l *loader) workflowRun(dir string) {
 	}
 	run := &model.Run{Kind: model.KindWorkflow, ID: runID, Path: l.show(dir)}
 	jrel := layout.JournalOf(dir)
-	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk})
+	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk, Follow: l.opts.Follow.forJournals()})
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
 		l.addUntrusted(fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))

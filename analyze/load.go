@@ -15,6 +15,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -45,6 +46,40 @@ type Options struct {
 	// while it is read, so that the detectors reuse the analyses (see
 	// ShellOptions).
 	Shell *ShellOptions
+	// Follow, when set, keeps the readers of the transcripts and journals
+	// read, so that the next load with the same Follow decodes only what
+	// was appended to each since (a live watch polling a run). What is
+	// loaded is what a load without it gives. A run loaded this way shares
+	// its transcripts' calls, results and events with the readers: it is
+	// what the files held until the next load through the same Follow,
+	// which may change them (watch uses each run before it loads again).
+	Follow *Followers
+}
+
+// Followers are the readers a load keeps for the next (Options.Follow).
+type Followers struct {
+	transcripts transcript.Followers
+	journals    journal.Followers
+}
+
+// FollowStats says how much the followers read: files read from their
+// start, and bytes decoded in all.
+func (f *Followers) FollowStats() (fresh, bytes int64) {
+	return f.transcripts.Fresh + f.journals.Fresh, f.transcripts.Appended + f.journals.Appended
+}
+
+func (f *Followers) forTranscripts() *transcript.Followers {
+	if f == nil {
+		return nil
+	}
+	return &f.transcripts
+}
+
+func (f *Followers) forJournals() *journal.Followers {
+	if f == nil {
+		return nil
+	}
+	return &f.journals
 }
 
 // ShellOptions ask the reader to classify shell commands with the
@@ -336,7 +371,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 // read with its rows marked once, by markResumeCopies, and not read again:
 // its run is linked from that reading, and a Workflow run's parent is kept.)
 func (l *loader) readOptions(rel string) transcript.Options {
-	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell}
+	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell, Follow: l.opts.Follow.forTranscripts()}
 }
 
 // lineCap is the line cap transcripts are read with.

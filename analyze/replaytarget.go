@@ -49,9 +49,9 @@ func FindWorkflowRun(arg, root string) (*model.Run, error) {
 			}
 			return nil, usage("%s: not a Workflow run directory (no journal.jsonl); give a run directory, its journal.jsonl, or a session transcript", filepath.ToSlash(arg))
 		}
-		return loadWorkflow(arg)
+		return loadWorkflow(arg, Options{})
 	case filepath.Base(arg) == layout.Journal:
-		return loadWorkflow(filepath.Dir(arg))
+		return loadWorkflow(filepath.Dir(arg), Options{})
 	case layout.IsTranscriptName(arg):
 		return fromSession(arg)
 	}
@@ -59,10 +59,18 @@ func FindWorkflowRun(arg, root string) (*model.Run, error) {
 }
 
 // LoadWorkflowRun loads the Workflow run in a run directory (an OS path).
-func LoadWorkflowRun(dir string) (*model.Run, error) { return loadWorkflow(dir) }
+func LoadWorkflowRun(dir string) (*model.Run, error) { return loadWorkflow(dir, Options{}) }
 
-func loadWorkflow(dir string) (*model.Run, error) {
-	res, err := Load([]string{dir}, Options{})
+// FollowWorkflowRun is LoadWorkflowRun for a run being written, polled
+// again and again (watch): follow keeps the readers of its files between
+// calls, so each call decodes only what was appended since the last. The
+// run is the one LoadWorkflowRun gives.
+func FollowWorkflowRun(dir string, follow *Followers) (*model.Run, error) {
+	return loadWorkflow(dir, Options{Follow: follow})
+}
+
+func loadWorkflow(dir string, opts Options) (*model.Run, error) {
+	res, err := Load([]string{dir}, opts)
 	if err != nil {
 		return nil, usage("%v", err)
 	}
@@ -122,7 +130,7 @@ func fromSession(file string) (*model.Run, error) {
 	if _, err := os.Stat(filepath.Join(dir, layout.Journal)); err != nil {
 		return nil, noJournal("%s: the run directory has no journal.jsonl", filepath.ToSlash(dir))
 	}
-	return loadWorkflow(dir)
+	return loadWorkflow(dir, Options{})
 }
 
 // byPrefix is watch's find_run_dir for a run-id prefix: exactly one Workflow
@@ -150,7 +158,7 @@ func byPrefix(prefix, root string) (*model.Run, error) {
 	}
 	switch len(matches) {
 	case 1:
-		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])))
+		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])), Options{})
 	case 0:
 		return nil, noJournal("no Workflow run under %s has an id starting with %q", root, prefix)
 	}

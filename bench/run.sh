@@ -189,4 +189,33 @@ if works "$WORK/pmcheck" replay --max-hours 7 "$run6h"; then
 else
 	echo "replay: not measured ($why)"
 fi
+echo "== 5. hook: a Bash call that is not a ship action, p50 <= 5 ms whatever the session's length (every Bash call runs the gate)"
+parent=$(find "$WORK/large" -maxdepth 1 -name '*.jsonl' | head -n 1)
+printf '{"transcript_path":"%s","cwd":"%s","tool_name":"Bash","tool_input":{"command":"ls -la"}}' "$parent" "$WORK" >"$WORK/hook-nonship.json"
+printf '{"transcript_path":"%s","cwd":"%s","tool_name":"Bash","tool_input":{"command":"git push origin HEAD"}}' "$parent" "$WORK" >"$WORK/hook-ship.json"
+t=$("$WORK/timeit" -n 100 -stdin "$WORK/hook-nonship.json" -- "$WORK/pmcheck" hook pre-tool-use)
+echo "hook pre-tool-use, ls -la (large parent):        $t"
+p50=$(awk -v s="$(echo "$t" | field p50)" 'BEGIN { printf "%.2f", s * 1000 }')
+echo "RESULT non-ship call p50 = $p50 ms (target <= 5): $(verdict "$p50" "<=" 5)"
+# A gated push: read in full every time (no cache directory can be
+# written), then answered from the memo of the first call (the transcript
+# is unchanged between the calls).
+full=$(PMCHECK_CACHE_DIR=/dev/null/pmcheck "$WORK/timeit" -n 40 -stdin "$WORK/hook-ship.json" -- "$WORK/pmcheck" hook pre-tool-use)
+echo "hook pre-tool-use, git push, full read:        $full"
+rm -rf "$WORK/hook-cache"
+memo=$(PMCHECK_CACHE_DIR="$WORK/hook-cache" "$WORK/timeit" -n 40 -stdin "$WORK/hook-ship.json" -- "$WORK/pmcheck" hook pre-tool-use)
+echo "hook pre-tool-use, git push, unchanged (memo): $memo"
+echo "RATIO gated push, memo / full read (p50) = $(ratio "$(echo "$memo" | field p50)" "$(echo "$full" | field p50)") (after an append the call is a full read: the 1/50 and flat-in-length targets are not met)"
+
+echo "== 6. watch of a 6-hour Workflow run written row by row: total CPU <= 2x one replay of the finished run"
+# The Go benchmark writes the run (8 agents x 2,000 rows over 6 hours,
+# the wf6h shape) row by row on a scripted clock, polled every 5 s.
+out=$(PMCHECK_WATCH_ROWS=2000 PMCHECK_WATCH_RELOAD=${WATCH_RELOAD:-} go test ./cmd/pmcheck -run '^$' -bench '^BenchmarkWatchRowByRow$' -benchtime 1x 2>&1 | grep '^BenchmarkWatchRowByRow' || true)
+echo "$out"
+r=$(echo "$out" | sed -n 's|.* \([0-9.]*\) watch-cpu/replay.*|\1|p')
+if [ -n "$r" ]; then
+	echo "RATIO watch CPU / replay CPU = $r (target <= 2): $(verdict "$r" "<=" 2)"
+else
+	echo "watch: not measured (the benchmark failed)"
+fi
 echo "load:     $( (cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load averages*: //') ) (at the end)"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/internal/incr"
 )
 
 var (
@@ -68,9 +69,21 @@ func benchLatency(b *testing.B, call func() Result, check func(Result) bool) {
 }
 
 // BenchmarkPreToolUse11MB: a ship action on a session with an 11 MiB
-// transcript (the full parse the gate runs on every gated call).
+// transcript (the full parse the gate runs on a transcript that changed
+// since its last call; the memo is off).
 func BenchmarkPreToolUse11MB(b *testing.B) {
+	memoOff = true
+	defer func() { memoOff = false }()
 	p := largeTranscript(b)
+	benchLatency(b, func() Result { return PreToolUse(bashInput(p, "git push origin HEAD:main"), Config{}) },
+		func(r Result) bool { return r.Exit == 0 && strings.Contains(string(r.Stdout), `"ask"`) })
+}
+
+// BenchmarkPreToolUse11MBRemembered: the same call on the same, unchanged
+// transcript, answered from the memo of the previous call.
+func BenchmarkPreToolUse11MBRemembered(b *testing.B) {
+	p := largeTranscript(b)
+	PreToolUse(bashInput(p, "git push origin HEAD:main"), Config{}) // the memo
 	benchLatency(b, func() Result { return PreToolUse(bashInput(p, "git push origin HEAD:main"), Config{}) },
 		func(r Result) bool { return r.Exit == 0 && strings.Contains(string(r.Stdout), `"ask"`) })
 }
@@ -85,13 +98,23 @@ func BenchmarkPreToolUseNotShip(b *testing.B) {
 
 // BenchmarkSessionStart11MB: a resume of the same session (arms the gate).
 func BenchmarkSessionStart11MB(b *testing.B) {
+	memoOff = true
+	defer func() { memoOff = false }()
 	p := largeTranscript(b)
 	benchLatency(b, func() Result { return SessionStart(resume(p), Config{}) },
 		func(r Result) bool { return r.Exit == 0 && strings.Contains(string(r.Stdout), "Refactor billing") })
 }
 
 func TestMain(m *testing.M) {
+	// The hooks remember scans in the user's cache directory: the tests'
+	// go to one of their own.
+	cache, err := os.MkdirTemp("", "pmcheck-hook-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(incr.CacheDirEnv, cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	if benchPath != "" {
 		os.RemoveAll(filepath.Dir(benchPath))
 	}

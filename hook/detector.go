@@ -10,10 +10,15 @@ import (
 // detector and ship classifier `pmcheck check` runs, so the hook, the live
 // watch and the CI check cannot disagree about a transcript.
 
-// scanFile reads one transcript (streamed, never whole) and runs the
+// scanFile is the resume-gate detector's scan of one transcript, through
+// the memo of the last reading of it (memo.go): a full read unless the
+// transcript is unchanged since.
+func scanFile(path string) (detect.Scan, error) { return scanRemembered(path) }
+
+// readScan reads one transcript (streamed, never whole) and runs the
 // resume-gate detector over its current segment: the rows after the newest
 // mark that decodes.
-func scanFile(path string) (detect.Scan, error) {
+func readScan(path string) (detect.Scan, error) {
 	t, err := transcript.ReadFile(path, path, transcript.Options{})
 	if err != nil {
 		return detect.Scan{}, err

@@ -133,8 +133,8 @@ func readPayload(r io.Reader, event string) (payload, error) {
 	case "PreToolUse":
 		// What the call is only decides whether the gate looks at all. A
 		// tool name or command the gate cannot read does not block: the
-		// call is treated as a ship action (Claude Code ran the hook because
-		// an `if` condition matched it), so it asks when work is outstanding
+		// call is treated as a ship action (a call the gate cannot read is
+		// one it cannot prove harmless), so it asks when work is outstanding
 		// and proceeds otherwise, with a note on stderr.
 		if p.ToolName, err = str("tool_name", true); err != nil {
 			p.Unclassified = err.Error()

@@ -15,13 +15,17 @@ import (
 	"time"
 )
 
-// ShipConditions are the `if` conditions of the Bash handler: one per shape
-// of command line the ship classifier can find a ship action in. The hook
-// classifies the command again itself, so a condition that is too broad
-// (every `gh api` call, every `gh pr edit`) costs a process start, never a
-// prompt; a condition that is missing lets that ship action through
-// unasked. `bash -c`, `sh -c` and `eval` are listed because a ship verb can
-// hide inside their string.
+// ShipConditions are the `if` conditions of the opt-in prefix form of the
+// Bash handler (InstallOptions.PrefixConditions): one per shape of command
+// line the ship classifier can find a ship action in. The default install
+// has none: the gate runs for every Bash call and the ship classifier alone
+// decides, because a prefix list cannot name `command git push`,
+// `git --no-pager push`, `env git push`, an alias, or a verb it lacks, and
+// Claude Code never runs the hook for a call no condition matches. In the
+// prefix form a condition that is too broad (every `gh api` call) costs a
+// process start, never a prompt; a condition that is missing lets that ship
+// action through unasked. `bash -c`, `sh -c` and `eval` are listed because a
+// ship verb can hide inside their string.
 //
 // `Bash(git -C * push:*)` puts a `*` in the middle of the pattern; only the
 // trailing `:*` form is documented, so if Claude Code does not honour it that
@@ -59,6 +63,11 @@ type InstallOptions struct {
 	// set, and the publish tools make the second handler's matcher (nil:
 	// detect.DefaultPublishTools).
 	Config Config
+	// PrefixConditions installs the Bash handler behind ShipConditions
+	// (one handler per `if` condition) instead of for every Bash call: the
+	// opt-in for who measured the cost of a hook start on every command and
+	// accepts that a ship action no condition names is not gated.
+	PrefixConditions bool
 	// Uninstall removes pmcheck's handlers instead.
 	Uninstall bool
 	// Now names the backup (time.Now when zero).
@@ -73,9 +82,9 @@ type InstallResult struct {
 
 // Install writes (or removes) the resume-gate handlers in a settings file:
 // SessionStart with matcher "resume", PreToolUse with matcher "^Bash$" and
-// one handler per ship condition (the `if` sits inside the inner hooks
-// array, where Claude Code reads it), and a PreToolUse handler for the
-// publish tools. Every other key of the file is kept. The file is backed up
+// one handler for every Bash call (or, with PrefixConditions, one handler
+// per ship condition, the `if` inside the inner hooks array, where Claude
+// Code reads it), and a PreToolUse handler for the publish tools. Every other key of the file is kept. The file is backed up
 // before it is changed; installing twice changes nothing the second time.
 func Install(o InstallOptions) (InstallResult, error) {
 	var res InstallResult
@@ -123,9 +132,12 @@ func Install(o InstallOptions) (InstallResult, error) {
 			"matcher": "resume",
 			"hooks":   []any{handler(o.Binary, sessionStartArgs, o.Config, "")},
 		})
-		var bash []any
-		for _, cond := range ShipConditions {
-			bash = append(bash, handler(o.Binary, preToolUseArgs, o.Config, cond))
+		bash := []any{handler(o.Binary, preToolUseArgs, o.Config, "")}
+		if o.PrefixConditions {
+			bash = bash[:0]
+			for _, cond := range ShipConditions {
+				bash = append(bash, handler(o.Binary, preToolUseArgs, o.Config, cond))
+			}
 		}
 		pre := append(hooks["PreToolUse"].([]any), map[string]any{"matcher": "^Bash$", "hooks": bash})
 		if m := publishMatcher(o.Config.publishTools()); m != "" {

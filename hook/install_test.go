@@ -81,21 +81,13 @@ func TestInstallWritesTheHandlersWithIfInsideTheInnerArray(t *testing.T) {
 	if _, ok := bash["if"]; ok {
 		t.Fatal(`"if" beside the matcher`)
 	}
-	var conds []string
-	for _, h := range bash["hooks"].([]any) {
-		hm := h.(map[string]any)
-		conds = append(conds, hm["if"].(string))
-		if hm["type"] != "command" || hm["command"] != "'/opt/pm check/pmcheck' hook pre-tool-use" {
-			t.Fatalf("handler %v", hm)
-		}
+	// Every Bash call runs the gate: one handler, no `if`, so the ship
+	// classifier sees `command git push`, `env git push` and aliases too.
+	if hs := bash["hooks"].([]any); len(hs) != 1 {
+		t.Fatalf("Bash handlers %v, want one for every call", hs)
 	}
-	if !reflect.DeepEqual(conds, ShipConditions) {
-		t.Fatalf("conditions %q", conds)
-	}
-	for _, want := range []string{"Bash(git push:*)", "Bash(git -C * push:*)", "Bash(gh pr merge:*)", "Bash(gh pr edit:*)", "Bash(gh api:*)", "Bash(gh release create:*)"} {
-		if !contains(conds, want) {
-			t.Errorf("no condition %s", want)
-		}
+	if hm := bash["hooks"].([]any)[0].(map[string]any); hm["type"] != "command" || hm["command"] != "'/opt/pm check/pmcheck' hook pre-tool-use" || hm["if"] != nil {
+		t.Fatalf("handler %v", hm)
 	}
 	pub := pre[2].(map[string]any)
 	if m := pub["matcher"].(string); !strings.HasPrefix(m, "^(Artifact|") || !strings.HasSuffix(m, ")$") {
@@ -119,6 +111,44 @@ func TestInstallWritesTheHandlersWithIfInsideTheInnerArray(t *testing.T) {
 	hooks = m["hooks"].(map[string]any)
 	if _, ok := hooks["SessionStart"]; ok || len(hooks["PreToolUse"].([]any)) != 1 || m["model"] != "opus" {
 		t.Fatalf("after uninstall: %v", m)
+	}
+}
+
+func TestInstallPrefixConditionsIsTheOptInForm(t *testing.T) {
+	withStable(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	bin := "/usr/local/bin/pmcheck"
+	if _, err := Install(InstallOptions{Settings: settings, Binary: bin, PrefixConditions: true}); err != nil {
+		t.Fatal(err)
+	}
+	pre := readSettings(t, settings)["hooks"].(map[string]any)["PreToolUse"].([]any)
+	bash := pre[0].(map[string]any)
+	if bash["matcher"] != "^Bash$" {
+		t.Fatalf("Bash matcher %v", bash["matcher"])
+	}
+	var conds []string
+	for _, h := range bash["hooks"].([]any) {
+		hm := h.(map[string]any)
+		conds = append(conds, hm["if"].(string))
+		if hm["type"] != "command" || hm["command"] != bin+" hook pre-tool-use" {
+			t.Fatalf("handler %v", hm)
+		}
+	}
+	if !reflect.DeepEqual(conds, ShipConditions) {
+		t.Fatalf("conditions %q", conds)
+	}
+	for _, want := range []string{"Bash(git push:*)", "Bash(git -C * push:*)", "Bash(gh pr merge:*)", "Bash(gh pr edit:*)", "Bash(gh api:*)", "Bash(gh release create:*)"} {
+		if !contains(conds, want) {
+			t.Errorf("no condition %s", want)
+		}
+	}
+	// Going back to the default replaces the prefix handlers with one.
+	if res, err := Install(InstallOptions{Settings: settings, Binary: bin}); err != nil || !res.Changed {
+		t.Fatalf("reinstall: %+v %v", res, err)
+	}
+	pre = readSettings(t, settings)["hooks"].(map[string]any)["PreToolUse"].([]any)
+	if hs := pre[0].(map[string]any)["hooks"].([]any); len(pre) != 2 || len(hs) != 1 || hs[0].(map[string]any)["if"] != nil {
+		t.Fatalf("after the default install: %v", pre)
 	}
 }
 

@@ -26,10 +26,17 @@ type Options struct {
 	// A check fails closed on such a journal anyway; a replay reads it all
 	// and prints what watch would have.
 	GiveUp bool
+	// Follow, when set, keeps a follower of each journal read (ReadFile)
+	// between reads, so a journal that grew is decoded from where the last
+	// read stopped (follow.go). The journal is the one a full read gives.
+	Follow *Followers
 }
 
 // ReadFile reads the journal at path; file is the name evidence carries.
 func ReadFile(path, file string, opts Options) (*model.Journal, error) {
+	if opts.Follow != nil {
+		return readFollowing(path, file, opts)
+	}
 	f, err := jsonl.OpenRegular(path)
 	if err != nil {
 		return nil, err
@@ -60,21 +67,8 @@ func Read(r io.Reader, file string) (*model.Journal, error) {
 
 // ReadOptions is Read with options.
 func ReadOptions(r io.Reader, file string, opts Options) (*model.Journal, error) {
-	j := &model.Journal{File: file}
-	skipped := 0 // malformed lines that are not a torn final line
-	// Every malformed line is counted; the first MalformedExamples are kept,
-	// and so are the two whose kind changes what watch prints: the first
-	// over-long line (watch stops there) and a torn final line (held back).
-	// Twenty million junk lines keep a dozen records, not twenty million.
-	malformed := func(m model.Malformed, keep bool) {
-		j.MalformedCount++
-		if keep || len(j.Malformed) < model.MalformedExamples {
-			j.Malformed = append(j.Malformed, m)
-		}
-	}
+	jr := reader{j: &model.Journal{File: file}, opts: opts}
 	lr := jsonl.NewReader(r, LineCap)
-	index := 0
-	var v line
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -83,75 +77,108 @@ func ReadOptions(r io.Reader, file string, opts Options) (*model.Journal, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: read error: %w", file, lr.LineCount()+1, err)
 		}
-		if l.OverCap {
-			index++
-			j.OverCap++
-			if j.OverCap == 1 {
-				j.FirstOverCap, j.FirstOverCapLen = int64(l.N), l.Len
-			}
-			malformed(model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len}, j.OverCap == 1)
-			skipped++
-			if opts.GiveUp && jsonl.GiveUp(skipped, len(j.Lines)) {
-				return nil, &jsonl.GaveUpError{File: file, Bad: skipped, Good: len(j.Lines), First: j.Malformed[0].Line, Line: l.N}
-			}
-			continue
+		if err := jr.line(l); err != nil {
+			return nil, err
 		}
-		data := bytes.TrimSpace(l.Data)
-		if len(data) == 0 {
-			continue // watch drops blank lines
-		}
-		index++
-		v = line{}
-		// A line that does not open an object is malformed whatever follows;
-		// it is not decoded (twenty million junk lines cost seconds, not a
-		// decode each).
-		err = nil
-		if data[0] == '{' {
-			// decodeFast, or encoding/json for the lines it leaves to it.
-			switch valid, done := decodeFast(data, &v); {
-			case !valid:
-				err = errNotJSON
-			case !done:
-				v = line{}
-				err = json.Unmarshal(data, &v)
-			}
-		}
-		if data[0] != '{' || (err != nil && !isTypeError(err)) {
-			// Only kept lines need their reason: the rest are counted
-			// without validating them again to say why (half the cost
-			// of a junk line).
-			reason := "not JSON"
-			if l.Torn || len(j.Malformed) < model.MalformedExamples {
-				reason = jsonl.NotJSONReason(data, l.Torn)
-			}
-			malformed(model.Malformed{Line: l.N, Reason: reason, Skipped: true}, l.Torn)
-			if l.Torn {
-				continue
-			}
-			skipped++
-			if opts.GiveUp && jsonl.GiveUp(skipped, len(j.Lines)) {
-				return nil, &jsonl.GaveUpError{File: file, Bad: skipped, Good: len(j.Lines), First: j.Malformed[0].Line, Line: l.N}
-			}
-			continue
-		}
-		jl := model.JournalLine{Line: l.N, Index: index, Type: "other", Torn: l.Torn}
-		if v.Type != nil {
-			jl.Type = *v.Type
-		}
-		if v.Key != nil {
-			jl.Key, jl.HasKey = *v.Key, *v.Key != ""
-		}
-		if v.AgentID != nil {
-			jl.AgentID = *v.AgentID
-		}
-		if len(j.Lines) == cap(j.Lines) {
-			// Doubled, not grown by a quarter as append grows a long
-			// slice: 200,000 lines of 80 bytes were copied five times over.
-			j.Lines = slices.Grow(j.Lines, max(len(j.Lines), 64))
-		}
-		j.Lines = append(j.Lines, jl)
 	}
-	return j, nil
+	return jr.j, nil
+}
+
+// reader is the state of reading one journal, a line at a time (Read, and
+// Follower between the pieces it is given).
+type reader struct {
+	j       *model.Journal
+	opts    Options
+	skipped int // malformed lines that are not a torn final line
+	index   int
+	v       line
+}
+
+// malformed counts a malformed line. Every one is counted; the first
+// MalformedExamples are kept, and so are the two whose kind changes what
+// watch prints: the first over-long line (watch stops there) and a torn
+// final line (held back). Twenty million junk lines keep a dozen records,
+// not twenty million.
+func (jr *reader) malformed(m model.Malformed, keep bool) {
+	j := jr.j
+	j.MalformedCount++
+	if keep || len(j.Malformed) < model.MalformedExamples {
+		j.Malformed = append(j.Malformed, m)
+	}
+}
+
+// line reads one line; the error is the reader giving up (Options.GiveUp).
+func (jr *reader) line(l jsonl.Line) error {
+	j, opts := jr.j, jr.opts
+	if l.OverCap {
+		jr.index++
+		j.OverCap++
+		if j.OverCap == 1 {
+			j.FirstOverCap, j.FirstOverCapLen = int64(l.N), l.Len
+		}
+		jr.malformed(model.Malformed{Line: l.N, Reason: "line longer than 1 MB", Skipped: true, Length: l.Len}, j.OverCap == 1)
+		jr.skipped++
+		if opts.GiveUp && jsonl.GiveUp(jr.skipped, len(j.Lines)) {
+			return &jsonl.GaveUpError{File: j.File, Bad: jr.skipped, Good: len(j.Lines), First: j.Malformed[0].Line, Line: l.N}
+		}
+		return nil
+	}
+	data := bytes.TrimSpace(l.Data)
+	if len(data) == 0 {
+		return nil // watch drops blank lines
+	}
+	jr.index++
+	v := &jr.v
+	*v = line{}
+	// A line that does not open an object is malformed whatever follows;
+	// it is not decoded (twenty million junk lines cost seconds, not a
+	// decode each).
+	var err error
+	if data[0] == '{' {
+		// decodeFast, or encoding/json for the lines it leaves to it.
+		switch valid, done := decodeFast(data, v); {
+		case !valid:
+			err = errNotJSON
+		case !done:
+			*v = line{}
+			err = json.Unmarshal(data, v)
+		}
+	}
+	if data[0] != '{' || (err != nil && !isTypeError(err)) {
+		// Only kept lines need their reason: the rest are counted
+		// without validating them again to say why (half the cost
+		// of a junk line).
+		reason := "not JSON"
+		if l.Torn || len(j.Malformed) < model.MalformedExamples {
+			reason = jsonl.NotJSONReason(data, l.Torn)
+		}
+		jr.malformed(model.Malformed{Line: l.N, Reason: reason, Skipped: true}, l.Torn)
+		if l.Torn {
+			return nil
+		}
+		jr.skipped++
+		if opts.GiveUp && jsonl.GiveUp(jr.skipped, len(j.Lines)) {
+			return &jsonl.GaveUpError{File: j.File, Bad: jr.skipped, Good: len(j.Lines), First: j.Malformed[0].Line, Line: l.N}
+		}
+		return nil
+	}
+	jl := model.JournalLine{Line: l.N, Index: jr.index, Type: "other", Torn: l.Torn}
+	if v.Type != nil {
+		jl.Type = *v.Type
+	}
+	if v.Key != nil {
+		jl.Key, jl.HasKey = *v.Key, *v.Key != ""
+	}
+	if v.AgentID != nil {
+		jl.AgentID = *v.AgentID
+	}
+	if len(j.Lines) == cap(j.Lines) {
+		// Doubled, not grown by a quarter as append grows a long
+		// slice: 200,000 lines of 80 bytes were copied five times over.
+		j.Lines = slices.Grow(j.Lines, max(len(j.Lines), 64))
+	}
+	j.Lines = append(j.Lines, jl)
+	return nil
 }
 
 // isTypeError reports whether err is encoding/json's error for a value of

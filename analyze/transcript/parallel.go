@@ -104,6 +104,19 @@ func (c *chunk) recycle(size int) {
 func readParallel(r io.Reader, file string, opts Options, workers, size int) (*model.Transcript, error) {
 	b := newBuilder(file)
 	b.setOptions(opts)
+	if _, err := applyParallel(b, r, file, opts, workers, size); err != nil {
+		b.free()
+		return nil, err
+	}
+	t := b.finish()
+	b.free()
+	return t, nil
+}
+
+// applyParallel applies every line of r to b, decoded by workers
+// goroutines in chunks of about size bytes, and returns how many lines it
+// read. The error is a read error or the builder giving up (b.gaveUp).
+func applyParallel(b *builder, r io.Reader, file string, opts Options, workers, size int) (int, error) {
 	lr := jsonl.NewReader(r, opts.LineCap)
 	// At most 2*workers chunks are in flight, so memory does not grow with
 	// the file: the reader waits for the builder.
@@ -187,17 +200,12 @@ func readParallel(r io.Reader, file string, opts Options, workers, size int) (*m
 		chunks.Put(<-free)
 	}
 	if b.gaveUp != nil {
-		err := b.gaveUp
-		b.free()
-		return nil, err
+		return lr.LineCount(), b.gaveUp
 	}
 	if readErr != nil {
-		b.free()
-		return nil, readErr
+		return lr.LineCount(), readErr
 	}
-	t := b.finish()
-	b.free()
-	return t, nil
+	return lr.LineCount(), nil
 }
 
 // parallelWorkers is how many goroutines decode one large file.

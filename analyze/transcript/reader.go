@@ -55,6 +55,11 @@ type Options struct {
 	// (model.ToolCall.ShellClass; shell.go). A heads-only read classifies
 	// nothing.
 	Shell ShellOptions
+	// Follow, when set, keeps a follower of each file read (ReadFile,
+	// ReadFileSize) between reads, so a file that grew is decoded from
+	// where the last read stopped (followers.go). The transcript is the
+	// one a full read gives. Not used with Copied.
+	Follow *Followers
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -66,6 +71,9 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 // ReadFileSize is ReadFile that also returns the file's size when it was
 // opened.
 func ReadFileSize(path, file string, opts Options) (*model.Transcript, int64, error) {
+	if opts.Follow != nil && opts.Copied == nil {
+		return readFollowing(path, file, opts)
+	}
 	f, size, err := jsonl.OpenRead(path)
 	if err != nil {
 		return nil, 0, err
@@ -310,8 +318,11 @@ type builder struct {
 	// other holds ids of calls that are counted but not retained, until
 	// their result arrives (so the map stays as small as the calls in flight).
 	other map[string]struct{}
-	// uuids holds a hash of every row uuid seen, to skip replayed rows.
-	uuids uuidSet
+	// uuids holds a hash of every row uuid seen, to skip replayed rows;
+	// with trackUUIDs (a follower) each new one is also listed in added.
+	uuids      uuidSet
+	trackUUIDs bool
+	added      []uint64
 	// copied holds the rows an earlier file of the session holds
 	// (Options.Copied); copiedRow is set while such a row is applied.
 	copied    []map[uint64]uint64
@@ -556,6 +567,9 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 			return
 		}
 		t.UUIDRows++
+		if b.trackUUIDs {
+			b.added = append(b.added, h)
+		}
 		if t.FirstUUID == 0 {
 			t.FirstUUID = h
 		}
@@ -985,10 +999,20 @@ func (b *builder) copiedHash(h uint64) (uint64, bool) {
 }
 
 func (b *builder) finish() *model.Transcript {
-	t := b.t
+	b.t.UUIDs = b.uuids.sorted()
+	b.finishInto(b.t)
+	return b.t
+}
+
+// finishInto completes t, the builder's transcript or a copy of it
+// (Follower.Snapshot), from what the builder holds. On a copy it changes
+// only what is the copy's own (its fields, the results list it is given)
+// and, of what the copy shares with the builder, only the write times of
+// rows above the first timestamp, which it sets to the value every later
+// finish sets them to.
+func (b *builder) finishInto(t *model.Transcript) {
 	t.RowHashes = b.rowHashes
 	t.LastTime = b.curMax
-	t.UUIDs = b.uuids.sorted()
 	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
 	// Results whose call never appeared stay visible (Signature A must see,
 	// and reject, a result that resolves to no Agent call).
@@ -1056,7 +1080,6 @@ func (b *builder) finish() *model.Transcript {
 			fixEv(ev)
 		}
 	}
-	return t
 }
 
 // poison overwrites p (poisonViews).

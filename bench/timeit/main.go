@@ -2,10 +2,13 @@
 // the CPU time (user + system) of that run, and the largest peak RSS of all
 // runs, so bench/run.sh needs nothing but Go and a shell:
 //
-//	timeit [-n 5] -- CMD ARGS...
+//	timeit [-n 5] [-stdin FILE] -- CMD ARGS...
 //
-// Output, one line: "wall=0.123456 cpu=0.120000 rss_kib=10240 exit=0".
-// The command's standard output is discarded; its standard error is kept.
+// Output, one line: "wall=0.123456 cpu=0.120000 rss_kib=10240 exit=0
+// p50=0.123456 p99=0.123456" (p50 and p99 of the runs' wall times, for
+// latency targets such as a hook call's). With -stdin, every run reads
+// FILE on its standard input. The command's standard output is discarded;
+// its standard error is kept.
 package main
 
 import (
@@ -14,11 +17,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 )
 
 func main() {
 	n := flag.Int("n", 5, "runs (the best wall time is reported)")
+	stdin := flag.String("stdin", "", "a file every run reads on its standard input")
 	flag.Parse()
 	args := flag.Args()
 	if len(args) == 0 {
@@ -26,14 +31,28 @@ func main() {
 		os.Exit(2)
 	}
 	best, bestCPU := time.Duration(-1), time.Duration(0)
+	var walls []time.Duration
 	var rss int64
 	code := 0
 	for i := 0; i < *n; i++ {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Stderr = os.Stderr
+		var in *os.File
+		if *stdin != "" {
+			var err error
+			if in, err = os.Open(*stdin); err != nil {
+				fmt.Fprintf(os.Stderr, "timeit: %v\n", err)
+				os.Exit(2)
+			}
+			cmd.Stdin = in
+		}
 		start := time.Now()
 		err := cmd.Run()
 		wall := time.Since(start)
+		if in != nil {
+			in.Close()
+		}
+		walls = append(walls, wall)
 		var exit *exec.ExitError
 		switch {
 		case errors.As(err, &exit):
@@ -50,5 +69,7 @@ func main() {
 			best, bestCPU = wall, st.UserTime()+st.SystemTime()
 		}
 	}
-	fmt.Printf("wall=%.6f cpu=%.6f rss_kib=%d exit=%d\n", best.Seconds(), bestCPU.Seconds(), rss, code)
+	slices.Sort(walls)
+	fmt.Printf("wall=%.6f cpu=%.6f rss_kib=%d exit=%d p50=%.6f p99=%.6f\n", best.Seconds(), bestCPU.Seconds(), rss, code,
+		walls[len(walls)/2].Seconds(), walls[min(len(walls)-1, len(walls)*99/100)].Seconds())
 }

@@ -72,6 +72,7 @@ type HookInstallCmd struct {
 	Binary       string   `help:"The pmcheck binary the hooks run (default: this one). Must be absolute and stable: not in a temporary directory or a git checkout."`
 	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls are publish actions; replaces the default list (repeatable). Re-run install after connecting a new MCP server."`
 	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable)."`
+	Prefix       bool     `help:"Run the gate only for Bash commands that start with one of the ship prefixes (git push, gh pr merge, …) instead of for every Bash call: fewer hook starts, but a ship action no prefix names (command git push, an alias) is not gated."`
 	Uninstall    bool     `help:"Remove pmcheck's hooks from the settings file."`
 	Check        bool     `help:"Report whether the installed hooks work (settings decode, handlers in place, binary present and starting); exit 1 when not."`
 }
@@ -99,11 +100,15 @@ func (c *HookInstallCmd) Run(env *Env) error {
 			return usageError("hook install: cannot find this binary (%v); pass --binary", err)
 		}
 	}
-	o := hook.InstallOptions{Settings: settings, Binary: bin, Uninstall: c.Uninstall,
+	o := hook.InstallOptions{Settings: settings, Binary: bin, Uninstall: c.Uninstall, PrefixConditions: c.Prefix,
 		Config: hook.Config{PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}}
 	if !c.Uninstall {
 		fmt.Fprintf(env.Stdout, "hook binary: %s\n", bin)
-		fmt.Fprintf(env.Stdout, "ship conditions (PreToolUse ^Bash$): %s\n", strings.Join(hook.ShipConditions, " "))
+		if c.Prefix {
+			fmt.Fprintf(env.Stdout, "ship conditions (PreToolUse ^Bash$): %s\n", strings.Join(hook.ShipConditions, " "))
+		} else {
+			fmt.Fprintf(env.Stdout, "gated: every Bash call (PreToolUse ^Bash$); the ship classifier decides which ask\n")
+		}
 		tools := c.PublishTools
 		if tools == nil {
 			tools = hook.DefaultPublishTools()

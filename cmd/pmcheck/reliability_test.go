@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// The hooks remember scans in the user's cache directory: the
+	// suite's (and the binaries it starts) go to one of its own.
+	os.Setenv("PMCHECK_CACHE_DIR", filepath.Join(dir, "cache"))
 	// World-readable and executable, so the binary can run as an
 	// unprivileged user (the permission tests, when the suite runs as root).
 	_ = os.Chmod(dir, 0o755)

@@ -27,6 +27,12 @@ type WatchCmd struct {
 
 	// clock is the real clock unless a test injects one.
 	clock watchClock `kong:"-"`
+	// readers, when a test injects them, are the run's readers (kept to
+	// measure what they decoded).
+	readers *analyze.Followers `kong:"-"`
+	// fullReload makes every poll that sees a change load the run afresh,
+	// as watch did before it kept its readers (the benchmark's baseline).
+	fullReload bool `kong:"-"`
 }
 
 // watchClock is the watch's time: Now, and Sleep between polls. A test
@@ -92,23 +98,36 @@ func (c *WatchCmd) Run(env *Env) error {
 		clk.Sleep(min(opt.Interval, remaining))
 	}
 
-	f := &follower{dir: dir}
+	f := &follower{dir: dir, readers: c.readers}
+	if f.readers == nil && !c.fullReload {
+		f.readers = &analyze.Followers{}
+	}
 	live := analyze.NewLiveReplay(start, opt)
 	var last *analyze.Run
+	// stale: a load failed after last was loaded, and may have fed the
+	// readers last shares its transcripts with (analyze.Options.Follow).
+	stale := false
 	for {
 		now := clk.Now()
 		run, truncated, changed, err := f.read()
 		switch {
 		case err != nil && last == nil:
 			return usageError("watch: %v", err)
-		case err == nil && changed:
+		case err != nil:
+			stale = stale || f.readers != nil
+		case changed:
 			live.Update(now, run, truncated)
-			last = run
+			last, stale = run, false
 		}
 		events, done, code := live.Poll(now)
 		writeLines(env.Stdout, analyze.ReplayLines(events, c.JSON, c.Timestamps))
 		if done {
 			if c.Watchdogs {
+				if stale {
+					if run, err := analyze.LoadWorkflowRun(dir); err == nil {
+						last = run
+					}
+				}
 				cfg := analyze.ReplayConfig{Watch: opt, Start: start}
 				writeWatchdogs(env.Stdout, analyze.ReplayWorkflow(last, cfg).Watchdogs, c.JSON)
 			}
@@ -205,11 +224,15 @@ func (c *WatchCmd) notFound(root, dir string) string {
 // follower reads a run's files when they change: it compares the size and
 // modification time of every file in the run directory and of the parent
 // transcript with the previous poll, and loads the run again only when one
-// differs. The journal shrinking is a truncation (RESET).
+// differs, through readers kept from the previous load, so that each file
+// is decoded only from where the last poll stopped (a file truncated,
+// replaced or rewritten is read again from its start). The journal
+// shrinking is a truncation (RESET).
 type follower struct {
 	dir         string
 	sig         string
 	journalSize int64
+	readers     *analyze.Followers // nil: each load reads every file whole
 }
 
 func (f *follower) signature() (string, int64) {
@@ -236,9 +259,13 @@ func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error)
 	if sig == f.sig {
 		return nil, false, false, nil
 	}
-	run, err = loadWorkflow(f.dir)
+	if f.readers != nil {
+		run, err = analyze.FollowWorkflowRun(f.dir, f.readers)
+	} else {
+		run, err = analyze.LoadWorkflowRun(f.dir)
+	}
 	if err != nil {
-		return nil, false, false, err
+		return nil, false, false, usageError("replay: %v", err)
 	}
 	truncated = journal >= 0 && journal < f.journalSize
 	f.sig, f.journalSize = sig, journal

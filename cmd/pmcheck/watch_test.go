@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
@@ -40,7 +42,7 @@ type recording struct {
 	writes []write
 }
 
-func record(t *testing.T, runDir string, tornWrites bool) *recording {
+func record(t testing.TB, runDir string, tornWrites bool) *recording {
 	t.Helper()
 	run, err := loadWorkflow(runDir)
 	if err != nil {
@@ -161,7 +163,7 @@ func splitLines(data []byte) [][]byte {
 // scriptedClock is the injected clock: Sleep advances the instant and writes
 // every piece of the recording due by then, before watch's next poll reads.
 type scriptedClock struct {
-	t    *testing.T
+	t    testing.TB
 	now  time.Time
 	dst  string
 	rec  *recording
@@ -201,12 +203,12 @@ func (c *scriptedClock) flush() {
 
 // runWatchArgs plays the recording into a fresh directory on the scripted
 // clock and runs `pmcheck watch` over it with watch's default flags.
-func runWatchArgs(t *testing.T, rec *recording, mode ...string) (string, string, int) {
+func runWatchArgs(t testing.TB, rec *recording, mode ...string) (string, string, int) {
 	return runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rec.runDir) }, mode...)
 }
 
 // runWatchOn is runWatchArgs with RUN given by target from the copy's root.
-func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mode ...string) (string, string, int) {
+func runWatchOn(t testing.TB, rec *recording, target func(dst string) string, mode ...string) (string, string, int) {
 	t.Helper()
 	dst := t.TempDir()
 	clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
@@ -239,6 +241,8 @@ func runWatchOn(t *testing.T, rec *recording, target func(dst string) string, mo
 			}
 		}
 	}
+	cmd.readers = watchReaders
+	watchCopy = dst
 	var out, errs bytes.Buffer
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
 	code := 0
@@ -303,6 +307,119 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 	}
 }
 
+// watchReaders, when set, are the readers the next runWatchOn's watch
+// uses; watchCopy is the directory that watch followed.
+var (
+	watchReaders *analyze.Followers
+	watchCopy    string
+)
+
+// TestWatchDecodesEachByteOnce: following every recorded run written row by
+// row (journal lines in two halves a poll apart too), watch's polls decode
+// each byte of each journal and transcript once: every file is read from
+// its start once, and the bytes decoded in all are the files' sizes, not
+// the sum of their sizes at every poll.
+func TestWatchDecodesEachByteOnce(t *testing.T) {
+	var dirs []string
+	filepath.WalkDir("../../fixtures/runs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	defer func() { watchReaders = nil }()
+	var total int64
+	for _, dir := range dirs {
+		for _, torn := range []bool{false, true} {
+			rec := record(t, dir, torn)
+			watchReaders = &analyze.Followers{}
+			runWatchArgs(t, rec)
+			var files, size int64
+			filepath.WalkDir(watchCopy, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".jsonl") {
+					if info, err := d.Info(); err == nil && info.Size() > 0 {
+						files++
+						size += info.Size()
+					}
+				}
+				return nil
+			})
+			fresh, decoded := watchReaders.FollowStats()
+			if decoded > size || fresh > files {
+				t.Errorf("%s (torn %v): decoded %d bytes in %d fresh reads; the files hold %d bytes in %d files", dir, torn, decoded, fresh, size, files)
+			}
+			total += decoded
+		}
+	}
+	if total == 0 {
+		t.Fatal("the watches decoded nothing through their readers")
+	}
+}
+
+// TestFollowedLoadIsAFreshLoad: for every recorded run (the fixtures', and
+// with PMCHECK_CORPUS the corpus's two Workflow runs), written piece by
+// piece (journal lines in two halves too), a load through readers kept
+// since the first piece gives at every step the run and the facts (every
+// detector's and the replay's) a fresh load of the same files gives.
+func TestFollowedLoadIsAFreshLoad(t *testing.T) {
+	var dirs []string
+	filepath.WalkDir("../../fixtures/runs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	if corpus := testcorpus.Dir(t); corpus != "" {
+		dirs = append(dirs,
+			filepath.Join(corpus, "handgemacht-ai__claude-code-log/test/test_data/workflow_basic/11110000-0000-4000-8000-000000000001/subagents/workflows/wf_demo01"),
+			filepath.Join(corpus, "furkankly__zoetrope/assets/demo/subagents/workflows/wf_demo01"))
+	}
+	steps := 0
+	for _, dir := range dirs {
+		for _, torn := range []bool{false, true} {
+			rec := record(t, dir, torn)
+			dst := t.TempDir()
+			clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
+			runDir := filepath.Join(dst, rec.runDir)
+			readers := &analyze.Followers{}
+			for clk.next < len(rec.writes) {
+				clk.now = rec.writes[clk.next].at
+				clk.flush()
+				fresh, errFresh := analyze.LoadWorkflowRun(runDir)
+				followed, errFollowed := analyze.FollowWorkflowRun(runDir, readers)
+				if (errFresh == nil) != (errFollowed == nil) {
+					t.Fatalf("%s at %s: fresh load error %v, followed %v", dir, clk.now, errFresh, errFollowed)
+				}
+				if errFresh != nil {
+					continue
+				}
+				steps++
+				a, b := runJSON(t, fresh), runJSON(t, followed)
+				if a != b {
+					t.Fatalf("%s at %s: the followed load differs from a fresh load:\nfresh:    %s\nfollowed: %s", dir, clk.now, a, b)
+				}
+			}
+		}
+	}
+	if steps == 0 {
+		t.Fatal("no step compared")
+	}
+}
+
+// runJSON is a run and every fact derived from it, as JSON.
+func runJSON(t *testing.T, run *analyze.Run) string {
+	t.Helper()
+	facts := analyze.Facts([]*analyze.Run{run}, analyze.FactsOptions{Jobs: 1})
+	b, err := json.Marshal(struct {
+		Run   *analyze.Run
+		Facts any
+	}{run, facts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 const killRetryDir = "../../fixtures/runs/replay-kill-retry/30000000-0000-4000-8000-000000000001/subagents/workflows/wf_kill0001"
 
 // TestWatchResetsOnATruncatedJournal: a journal found smaller than at the
@@ -359,6 +476,8 @@ func TestWatchWaitsForTheJournalThenGivesUp(t *testing.T) {
 	clk := &scriptedClock{t: t, now: time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC), dst: dst, rec: &recording{}}
 	cmd := &WatchCmd{Run_: filepath.Join(dst, "sess", "subagents", "workflows", "wf_never01"), WatchTiming: WatchTiming{Interval: Seconds(25 * time.Second),
 		QuietAfter: Seconds(300 * time.Second), DoneGrace: Seconds(30 * time.Second), MaxHours: 6}, clock: clk}
+	cmd.readers = watchReaders
+	watchCopy = dst
 	var out, errs bytes.Buffer
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
 	ee, ok := err.(*ExitError)

@@ -1,0 +1,270 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Follower reads a transcript that is still being written, one appended
+// piece at a time: each complete line goes through the same builder a full
+// read runs (apply, in file order), so the cost of a piece is the piece's,
+// not the file's. Snapshot gives, at any point, exactly the transcript a
+// full read of the bytes written so far gives (the differential tests
+// prove it on every fixture and corpus transcript, fed row by row and in
+// random pieces that end mid-row).
+//
+// A Follower is for one reader at a time. A snapshot shares the builder's
+// calls, results and events; it is what a full read gives until the next
+// Write, after which the follower may change what it points at.
+type Follower struct {
+	b    *builder
+	opts Options
+	cap  int64
+	// partial is the unterminated last line so far (nil once it is over
+	// the cap: only its length is counted then, in partialLen).
+	partial    []byte
+	partialLen int64
+	over       bool
+	n          int   // complete lines applied
+	offset     int64 // bytes applied: up to and including the last newline
+	fed        int64 // bytes written
+	// uuids is Transcript.UUIDs as of the last snapshot (sorted, shared
+	// by the snapshots: nothing changes one in place); the builder lists
+	// the hashes added since, which the next snapshot merges in, rather
+	// than sorting every row's again (a third of a watch's time).
+	uuids []uint64
+}
+
+// NewFollower starts following a transcript; file is the name evidence
+// carries. Every option but Follow is honoured (Copied included: the
+// copies are those of the maps given).
+func NewFollower(file string, opts Options) *Follower {
+	b := newBuilder(file)
+	b.setOptions(opts)
+	b.trackUUIDs = true
+	c := opts.LineCap
+	if c <= 0 {
+		c = jsonl.DefaultLineCap
+	}
+	return &Follower{b: b, opts: opts, cap: c}
+}
+
+// Offset is the number of bytes applied: every complete line, up to and
+// including the last newline written.
+func (f *Follower) Offset() int64 { return f.offset }
+
+// Size is the number of bytes written to the follower.
+func (f *Follower) Size() int64 { return f.fed }
+
+// Write appends p, the next bytes of the file, and applies every line p
+// completes. It never fails (the error is for io.Writer).
+func (f *Follower) Write(p []byte) (int, error) {
+	f.fed += int64(len(p))
+	rest := p
+	for len(rest) > 0 {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			f.grow(rest)
+			break
+		}
+		f.grow(rest[:nl])
+		f.complete()
+		rest = rest[nl+1:]
+	}
+	return len(p), nil
+}
+
+// Fill gives a follower that was given nothing yet the first size bytes
+// of r, as Write would, but decodes a large file's complete lines on every
+// core as ReadFile does (parallel.go), so a first read through a follower
+// is no slower than a full read.
+func (f *Follower) Fill(r io.ReaderAt, size int64) error {
+	workers := parallelWorkers()
+	if f.fed != 0 || size < fillParallelMin || workers < 2 {
+		_, err := io.Copy(f, io.NewSectionReader(r, 0, size))
+		return err
+	}
+	end, err := lastNewline(r, size)
+	if err != nil {
+		return err
+	}
+	if end > 0 {
+		n, err := applyParallel(f.b, io.NewSectionReader(r, 0, end), f.b.t.File, f.opts, workers, chunkBytes)
+		if err != nil && f.b.gaveUp == nil {
+			return err
+		}
+		f.n, f.offset, f.fed = n, end, end
+	}
+	_, err = io.Copy(f, io.NewSectionReader(r, end, size-end))
+	return err
+}
+
+// fillParallelMin is the size from which Fill decodes in parallel
+// (parallelMin; tests lower it).
+var fillParallelMin int64 = parallelMin
+
+// lastNewline is the offset just after the last newline among the first
+// size bytes of r (0 when there is none).
+func lastNewline(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		from := max(0, end-int64(len(buf)))
+		p := buf[:end-from]
+		if _, err := r.ReadAt(p, from); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		end = from
+	}
+	return 0, nil
+}
+
+// grow adds bytes to the unterminated line, dropping them once the line is
+// over the cap (jsonl.Reader counts such a line and skips it).
+func (f *Follower) grow(p []byte) {
+	f.partialLen += int64(len(p))
+	if f.over {
+		return
+	}
+	if f.partialLen > f.cap {
+		f.over, f.partial = true, nil
+		return
+	}
+	f.partial = append(f.partial, p...)
+}
+
+// complete applies the unterminated line, now that its newline arrived.
+func (f *Follower) complete() {
+	f.n++
+	f.offset += f.partialLen + 1
+	f.b.line(f.lineOf(false))
+	f.partial, f.partialLen, f.over = f.partial[:0], 0, false
+}
+
+// lineOf is the pending line as jsonl.Reader returns it.
+func (f *Follower) lineOf(torn bool) jsonl.Line {
+	l := jsonl.Line{N: f.n, Torn: torn}
+	if f.over {
+		l.OverCap, l.Len = true, f.partialLen
+		return l
+	}
+	data := f.partial
+	if n := len(data); n > 0 && data[n-1] == '\r' {
+		data = data[:n-1]
+	}
+	l.Data, l.Len = data, int64(len(data))
+	return l
+}
+
+// Snapshot is the transcript a full read (Read) of the bytes written so
+// far gives, or its error (a *jsonl.GaveUpError when Options.GiveUp gave
+// up). Only an unterminated last line that decodes to a row (a write whose
+// newline has not arrived yet) cannot be taken into account without being
+// applied for good; Snapshot then returns ErrFullRead and the caller reads
+// the file in full.
+func (f *Follower) Snapshot() (*model.Transcript, error) {
+	b := f.b
+	if b.gaveUp != nil {
+		return nil, b.gaveUp
+	}
+	t := *b.t
+	t.ToolResults = append([]*model.ToolResult(nil), b.t.ToolResults...)
+	t.Malformed = append([]model.Malformed(nil), b.t.Malformed...)
+	if f.partialLen > 0 {
+		if err := f.tornLine(&t); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.added) > 0 {
+		slices.Sort(b.added)
+		f.uuids = mergeSorted(f.uuids, b.added)
+		b.added = b.added[:0]
+	}
+	t.UUIDs = f.uuids
+	b.finishInto(&t)
+	return &t, nil
+}
+
+// ErrFullRead is Snapshot's answer when the bytes written so far end in an
+// unterminated line the follower cannot count without applying it for good
+// (a row whose newline has not arrived yet, a line over the cap, a line at
+// which the reader gives up): the caller reads the file in full, which
+// gives the right answer at the cost of a full read.
+var ErrFullRead = errors.New("transcript: the unterminated last line needs a full read")
+
+// tornLine counts the unterminated last line into the copy t as apply
+// would, when it is blank or malformed (what a write in flight usually
+// looks like); a line that decodes to a row is ErrTornRow.
+func (f *Follower) tornLine(t *model.Transcript) error {
+	l := f.lineOf(true)
+	l.N = f.n + 1
+	data := bytes.TrimSpace(l.Data)
+	if !l.OverCap && len(data) == 0 {
+		return nil
+	}
+	if l.OverCap {
+		return ErrFullRead // rare: a full read counts it; not worth a second path
+	}
+	if bytes.IndexByte(data, 0) < 0 && data[0] == '{' {
+		var d decoded
+		a := arenas.Get().(*arena)
+		valid, _ := decodeRowArena(data, &d.r, a)
+		a.reset(1 << 20)
+		arenas.Put(a)
+		if valid {
+			return ErrFullRead
+		}
+	}
+	reason := "contains a NUL byte"
+	if bytes.IndexByte(data, 0) < 0 {
+		reason = "not JSON"
+		if len(t.Malformed) < model.MalformedExamples {
+			reason = jsonl.NotJSONReason(data, true)
+		}
+	}
+	t.Lines++
+	t.MalformedCount++
+	t.MalformedSkipped++
+	if len(t.Malformed) < model.MalformedExamples {
+		t.Malformed = append(t.Malformed, model.Malformed{Line: l.N, Reason: reason, Skipped: true})
+	}
+	if f.b.giveUp && jsonl.GiveUp(t.MalformedSkipped, t.Rows) {
+		return ErrFullRead // a full read gives up here; let it say so
+	}
+	return nil
+}
+
+// Close drops the follower's builder (not to the pool: snapshots share its
+// events); the follower is not used afterwards.
+func (f *Follower) Close() {
+	if f.b != nil && f.b.arena != nil {
+		f.b.arena.reset(1 << 20)
+		arenas.Put(f.b.arena)
+	}
+	f.b = nil
+}
+
+// mergeSorted is the sorted union of two sorted lists of distinct values
+// (no value is in both), in a new list.
+func mergeSorted(a, b []uint64) []uint64 {
+	out := make([]uint64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] < b[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}

@@ -1,0 +1,147 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/internal/incr"
+)
+
+// The hooks remember, per transcript, what the detector found in it and
+// which bytes it read (docs/hooks.md, "What the hook remembers"): a call on
+// a transcript that has not changed since (parallel tool calls of one
+// message, a call retried) answers from that, without reading the file. A
+// transcript that changed in any way the mark sees (another file, another
+// size, other bytes at its start or end) is read in full, and the memo
+// replaced. It is an accelerator: the answer is the one a full read of the
+// same bytes gives, `pmcheck check` never reads it, and any fault with it
+// (missing, corrupt, another version's, another file's, a cache directory
+// that cannot be written) means a full read, never a failed call.
+
+// memoFormat names the memo's payload; with the binary's identity it is
+// the state's version, so a memo written by another pmcheck (whose
+// detector may decide otherwise) is never used.
+const memoFormat = "pmcheck-hook-memo-1"
+
+// memoOff turns the memo off (tests comparing with full reads).
+var memoOff bool
+
+// memo is what the hook keeps of one reading of a transcript: what the
+// decisions read of the scan (outstanding, the warning).
+type memo struct {
+	Items     []string `json:"items,omitempty"`
+	MarkState string   `json:"mark_state"`
+	MarkItems []string `json:"mark_items,omitempty"`
+}
+
+func memoOf(s detect.Scan) memo {
+	return memo{Items: s.Items, MarkState: s.Segments.State, MarkItems: s.Segments.Items}
+}
+
+func (m memo) scan() detect.Scan {
+	return detect.Scan{Items: m.Items, Segments: detect.Segments{State: m.MarkState, Items: m.MarkItems}}
+}
+
+var (
+	versionOnce sync.Once
+	version     string
+)
+
+// memoVersion is the memo format and the running binary's identity (its
+// path, size and modification time): reinstalling or upgrading pmcheck
+// makes every memo another version's.
+func memoVersion() string {
+	versionOnce.Do(func() {
+		version = memoFormat
+		if exe, err := os.Executable(); err == nil {
+			if st, err := os.Stat(exe); err == nil {
+				version += fmt.Sprintf(" %s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+			}
+		}
+	})
+	return version
+}
+
+// fullReads counts the transcripts read in full (tests).
+var fullReads atomic.Int64
+
+// scanRemembered is readScan through the memo: the remembered scan when
+// the transcript is the one it was made of, byte for byte as far as its
+// mark can tell, else a full read whose scan is remembered when the file
+// did not change while it was read.
+func scanRemembered(path string) (detect.Scan, error) {
+	if memoOff {
+		return readScan(path)
+	}
+	dir, err := incr.Dir()
+	if err != nil {
+		return readScan(path)
+	}
+	file := incr.PathFor(dir, "hook", path)
+	if s, ok := recall(file, path); ok {
+		return s, nil
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		return readScan(path) // it reports the error as a full read would
+	}
+	fullReads.Add(1)
+	s, err := readScan(path)
+	if err != nil {
+		return s, err
+	}
+	remember(file, path, before, s)
+	return s, nil
+}
+
+// recall returns the remembered scan of path when its mark holds and the
+// file is exactly as long as what was read.
+func recall(file, path string) (detect.Scan, bool) {
+	st, err := incr.Load(file, memoVersion(), path)
+	if err != nil {
+		return detect.Scan{}, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return detect.Scan{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() != st.Mark.Offset || st.Mark.Check(f, info) != nil {
+		return detect.Scan{}, false
+	}
+	var m memo
+	if err := json.Unmarshal(st.Payload, &m); err != nil {
+		return detect.Scan{}, false
+	}
+	return m.scan(), true
+}
+
+// remember keeps the scan of path, read when it was as before says, if it
+// still is (a file that grew while it was read is not remembered: which
+// bytes the scan saw is unknown). Errors are dropped: the next call reads
+// the file in full.
+func remember(file, path string, before os.FileInfo, s detect.Scan) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	after, err := f.Stat()
+	if err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || incr.IdentityOf(after) != incr.IdentityOf(before) {
+		return
+	}
+	mark, err := incr.MarkOf(f, after, after.Size())
+	if err != nil {
+		return
+	}
+	payload, err := json.Marshal(memoOf(s))
+	if err != nil {
+		return
+	}
+	incr.Save(file, incr.State{Version: memoVersion(), Path: path, Mark: mark, Payload: payload})
+}

@@ -1,0 +1,144 @@
+package incr
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Appender is an incremental reader of one file: it is given the file's
+// bytes in order, a piece at a time, and knows how many it was given.
+type Appender interface {
+	io.Writer
+	Size() int64
+}
+
+// Cache keeps one Appender per file and key between reads of files that
+// grow (a live watch): a read gives the appender only the bytes appended
+// since the last, when the file's Mark still holds; otherwise (truncated,
+// replaced, rewritten before the offset) a fresh appender reads the file
+// from its start. It is safe for concurrent use; one file is read by one
+// goroutine at a time.
+type Cache[A Appender] struct {
+	mu sync.Mutex
+	m  map[string]*cached[A]
+	// Fresh counts the reads that started from the beginning of a file,
+	// and Appended the bytes given to appenders (tests and benchmarks).
+	Fresh, Appended int64
+}
+
+type cached[A Appender] struct {
+	mu   sync.Mutex
+	a    A
+	ok   bool
+	mark Mark
+	// mtime is the file's modification time at the last read: a file of
+	// the same identity, size and modification time is taken as unchanged
+	// without hashing its windows again (most files of a run do not change
+	// between two polls).
+	mtime time.Time
+}
+
+// filler is an Appender that reads a whole file faster than piece by
+// piece (transcript.Follower.Fill: on every core); Read uses it for a
+// file's first read.
+type filler interface {
+	Fill(r io.ReaderAt, size int64) error
+}
+
+// ErrNotRegular is Read's error for a path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// readPiece is how much of the appended bytes is read at once.
+const readPiece = 256 << 10
+
+// Read brings the appender of path (under key: one per set of reading
+// options) up to the file's current size and calls use with it, while no
+// other read of the same file and key runs. open makes a fresh appender.
+// An error opening or reading the file is returned as is (the appender is
+// dropped: the next read starts afresh).
+func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) error {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*cached[A]{}
+	}
+	e := c.m[key+"\x00"+path]
+	if e == nil {
+		e = &cached[A]{}
+		c.m[key+"\x00"+path] = e
+	}
+	c.mu.Unlock()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ok {
+		// Unchanged since the last read: not even opened.
+		if st, err := os.Stat(path); err == nil && e.unchanged(st) {
+			return use(e.a)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		e.ok = false
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		e.ok = false
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		e.ok = false
+		return ErrNotRegular
+	}
+	size := st.Size()
+	if !e.ok || e.mark.Check(f, st) != nil {
+		e.a, e.ok, e.mark = open(), true, Mark{}
+		c.count(&c.Fresh, 1)
+	}
+	from := e.a.Size()
+	if fl, ok := any(e.a).(filler); ok && from == 0 && size > 0 {
+		if err := fl.Fill(f, size); err != nil {
+			e.ok = false
+			return err
+		}
+		c.count(&c.Appended, e.a.Size())
+	} else if from < size {
+		r := io.NewSectionReader(f, from, size-from)
+		buf := make([]byte, min(readPiece, size-from))
+		for {
+			n, rerr := io.ReadFull(r, buf)
+			e.a.Write(buf[:n])
+			if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+				break
+			}
+			if rerr != nil {
+				e.ok = false
+				return rerr
+			}
+		}
+		c.count(&c.Appended, e.a.Size()-from)
+	}
+	if e.mark, err = e.mark.Extend(f, st, e.a.Size()); err != nil {
+		e.ok = false
+		return err
+	}
+	e.mtime = st.ModTime()
+	return use(e.a)
+}
+
+func (c *Cache[A]) count(v *int64, n int64) {
+	c.mu.Lock()
+	*v += n
+	c.mu.Unlock()
+}
+
+// unchanged: the file read last has the same identity, size and
+// modification time, and is regular.
+func (e *cached[A]) unchanged(st os.FileInfo) bool {
+	return st.Mode().IsRegular() && st.Size() == e.a.Size() && st.Size() == e.mark.Offset &&
+		st.ModTime().Equal(e.mtime) && IdentityOf(st) == e.mark.ID
+}

@@ -1,0 +1,78 @@
+package incr
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// recorder is an Appender that keeps every byte it is given.
+type recorder struct{ bytes.Buffer }
+
+func (r *recorder) Size() int64 { return int64(r.Len()) }
+
+// TestCacheReadsOnlyWhatWasAppended: an append is read alone; a file that
+// shrank, was replaced, or was rewritten before the offset is read again
+// from its start, so the appender always holds the file's bytes.
+func TestCacheReadsOnlyWhatWasAppended(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.jsonl")
+	var c Cache[*recorder]
+	read := func() string {
+		t.Helper()
+		var got string
+		if err := c.Read(p, "k", func() *recorder { return &recorder{} }, func(r *recorder) error {
+			got = r.String()
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := os.ReadFile(p); got != string(want) {
+			t.Fatalf("the appender holds %q, the file %q", got, want)
+		}
+		return got
+	}
+	appendTo := func(s string) {
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+		f.WriteString(s)
+		f.Close()
+	}
+	appendTo(string(rows(200, "a")))
+	read()
+	first := c.Appended
+	appendTo("{\"x\":1}\n")
+	read()
+	if c.Appended-first != 8 || c.Fresh != 1 {
+		t.Fatalf("an append of 8 bytes: %d bytes read, %d fresh reads", c.Appended-first, c.Fresh)
+	}
+	read() // unchanged: nothing read
+	if c.Appended-first != 8 {
+		t.Fatalf("an unchanged file was read again")
+	}
+	os.Truncate(p, 10)
+	appendTo(string(rows(300, "b")))
+	read()
+	if c.Fresh != 2 {
+		t.Fatalf("a truncated and regrown file was not read afresh (%d)", c.Fresh)
+	}
+	q := filepath.Join(dir, "new")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(q, append(data, "{}\n"...), 0o600)
+	os.Rename(q, p)
+	read()
+	if c.Fresh != 3 {
+		t.Fatalf("a replaced file was not read afresh (%d)", c.Fresh)
+	}
+	f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+	f.WriteAt([]byte("Z"), int64(len(data)-20))
+	f.Close()
+	appendTo("{}\n")
+	read()
+	if c.Fresh != 4 {
+		t.Fatalf("a file rewritten before the offset was not read afresh (%d)", c.Fresh)
+	}
+	if err := c.Read(dir, "k", func() *recorder { return &recorder{} }, func(*recorder) error { return nil }); err != ErrNotRegular {
+		t.Fatalf("a directory: %v", err)
+	}
+}
