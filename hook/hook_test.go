@@ -351,7 +351,9 @@ func TestShipActionsDecideWhatIsGated(t *testing.T) {
 		{"Bash", "gh api -X PUT repos/o/r/pulls/7/merge", Config{}, true},
 		{"Bash", "gh api repos/o/r/pulls/7", Config{}, false},
 		{"Bash", "gh pr edit 7 --add-label auto-deploy", Config{}, true},
-		{"Bash", "gh pr edit 7 --add-label ship-it", Config{}, false},
+		// Not a deploy label, but gh pr edit writes to GitHub: not proven
+		// harmless (issue 29, item 2), so a possible ship.
+		{"Bash", "gh pr edit 7 --add-label ship-it", Config{}, true},
 		{"Bash", "gh pr edit 7 --add-label ship-it", Config{DeployLabels: []string{"ship-it"}}, true},
 		{"Bash", "gh release create v1.2.0", Config{}, true},
 		{"Bash", `bash -c "git push"`, Config{}, true},
@@ -369,7 +371,10 @@ func TestShipActionsDecideWhatIsGated(t *testing.T) {
 		{"Bash", `echo "git push" > notes.txt`, Config{}, false},
 		{"Bash", `printf 'git push\n'`, Config{}, false},
 		{"Bash", "find . -name '*.go' -exec gofmt -l {} +", Config{}, false},
-		{"Bash", "bash script.sh", Config{}, false},
+		// A script we cannot see may do anything (issue 29, item 2).
+		{"Bash", "bash script.sh", Config{}, true},
+		{"Bash", "go test ./... && git status", Config{}, false},
+		{"Bash", "npm test", Config{}, false},
 		{"mcp__claude_ai_Gmail__create_draft", "", Config{}, true},
 		{"mcp__acme__publish_post", "", Config{}, false},
 		{"mcp__acme__publish_post", "", Config{PublishTools: []string{"mcp__*__publish*"}}, true},

@@ -1,0 +1,445 @@
+package ship
+
+import "strings"
+
+// Shipping is detected the other way round from a list of ship verbs: a list
+// of known pushes is always one name short (a git alias written into
+// .git/config, GIT_CONFIG_COUNT, git send-pack, gh api on a ref, a wrapper
+// or an interpreter the list does not know). Besides the ship actions it
+// can name (push, merge, deploy, release, publish with their targets), the
+// classifier marks every simple command it cannot prove harmless
+// (Analysis.MayShip): harmless is a read-only program or subcommand, a
+// local file operation, a local build or test, each with the options that
+// would make it run another program, write where it should not or reach a
+// remote excluded. Programs that can reach the network or run other
+// programs (git, gh, package managers, container tools, ssh, scp, rsync,
+// curl, interpreters, shells) are never proven harmless by their name
+// alone: only by a subcommand and options known to stay local. While a
+// killed subagent is outstanding, a command marked so is a possible ship
+// action (ShipActions). The same inversion holds for writes: a command is
+// unknown work (MayWrite) unless proven read-only (writes).
+
+// KindShip is the kind of the possible ship action of a command that is
+// not proven harmless and names no ship action the classifier knows.
+const KindShip = "ship"
+
+// ShipActions are the ship actions of a command whose analysis is a: its
+// Actions, or, when it names none but is not proven harmless (MayShip),
+// one possible ship action of kind KindShip showing the command. Both the
+// check and the resume-gate hook ask it, so they cannot disagree.
+func ShipActions(a Analysis, command string) []Action {
+	if len(a.Actions) > 0 || !a.MayShip {
+		return a.Actions
+	}
+	return []Action{possibleAction(KindShip, command)}
+}
+
+// argCheck decides whether a program with these arguments is proven
+// harmless; dyn(i) reports whether args[i] is computed at run time.
+type argCheck func(args []string, dyn func(int) bool) bool
+
+// anyArgs: the program cannot ship, run another program or reach a remote
+// whatever its arguments (a computed one included).
+func anyArgs([]string, func(int) bool) bool { return true }
+
+// without proves a program harmless when its arguments are static and none
+// starts with one of the options that make it run a command or reach
+// further (rg --pre, fd -x).
+func without(options ...string) argCheck {
+	return func(args []string, dyn func(int) bool) bool {
+		for i, a := range args {
+			if dyn(i) {
+				return false
+			}
+			for _, o := range options {
+				if strings.HasPrefix(a, o) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+}
+
+// subcommands proves a program harmless when its first operand (after
+// options without values) is one of subs and its arguments are static.
+func subcommands(subs ...string) argCheck {
+	set := map[string]bool{}
+	for _, s := range subs {
+		set[s] = true
+	}
+	return func(args []string, dyn func(int) bool) bool {
+		for i := range args {
+			if dyn(i) {
+				return false
+			}
+		}
+		sub := firstOperand(args)
+		return set[sub]
+	}
+}
+
+// firstOperand is the first argument that is not an option ("" if none).
+func firstOperand(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// harmless are the programs proven harmless, each with what its arguments
+// must satisfy. Anything else (an unknown program, a script, an
+// interpreter, a network client, a package manager's other subcommands)
+// may ship. The programs reading files, the local file operations and the
+// local builds and tests agents run were taken from real transcripts
+// (the corpus, public Claude Code sessions; docs/reliability.md).
+var harmless = map[string]argCheck{
+	// Reading, searching, printing: no option runs another program.
+	"ls": anyArgs, "cat": anyArgs, "head": anyArgs, "tail": anyArgs, "wc": anyArgs, "grep": anyArgs,
+	"egrep": anyArgs, "fgrep": anyArgs, "zgrep": anyArgs, "echo": anyArgs, "printf": anyArgs, "pwd": anyArgs,
+	"cd": anyArgs, "pushd": anyArgs, "popd": anyArgs, "which": anyArgs, "type": anyArgs, "test": anyArgs,
+	"[": anyArgs, "[[": anyArgs, "true": anyArgs, "false": anyArgs, ":": anyArgs, "sleep": anyArgs,
+	"date": anyArgs, "stat": anyArgs, "file": anyArgs, "du": anyArgs, "df": anyArgs, "tree": anyArgs,
+	"jq": anyArgs, "yq": anyArgs, "sort": anyArgs, "uniq": anyArgs, "cut": anyArgs, "tr": anyArgs,
+	"diff": anyArgs, "cmp": anyArgs, "comm": anyArgs, "basename": anyArgs, "dirname": anyArgs,
+	"realpath": anyArgs, "readlink": anyArgs, "ps": anyArgs, "pgrep": anyArgs, "whoami": anyArgs,
+	"uname": anyArgs, "id": anyArgs, "hostname": anyArgs, "less": anyArgs, "more": anyArgs, "nl": anyArgs,
+	"column": anyArgs, "md5sum": anyArgs, "sha1sum": anyArgs, "sha256sum": anyArgs, "sha512sum": anyArgs,
+	"shasum": anyArgs, "cksum": anyArgs, "md5": anyArgs, "printenv": anyArgs, "env": anyArgs, "seq": anyArgs,
+	"yes": anyArgs, "xxd": anyArgs, "od": anyArgs, "hexdump": anyArgs, "strings": anyArgs, "locate": anyArgs,
+	"tac": anyArgs, "rev": anyArgs, "paste": anyArgs, "join": anyArgs, "fold": anyArgs, "fmt": anyArgs,
+	"expand": anyArgs, "unexpand": anyArgs, "base64": anyArgs, "lsof": anyArgs, "nproc": anyArgs,
+	"free": anyArgs, "uptime": anyArgs, "tput": anyArgs, "clear": anyArgs, "jobs": anyArgs, "bat": anyArgs,
+	"rg":  without("--pre"), // --pre runs a command on each file
+	"ag":  anyArgs,
+	"fd":  without("-x", "-X", "--exec"),
+	"tee": anyArgs,
+	// Shell builtins that change only the shell itself.
+	"export": anyArgs, "set": anyArgs, "unset": anyArgs, "exit": anyArgs, "return": anyArgs, "read": anyArgs,
+	"wait": anyArgs, "kill": anyArgs, "pkill": anyArgs, "killall": anyArgs, "local": anyArgs,
+	"declare": anyArgs, "typeset": anyArgs, "readonly": anyArgs, "shift": anyArgs, "history": anyArgs,
+	"alias": anyArgs, "unalias": anyArgs, "hash": anyArgs, "shopt": anyArgs, "ulimit": anyArgs,
+	"umask": anyArgs, "let": anyArgs, "disown": anyArgs, "break": anyArgs, "continue": anyArgs,
+	// Local file operations.
+	"mkdir": anyArgs, "rmdir": anyArgs, "touch": anyArgs, "rm": anyArgs, "cp": anyArgs, "mv": anyArgs,
+	"ln": anyArgs, "chmod": anyArgs, "truncate": anyArgs, "unlink": anyArgs, "shred": anyArgs,
+	"install": anyArgs, "split": anyArgs, "mktemp": anyArgs,
+	"gzip": anyArgs, "gunzip": anyArgs, "zcat": anyArgs, "bzip2": anyArgs, "xz": anyArgs, "unzip": anyArgs,
+	"tar": without("--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
+		"-F", "--new-volume-script", "--rsh-command", "--rmt-command"),
+	// Local builds, tests, formatters and linters.
+	"go":            subcommands("build", "test", "vet", "fmt", "list", "env", "version", "doc", "mod", "work", "clean", "help"),
+	"gofmt":         anyArgs,
+	"goimports":     anyArgs,
+	"staticcheck":   anyArgs,
+	"golangci-lint": subcommands("run", "version", "linters", "help"),
+	"cargo":         subcommands("build", "b", "test", "t", "check", "c", "clippy", "fmt", "doc", "tree", "metadata", "bench", "clean", "nextest", "llvm-cov", "--version", "-V"),
+	"rustc":         anyArgs,
+	"rustfmt":       anyArgs,
+	"mix":           subcommands("test", "compile", "format", "credo", "dialyzer", "deps.get", "deps.compile", "deps.tree", "ecto.migrate", "ecto.create", "ecto.reset", "help"),
+	"swift":         subcommands("build", "test", "--version"),
+	"pytest":        anyArgs,
+	"mypy":          anyArgs,
+	"ruff":          subcommands("check", "format", "--version"),
+	"black":         anyArgs,
+	"isort":         anyArgs,
+	"flake8":        anyArgs,
+	"pylint":        anyArgs,
+	"tsc":           anyArgs,
+	"eslint":        anyArgs,
+	"prettier":      anyArgs,
+	"jest":          anyArgs,
+	"vitest":        anyArgs,
+	"mocha":         anyArgs,
+	"shellcheck":    anyArgs,
+	"gcc":           anyArgs,
+	"g++":           anyArgs,
+	"cc":            anyArgs,
+	"clang":         anyArgs,
+	"javac":         anyArgs,
+	"cmake":         without("-P", "-E"), // -P runs a script, -E a command
+	"ctest":         anyArgs,
+	"node":          subcommands("--version", "-v", "--check", "-c"),
+	"make":          buildTargets,
+	"just":          buildTargets,
+	"npm":           npmHarmless,
+	"pnpm":          npmHarmless,
+	"yarn":          npmHarmless,
+	"bun":           npmHarmless,
+	"npx":           npxHarmless,
+	"pip":           subcommands("install", "list", "show", "freeze", "check", "download", "--version", "-V"),
+	"pip3":          subcommands("install", "list", "show", "freeze", "check", "download", "--version", "-V"),
+	"uv":            subcommands("sync", "lock", "venv", "add", "remove", "tree", "pip", "--version"),
+	"poetry":        subcommands("install", "lock", "show", "check", "build", "add", "remove", "update", "--version"),
+	"python":        pythonHarmless,
+	"python3":       pythonHarmless,
+	"docker":        dockerHarmless,
+	"podman":        dockerHarmless,
+}
+
+// buildTargets proves make (or just) harmless for the targets of a local
+// build or test, or the default target; a target that names a ship verb, or
+// any other, may ship. Variable assignments and options with values are
+// skipped.
+func buildTargets(args []string, dyn func(int) bool) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case dyn(i):
+			return false
+		case a == "-C" || a == "-f" || a == "-j" || a == "--directory" || a == "--file" || a == "--justfile" || a == "-d" || a == "--working-directory":
+			i++
+		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+		case !buildTarget(a):
+			return false
+		}
+	}
+	return true
+}
+
+// buildTarget reports whether a make target or package script name is a
+// local build, test, lint or format step ("test", "build:web", "lint-go").
+func buildTarget(t string) bool {
+	if _, ok := shipVerb(t); ok {
+		return false
+	}
+	head := t
+	if i := strings.IndexAny(t, ":-_."); i > 0 {
+		head = t[:i]
+	}
+	switch head {
+	case "test", "tests", "build", "lint", "check", "fmt", "format", "vet", "typecheck", "types", "compile",
+		"all", "clean", "coverage", "cover", "bench", "tsc", "ci", "verify", "quality", "precommit", "style":
+		return true
+	}
+	return false
+}
+
+// npmHarmless proves npm, pnpm, yarn or bun harmless for installs, listings
+// and the package scripts of a local build or test (npm test, npm run
+// build, pnpm lint, bare yarn). Lifecycle and package scripts run code the
+// repository holds, as make does; a script named otherwise (deploy, dev,
+// release) may ship.
+func npmHarmless(args []string, dyn func(int) bool) bool {
+	for i := range args {
+		if dyn(i) {
+			return false
+		}
+	}
+	pos := []string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--prefix" || a == "-C" || a == "--cwd" || a == "--filter" || a == "-F" || a == "--dir":
+			i++
+		case a == "--version" || a == "-v":
+			if len(pos) == 0 {
+				return true
+			}
+		case a == "--":
+			i = len(args) // the script's own arguments
+		case strings.HasPrefix(a, "-"):
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) == 0 {
+		return true // bare yarn (install), npm with options only
+	}
+	switch pos[0] {
+	case "install", "i", "ci", "add", "remove", "rm", "uninstall", "ls", "list", "outdated", "why", "explain",
+		"view", "info", "show", "audit", "prune", "dedupe", "rebuild", "pack", "help", "config", "doctor":
+		if pos[0] == "config" {
+			return len(pos) > 1 && (pos[1] == "get" || pos[1] == "list")
+		}
+		return true
+	case "test", "t", "tst":
+		return true
+	case "run", "run-script", "rum", "urn":
+		return len(pos) > 1 && buildTarget(pos[1])
+	}
+	return buildTarget(pos[0]) // pnpm lint, yarn build, bun test: a script
+}
+
+// npxHarmless proves npx harmless for the local compilers, test runners
+// and linters agents run through it.
+func npxHarmless(args []string, dyn func(int) bool) bool {
+	for i, a := range args {
+		if dyn(i) {
+			return false
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch a {
+		case "tsc", "jest", "vitest", "eslint", "prettier", "mocha", "biome", "vue-tsc":
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// pythonHarmless proves python harmless only for --version; `python -m
+// MOD` is classified as MOD (unwrap), and a script or -c code may do
+// anything.
+func pythonHarmless(args []string, dyn func(int) bool) bool {
+	return len(args) == 1 && !dyn(0) && (args[0] == "--version" || args[0] == "-V")
+}
+
+// dockerHarmless proves docker (podman) harmless for the subcommands that
+// only read or build locally; run, exec, compose, push and the rest may
+// reach anything.
+func dockerHarmless(args []string, dyn func(int) bool) bool {
+	for i, a := range args {
+		if dyn(i) || a == "--push" || strings.HasPrefix(a, "--output") || a == "-o" {
+			return false
+		}
+	}
+	switch firstOperand(args) {
+	case "ps", "images", "logs", "inspect", "version", "info", "build", "--version":
+		return true
+	}
+	return false
+}
+
+// provenHarmless reports whether a program (not git or gh, which the
+// classifier proves by subcommand) with these arguments is proven
+// harmless.
+func provenHarmless(name string, args []string, dyn func(int) bool) bool {
+	check, ok := harmless[name]
+	if !ok {
+		return false
+	}
+	return check(args, dyn)
+}
+
+// gitReadOnly are git's subcommands that change no tracked file, reach no
+// remote but to read from it, and run no other program given static
+// arguments without the options gitRunsOther names.
+var gitReadOnly = setOf(`status log diff show rev-parse rev-list ls-files ls-tree blame describe shortlog
+	grep cat-file for-each-ref show-ref merge-base name-rev count-objects help version reflog
+	whatchanged range-diff check-ignore check-attr var diff-tree diff-files diff-index show-branch
+	cherry verify-commit verify-tag fsck ls-remote fetch remote config branch tag notes worktree add`)
+
+// gitLocal are git's subcommands that change the work tree or the
+// repository but reach no remote to write to it.
+var gitLocal = setOf(`commit checkout switch restore reset merge rebase cherry-pick revert am apply rm mv
+	clean stash init clone pull gc prune repack sparse-checkout bisect submodule archive format-patch
+	bundle update-index update-ref symbolic-ref read-tree checkout-index write-tree commit-tree
+	hash-object mktag mktree pack-refs maintenance stripspace interpret-trailers`)
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// gitRunsOther reports whether git's arguments (global options and the
+// subcommand's) make it run a program the line does not show or read a
+// configuration it does not: -c and --config-env set any configuration
+// (core.fsmonitor, core.sshCommand, include.path, an alias), --exec-path
+// with a value runs git-* programs from there, --upload-pack,
+// --receive-pack and --exec run a command, rebase -x and bisect run,
+// submodule foreach, grep -O and an external diff run one, --template
+// installs hooks.
+func gitRunsOther(sub string, args, rest []string) bool {
+	for _, a := range args[:len(args)-len(rest)] {
+		if a == "-c" || a == "--config-env" || strings.HasPrefix(a, "--config-env=") || strings.HasPrefix(a, "--exec-path=") {
+			return true
+		}
+	}
+	for i, a := range rest {
+		switch {
+		case strings.HasPrefix(a, "--upload-pack") || strings.HasPrefix(a, "--receive-pack") || strings.HasPrefix(a, "--exec") ||
+			strings.HasPrefix(a, "--template") || strings.HasPrefix(a, "--config") || strings.HasPrefix(a, "--ext-diff") ||
+			strings.HasPrefix(a, "--open-files-in-pager") || strings.HasPrefix(a, "--extcmd") || strings.HasPrefix(a, "--tool"):
+			return true
+		case (sub == "fetch" || sub == "clone" || sub == "pull" || sub == "ls-remote" || sub == "archive") && (a == "-u" || a == "-c"):
+			return true
+		case sub == "rebase" && (a == "-x" || strings.HasPrefix(a, "-x")):
+			return true
+		case sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")):
+			return true
+		case sub == "bisect" && i == 0 && a == "run", sub == "submodule" && a == "foreach":
+			return true
+		case sub == "archive" && strings.HasPrefix(a, "--remote"):
+			return true
+		}
+	}
+	return false
+}
+
+// ghReadOnly are gh's subcommands that only read (or, pr checkout and repo
+// clone, change the local work tree).
+var ghReadOnly = setOf(`pr-view pr-list pr-diff pr-checks pr-status pr-checkout issue-view issue-list
+	issue-status run-view run-list run-watch run-download repo-view repo-list repo-clone release-view
+	release-list release-download workflow-view workflow-list search-prs search-issues search-repos
+	search-code search-commits auth-status label-list gist-view gist-list cache-list secret-list
+	variable-list variable-get ruleset-list ruleset-view ruleset-check status-`)
+
+// ghHarmless reports whether a gh subcommand (ghSubcommand's) with its
+// arguments is proven harmless: a read-only subcommand, or gh api reading
+// (GET without fields, or a GraphQL query that is no mutation).
+func ghHarmless(sub string, rest []string) bool {
+	if sub == "--version" || sub == "version" || sub == "help" || sub == "" {
+		return true
+	}
+	if sub == "api" {
+		return ghAPIReads(rest)
+	}
+	name := strings.Replace(sub, " ", "-", 1)
+	if !strings.Contains(name, "-") {
+		name += "-"
+	}
+	return ghReadOnly[name]
+}
+
+// ghAPIReads reports whether `gh api` with these arguments only reads: its
+// method is GET, explicitly or by default (no fields, no --input), or it
+// posts a GraphQL query, given inline, that is no mutation.
+func ghAPIReads(rest []string) bool {
+	method, endpoint, fields, graphqlReads := "", "", false, true
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		value := func() string {
+			if i+1 < len(rest) {
+				i++
+				return rest[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "-X" || a == "--method":
+			method = value()
+		case strings.HasPrefix(a, "--method="):
+			method = strings.TrimPrefix(a, "--method=")
+		case strings.HasPrefix(a, "-X") && len(a) > 2:
+			method = a[2:]
+		case a == "-f" || a == "-F" || a == "--field" || a == "--raw-field":
+			fields = true
+			v := value()
+			if strings.Contains(strings.ToLower(v), "mutation") || strings.Contains(v, "=@") {
+				graphqlReads = false
+			}
+		case a == "--input":
+			value()
+			fields, graphqlReads = true, false
+		case a == "-H" || a == "--header" || a == "-q" || a == "--jq" || a == "-t" || a == "--template" ||
+			a == "--hostname" || a == "--cache" || a == "-p" || a == "--preview":
+			value()
+		case strings.HasPrefix(a, "-"):
+		case endpoint == "":
+			endpoint = a
+		}
+	}
+	m := strings.ToUpper(method)
+	if strings.Trim(endpoint, "/") == "graphql" {
+		return (m == "" || m == "POST") && graphqlReads
+	}
+	return m == "GET" || m == "" && !fields
+}
