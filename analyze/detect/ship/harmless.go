@@ -74,8 +74,10 @@ func subcommands(subs ...string) argCheck {
 				return false
 			}
 		}
-		sub := firstOperand(args)
-		return set[sub]
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") && set[args[0]] {
+			return true // node --version, cargo -V
+		}
+		return set[firstOperand(args)]
 	}
 }
 
@@ -135,7 +137,7 @@ var harmless = map[string]argCheck{
 	"goimports":     anyArgs,
 	"staticcheck":   anyArgs,
 	"golangci-lint": subcommands("run", "version", "linters", "help"),
-	"cargo":         subcommands("build", "b", "test", "t", "check", "c", "clippy", "fmt", "doc", "tree", "metadata", "bench", "clean", "nextest", "llvm-cov", "--version", "-V"),
+	"cargo":         subcommands("build", "b", "test", "t", "check", "c", "clippy", "fmt", "doc", "tree", "metadata", "bench", "clean", "nextest", "llvm-cov", "init", "new", "install", "--version", "-V"),
 	"rustc":         anyArgs,
 	"rustfmt":       anyArgs,
 	"mix":           subcommands("test", "compile", "format", "credo", "dialyzer", "deps.get", "deps.compile", "deps.tree", "ecto.migrate", "ecto.create", "ecto.reset", "help"),
@@ -162,6 +164,7 @@ var harmless = map[string]argCheck{
 	"cmake":         without("-P", "-E"), // -P runs a script, -E a command
 	"ctest":         anyArgs,
 	"node":          subcommands("--version", "-v", "--check", "-c"),
+	"claude":        subcommands("--version", "-v", "--help", "-h"),
 	"make":          buildTargets,
 	"just":          buildTargets,
 	"npm":           npmHarmless,
@@ -171,12 +174,33 @@ var harmless = map[string]argCheck{
 	"npx":           npxHarmless,
 	"pip":           subcommands("install", "list", "show", "freeze", "check", "download", "--version", "-V"),
 	"pip3":          subcommands("install", "list", "show", "freeze", "check", "download", "--version", "-V"),
-	"uv":            subcommands("sync", "lock", "venv", "add", "remove", "tree", "pip", "--version"),
+	"uv":            uvHarmless,
 	"poetry":        subcommands("install", "lock", "show", "check", "build", "add", "remove", "update", "--version"),
 	"python":        pythonHarmless,
 	"python3":       pythonHarmless,
 	"docker":        dockerHarmless,
 	"podman":        dockerHarmless,
+}
+
+// uvHarmless proves uv harmless for its environment and lock subcommands,
+// pip installs and installing a tool (uv tool install .); uv run is
+// unwrapped, and uv tool run (uvx) runs any package.
+func uvHarmless(args []string, dyn func(int) bool) bool {
+	if subcommands("sync", "lock", "venv", "add", "remove", "tree", "pip", "--version")(args, dyn) {
+		return true
+	}
+	if firstOperand(args) != "tool" {
+		return false
+	}
+	for i, a := range args {
+		if dyn(i) {
+			return false
+		}
+		if a != "tool" && !strings.HasPrefix(a, "-") {
+			return a == "install" || a == "uninstall" || a == "list" || a == "upgrade" || a == "dir"
+		}
+	}
+	return false
 }
 
 // buildTargets proves make (or just) harmless for the targets of a local

@@ -536,6 +536,12 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		c.gh(words, args) // marks MayShip itself
 		proven = true
 	case "bash", "sh", "zsh", "dash", "ksh":
+		if hasShortFlag(args, 'n') && !hasShortFlag(args, 'i') && !hasShortFlag(args, 's') {
+			// bash -n script.sh reads the script and runs nothing (a
+			// syntax check).
+			proven = true
+			break
+		}
 		if i := indexOf(args, "-c"); i >= 0 || hasShortFlag(args, 'c') {
 			if i < 0 {
 				i = firstShortFlagWith(args, 'c')
