@@ -373,6 +373,17 @@ func TestShipActionsDecideWhatIsGated(t *testing.T) {
 		{"Bash", "find . -name '*.go' -exec gofmt -l {} +", Config{}, false},
 		// A script we cannot see may do anything (issue 29, item 2).
 		{"Bash", "bash script.sh", Config{}, true},
+		// Shipping the classifier did not know (issue 29, item 2): named
+		// or possible, each asks.
+		{"Bash", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.ci GIT_CONFIG_VALUE_0=push git ci", Config{}, true},
+		{"Bash", "git -c include.path=/tmp/x.cfg status", Config{}, true},
+		{"Bash", "git send-pack origin main", Config{}, true},
+		{"Bash", "/usr/lib/git-core/git-push origin main", Config{}, true},
+		{"Bash", "gh api repos/o/r/merges -f base=main -f head=feat", Config{}, true},
+		{"Bash", "gh alias set shipit 'pr merge'", Config{}, true},
+		{"Bash", "flock /tmp/l -c 'git push'", Config{}, true},
+		{"Bash", "python -m twine upload dist/*", Config{}, true},
+		{"Bash", "perl -e 'system(\"git push\")'", Config{}, true},
 		{"Bash", "go test ./... && git status", Config{}, false},
 		{"Bash", "npm test", Config{}, false},
 		{"mcp__claude_ai_Gmail__create_draft", "", Config{}, true},

@@ -61,6 +61,19 @@ func without(options ...string) argCheck {
 	}
 }
 
+// staticAnd proves a program harmless when its arguments are static and
+// ok accepts them.
+func staticAnd(ok func(args []string) bool) argCheck {
+	return func(args []string, dyn func(int) bool) bool {
+		for i := range args {
+			if dyn(i) {
+				return false
+			}
+		}
+		return ok(args)
+	}
+}
+
 // subcommands proves a program harmless when its first operand (after
 // options without values) is one of subs and its arguments are static.
 func subcommands(subs ...string) argCheck {
@@ -118,6 +131,10 @@ var harmless = map[string]argCheck{
 	"ag":  anyArgs,
 	"fd":  without("-x", "-X", "--exec"),
 	"tee": anyArgs,
+	// sed and awk programs given inline, without a command they run or a
+	// file they write (w, e; system, |, >).
+	"sed": staticAnd(sedReadOnly), "awk": staticAnd(awkReadOnly), "gawk": staticAnd(awkReadOnly),
+	"mawk": staticAnd(awkReadOnly), "nawk": staticAnd(awkReadOnly),
 	// Shell builtins that change only the shell itself.
 	"export": anyArgs, "set": anyArgs, "unset": anyArgs, "exit": anyArgs, "return": anyArgs, "read": anyArgs,
 	"wait": anyArgs, "kill": anyArgs, "pkill": anyArgs, "killall": anyArgs, "local": anyArgs,

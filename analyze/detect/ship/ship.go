@@ -1245,7 +1245,12 @@ func (c *classifier) gh(words, args []string) {
 		}
 	}
 	if !ghHarmless(sub, rest) {
-		c.out.MayShip = true
+		// (gh pr merge --delete-branch checks out the default branch.)
+		c.out.MayShip, c.out.MayWrite = true, true
+	}
+	switch sub {
+	case "pr checkout", "repo clone", "run download", "release download":
+		c.out.MayWrite = true
 	}
 }
 
@@ -1406,10 +1411,10 @@ func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
 				c.out.MayWrite = true
 			}
 		}
-	case "sed":
+	case "sed", "perl":
 		inPlace := false
 		for _, a := range args {
-			if a == "-i" || strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") {
+			if a == "-i" || strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") || (name == "perl" && strings.HasPrefix(a, "-") && strings.Contains(a, "i")) {
 				inPlace = true
 			}
 		}
@@ -1423,8 +1428,9 @@ func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
 				c.out.MayWrite = true
 			}
 		}
-		if anyDyn || !sedReadOnly(args) {
-			// s///w FILE, w FILE, e COMMAND: sed writes or runs more.
+		if name == "perl" || anyDyn || !sedReadOnly(args) {
+			// s///w FILE, w FILE, e COMMAND: sed writes or runs more; a
+			// perl program may write any file.
 			c.out.MayWrite = true
 		}
 	case "mkdir", "rmdir":
