@@ -15,32 +15,13 @@ import (
 	"time"
 )
 
-// ShipConditions are the `if` conditions of the Bash handler: one per shape
-// of command line the ship classifier can find a ship action in. The hook
-// classifies the command again itself, so a condition that is too broad
-// (every `gh api` call, every `gh pr edit`) costs a process start, never a
-// prompt; a condition that is missing lets that ship action through
-// unasked. `bash -c`, `sh -c` and `eval` are listed because a ship verb can
-// hide inside their string.
-//
-// `Bash(git -C * push:*)` puts a `*` in the middle of the pattern; only the
-// trailing `:*` form is documented, so if Claude Code does not honour it that
-// one condition never fires (bare `git -C <dir> push`), with no error.
-var ShipConditions = []string{
-	"Bash(git push:*)",
-	"Bash(git -C * push:*)",
-	"Bash(gh pr merge:*)",
-	"Bash(gh pr edit:*)",
-	"Bash(gh api:*)",
-	"Bash(gh release create:*)",
-	"Bash(npm publish:*)",
-	"Bash(pnpm publish:*)",
-	"Bash(cargo publish:*)",
-	"Bash(twine upload:*)",
-	"Bash(bash -c:*)",
-	"Bash(sh -c:*)",
-	"Bash(eval:*)",
-}
+// The Bash handler has no `if` conditions: it runs on every Bash call, and
+// the hook classifies the command itself (ship.ShipActions). A list of the
+// command shapes that ship was always one name short (git send-pack, doas
+// git push, python -m twine upload, an alias in .git/config, a project's
+// own CLI): while killed work is outstanding, any command not proven
+// harmless asks. A harmless command costs the process start and the
+// classification (about 6 ms); the transcript is read only for the rest.
 
 // Subcommands the installed handlers run; they identify pmcheck's entries in a
 // settings file (install replaces them, uninstall removes them).
@@ -123,10 +104,7 @@ func Install(o InstallOptions) (InstallResult, error) {
 			"matcher": "resume",
 			"hooks":   []any{handler(o.Binary, sessionStartArgs, o.Config, "")},
 		})
-		var bash []any
-		for _, cond := range ShipConditions {
-			bash = append(bash, handler(o.Binary, preToolUseArgs, o.Config, cond))
-		}
+		bash := []any{handler(o.Binary, preToolUseArgs, o.Config, "")}
 		pre := append(hooks["PreToolUse"].([]any), map[string]any{"matcher": "^Bash$", "hooks": bash})
 		if m := publishMatcher(o.Config.publishTools()); m != "" {
 			pre = append(pre, map[string]any{"matcher": m, "hooks": []any{handler(o.Binary, preToolUseArgs, o.Config, "")}})

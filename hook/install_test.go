@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -81,21 +80,16 @@ func TestInstallWritesTheHandlersWithIfInsideTheInnerArray(t *testing.T) {
 	if _, ok := bash["if"]; ok {
 		t.Fatal(`"if" beside the matcher`)
 	}
-	var conds []string
-	for _, h := range bash["hooks"].([]any) {
-		hm := h.(map[string]any)
-		conds = append(conds, hm["if"].(string))
-		if hm["type"] != "command" || hm["command"] != "'/opt/pm check/pmcheck' hook pre-tool-use" {
-			t.Fatalf("handler %v", hm)
-		}
+	// One handler for every Bash call, no `if` conditions: the hook's
+	// classifier decides what may ship, not a list of command shapes
+	// (issue 29, item 2: the list missed doas git push, git send-pack, …).
+	handlers := bash["hooks"].([]any)
+	if len(handlers) != 1 {
+		t.Fatalf("Bash handlers %v, want one", handlers)
 	}
-	if !reflect.DeepEqual(conds, ShipConditions) {
-		t.Fatalf("conditions %q", conds)
-	}
-	for _, want := range []string{"Bash(git push:*)", "Bash(git -C * push:*)", "Bash(gh pr merge:*)", "Bash(gh pr edit:*)", "Bash(gh api:*)", "Bash(gh release create:*)"} {
-		if !contains(conds, want) {
-			t.Errorf("no condition %s", want)
-		}
+	hm := handlers[0].(map[string]any)
+	if _, ok := hm["if"]; ok || hm["type"] != "command" || hm["command"] != "'/opt/pm check/pmcheck' hook pre-tool-use" {
+		t.Fatalf("handler %v", hm)
 	}
 	pub := pre[2].(map[string]any)
 	if m := pub["matcher"].(string); !strings.HasPrefix(m, "^(Artifact|") || !strings.HasSuffix(m, ")$") {

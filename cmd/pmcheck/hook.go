@@ -103,7 +103,7 @@ func (c *HookInstallCmd) Run(env *Env) error {
 		Config: hook.Config{PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}}
 	if !c.Uninstall {
 		fmt.Fprintf(env.Stdout, "hook binary: %s\n", bin)
-		fmt.Fprintf(env.Stdout, "ship conditions (PreToolUse ^Bash$): %s\n", strings.Join(hook.ShipConditions, " "))
+		fmt.Fprintf(env.Stdout, "Bash calls (PreToolUse ^Bash$): every one; the ship classifier decides\n")
 		tools := c.PublishTools
 		if tools == nil {
 			tools = hook.DefaultPublishTools()
