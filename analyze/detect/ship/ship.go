@@ -467,18 +467,20 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	if len(dynamic) < len(words) {
 		dynamic = append(dynamic, make([]bool, len(words)-len(dynamic))...)
 	}
+	// probe is dynamic with the words whose computed folder is followed by
+	// a static name ($VENV/bin/python) taken as static: such a word names
+	// its program, for unwrapping too ($VENV/bin/python -m pytest). Their
+	// whole text is still computed, so as arguments they stay dynamic.
+	probe := dynamic
 	if ctx != nil && ctx.named != nil {
-		// $VENV/bin/python: a computed folder before a static name names
-		// its program, for unwrapping too ($VENV/bin/python -m pytest).
-		named := ctx.named
-		dynamic = slices.Clone(dynamic)
-		for i := range dynamic {
-			if i < len(named) && named[i] && i < len(orig) && !strings.HasPrefix(path.Base(orig[i]), "-") && programAt(orig, i) {
-				dynamic[i] = false
+		probe = slices.Clone(dynamic)
+		for i := range probe {
+			if i < len(ctx.named) && ctx.named[i] {
+				probe[i] = false
 			}
 		}
 	}
-	words, dynamic = unwrapDyn(words, dynamic)
+	words, probe = unwrapDyn(words, probe)
 	if len(words) == 0 {
 		return
 	}
@@ -487,6 +489,11 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	off := -1
 	if len(orig) >= len(words) && &orig[len(orig)-len(words)] == &words[0] {
 		off = len(orig) - len(words)
+	}
+	if off >= 0 && ctx != nil && ctx.named != nil {
+		dynamic = append([]bool{probe[0]}, dynamic[off+1:]...)
+	} else {
+		dynamic = probe
 	}
 	dyn := func(i int) bool { return i < len(dynamic) && dynamic[i] }
 	// xargs appends words from standard input, which we cannot see.
@@ -500,7 +507,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			viaXargs = true
 		}
 	}
-	if dyn(0) && (ctx == nil || ctx.named == nil || off < 0 || !ctx.named[off]) {
+	if dyn(0) {
 		// The program's name is computed at run time ($(echo git) push,
 		// $CMD, "${TOOL}"): it could be any command, git push among them.
 		// (A computed folder before a static name, $VENV/bin/python, names
@@ -596,18 +603,6 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			c.out.MayWrite = true
 		}
 	}
-}
-
-// programAt reports whether words[i] may be the program a command runs:
-// the first word, or one after a wrapper's name or options (sudo
-// $VENV/bin/python). An argument named by a static base after a computed
-// folder stays computed: its whole text is not known.
-func programAt(words []string, i int) bool {
-	if i == 0 {
-		return true
-	}
-	unwrapped := unwrap(words[:i+1])
-	return len(unwrapped) == 1
 }
 
 // publishes reports the publish a package manager's or container tool's
