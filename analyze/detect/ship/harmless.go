@@ -34,21 +34,27 @@ func ShipActions(a Analysis, command string) []Action {
 	return []Action{possibleAction(KindShip, command)}
 }
 
+// computed says which words are computed at run time: word i is when
+// i < len and c[i].
+type computed []bool
+
+func (c computed) at(i int) bool { return i < len(c) && c[i] }
+
 // argCheck decides whether a program with these arguments is proven
-// harmless; dyn(i) reports whether args[i] is computed at run time.
-type argCheck func(args []string, dyn func(int) bool) bool
+// harmless; dyn.at(i) reports whether args[i] is computed at run time.
+type argCheck func(args []string, dyn computed) bool
 
 // anyArgs: the program cannot ship, run another program or reach a remote
 // whatever its arguments (a computed one included).
-func anyArgs([]string, func(int) bool) bool { return true }
+func anyArgs([]string, computed) bool { return true }
 
 // without proves a program harmless when its arguments are static and none
 // starts with one of the options that make it run a command or reach
 // further (rg --pre, fd -x).
 func without(options ...string) argCheck {
-	return func(args []string, dyn func(int) bool) bool {
+	return func(args []string, dyn computed) bool {
 		for i, a := range args {
-			if dyn(i) {
+			if dyn.at(i) {
 				return false
 			}
 			for _, o := range options {
@@ -64,9 +70,9 @@ func without(options ...string) argCheck {
 // staticAnd proves a program harmless when its arguments are static and
 // ok accepts them.
 func staticAnd(ok func(args []string) bool) argCheck {
-	return func(args []string, dyn func(int) bool) bool {
+	return func(args []string, dyn computed) bool {
 		for i := range args {
-			if dyn(i) {
+			if dyn.at(i) {
 				return false
 			}
 		}
@@ -81,9 +87,9 @@ func subcommands(subs ...string) argCheck {
 	for _, s := range subs {
 		set[s] = true
 	}
-	return func(args []string, dyn func(int) bool) bool {
+	return func(args []string, dyn computed) bool {
 		for i := range args {
-			if dyn(i) {
+			if dyn.at(i) {
 				return false
 			}
 		}
@@ -202,7 +208,7 @@ var harmless = map[string]argCheck{
 // uvHarmless proves uv harmless for its environment and lock subcommands,
 // pip installs and installing a tool (uv tool install .); uv run is
 // unwrapped, and uv tool run (uvx) runs any package.
-func uvHarmless(args []string, dyn func(int) bool) bool {
+func uvHarmless(args []string, dyn computed) bool {
 	if subcommands("sync", "lock", "venv", "add", "remove", "tree", "pip", "--version")(args, dyn) {
 		return true
 	}
@@ -210,7 +216,7 @@ func uvHarmless(args []string, dyn func(int) bool) bool {
 		return false
 	}
 	for i, a := range args {
-		if dyn(i) {
+		if dyn.at(i) {
 			return false
 		}
 		if a != "tool" && !strings.HasPrefix(a, "-") {
@@ -224,11 +230,11 @@ func uvHarmless(args []string, dyn func(int) bool) bool {
 // build or test, or the default target; a target that names a ship verb, or
 // any other, may ship. Variable assignments and options with values are
 // skipped.
-func buildTargets(args []string, dyn func(int) bool) bool {
+func buildTargets(args []string, dyn computed) bool {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case dyn(i):
+		case dyn.at(i):
 			return false
 		case a == "-C" || a == "-f" || a == "-j" || a == "--directory" || a == "--file" || a == "--justfile" || a == "-d" || a == "--working-directory":
 			i++
@@ -263,9 +269,9 @@ func buildTarget(t string) bool {
 // build, pnpm lint, bare yarn). Lifecycle and package scripts run code the
 // repository holds, as make does; a script named otherwise (deploy, dev,
 // release) may ship.
-func npmHarmless(args []string, dyn func(int) bool) bool {
+func npmHarmless(args []string, dyn computed) bool {
 	for i := range args {
-		if dyn(i) {
+		if dyn.at(i) {
 			return false
 		}
 	}
@@ -306,9 +312,9 @@ func npmHarmless(args []string, dyn func(int) bool) bool {
 
 // npxHarmless proves npx harmless for the local compilers, test runners
 // and linters agents run through it.
-func npxHarmless(args []string, dyn func(int) bool) bool {
+func npxHarmless(args []string, dyn computed) bool {
 	for i, a := range args {
-		if dyn(i) {
+		if dyn.at(i) {
 			return false
 		}
 		if strings.HasPrefix(a, "-") {
@@ -326,16 +332,16 @@ func npxHarmless(args []string, dyn func(int) bool) bool {
 // pythonHarmless proves python harmless only for --version; `python -m
 // MOD` is classified as MOD (unwrap), and a script or -c code may do
 // anything.
-func pythonHarmless(args []string, dyn func(int) bool) bool {
-	return len(args) == 1 && !dyn(0) && (args[0] == "--version" || args[0] == "-V")
+func pythonHarmless(args []string, dyn computed) bool {
+	return len(args) == 1 && !dyn.at(0) && (args[0] == "--version" || args[0] == "-V")
 }
 
 // dockerHarmless proves docker (podman) harmless for the subcommands that
 // only read or build locally; run, exec, compose, push and the rest may
 // reach anything.
-func dockerHarmless(args []string, dyn func(int) bool) bool {
+func dockerHarmless(args []string, dyn computed) bool {
 	for i, a := range args {
-		if dyn(i) || a == "--push" || strings.HasPrefix(a, "--output") || a == "-o" {
+		if dyn.at(i) || a == "--push" || strings.HasPrefix(a, "--output") || a == "-o" {
 			return false
 		}
 	}
@@ -349,7 +355,7 @@ func dockerHarmless(args []string, dyn func(int) bool) bool {
 // provenHarmless reports whether a program (not git or gh, which the
 // classifier proves by subcommand) with these arguments is proven
 // harmless.
-func provenHarmless(name string, args []string, dyn func(int) bool) bool {
+func provenHarmless(name string, args []string, dyn computed) bool {
 	check, ok := harmless[name]
 	if !ok {
 		return false

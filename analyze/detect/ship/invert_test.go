@@ -128,7 +128,7 @@ func TestProvenHarmlessRealShapes(t *testing.T) {
 		`mkdir -p build && cp dist/app build/`, `rm -rf dist`, `chmod +x run.sh`, `touch .env`, `sleep 2`,
 		`pkill -f irrlichd 2>/dev/null; sleep 1.5`, `lsof -i :8080`, `ps aux | grep node`, `pgrep -x claude`,
 		`docker ps`, `docker logs web --tail 50`, `command -v jq`, `cd /repo && git status && git diff`,
-		`timeout 60 go test ./e2e/...`, `echo "---"; date`,
+		`timeout 60 go test ./e2e/...`, `echo "---"; date`, `git --version`, `find . -name '*.go' | xargs grep -l TODO`,
 	} {
 		a := Classify(cmd, Options{})
 		if acts := ShipActions(a, cmd); len(acts) > 0 {
@@ -167,6 +167,7 @@ func TestTrustWritesReadAsReadOnly(t *testing.T) {
 		{`file -C -m magic`, nil},
 		{`git grep -O'sed -i s/a/b/' pattern`, nil},
 		{`perl -e 'open(F, ">x")'`, nil},
+		{`find . -name '*.tmp' | xargs rm`, nil}, // the files are on standard input
 	} {
 		a := Classify(tc.cmd, Options{})
 		switch {

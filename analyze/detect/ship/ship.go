@@ -527,7 +527,15 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		name = "git"
 	}
 	args := words[1:]
-	argDyn := func(i int) bool { return dyn(i + 1) }
+	// (xargs appends arguments from standard input: any of them may be
+	// an option, as a computed word may.)
+	argDyn := computed(dynamic[1:])
+	if viaXargs {
+		argDyn = make(computed, len(args)+1)
+		for i := range argDyn {
+			argDyn[i] = true
+		}
+	}
 	c.text, c.textScript = strings.Join(words, " "), 0
 	if ctx != nil && ctx.text != "" {
 		c.text, c.textScript, c.textFrom, c.textTo = ctx.text, c.srcScript, ctx.from, ctx.to
@@ -581,10 +589,10 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			c.computed(c.text, c.textScript, c.textFrom, c.textTo)
 		}
 	case "alias":
-		c.defineAliases(args, argDyn)
+		c.defineAliases(args, argDyn.at)
 		proven = true
 	case "find":
-		c.findExec(args, argDyn, depth)
+		c.findExec(args, argDyn.at, depth)
 		c.writes(name, args, argDyn)
 		proven = true
 	default:
@@ -596,6 +604,10 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	}
 	if !proven {
 		c.out.MayShip = true
+	}
+	if viaXargs && !readOnly[name] {
+		// find … | xargs rm: the files are on standard input.
+		c.out.MayWrite = true
 	}
 	if !static {
 		// A dynamic word ($VAR, $(…)) may name a file we cannot resolve.
@@ -853,7 +865,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		}
 		return
 	}
-	if !gitReadOnly[sub] && !gitLocal[sub] || c.gitEnv || gitRunsOther(sub, args, rest) {
+	if sub != "" && !gitReadOnly[sub] && !gitLocal[sub] || c.gitEnv || gitRunsOther(sub, args, rest) {
 		// An alias (in .git/config, GIT_CONFIG_COUNT, include.path), a
 		// program git runs, a subcommand that writes to a remote: not
 		// proven harmless.
@@ -1380,13 +1392,13 @@ var readOnly = map[string]bool{
 	"fold": true, "base64": true, "sha1sum": true, "sha512sum": true, "cksum": true, "bat": true, ":": true,
 }
 
-// writes records what a non-git, non-gh program writes. dyn(i) reports
+// writes records what a non-git, non-gh program writes. dyn.at(i) reports
 // whether args[i] is computed at run time: a program whose writes depend
 // on its options may write anything then.
-func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
+func (c *classifier) writes(name string, args []string, dyn computed) {
 	anyDyn := false
 	for i := range args {
-		anyDyn = anyDyn || dyn(i)
+		anyDyn = anyDyn || dyn.at(i)
 	}
 	switch name {
 	case "tee", "touch", "rm", "truncate", "shred", "unlink":
@@ -1442,7 +1454,7 @@ func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
 		for i := 0; i < len(args); i++ {
 			a := args[i]
 			switch {
-			case dyn(i):
+			case dyn.at(i):
 				c.out.MayWrite = true
 			case a == "--output" && i+1 < len(args):
 				c.addWrite(args[i+1])
@@ -1469,7 +1481,7 @@ func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
 		for i := 0; i < len(args); i++ {
 			a := args[i]
 			switch {
-			case dyn(i):
+			case dyn.at(i):
 				c.out.MayWrite = true
 			case a == "-f" || a == "-s" || a == "-w":
 				i++
@@ -1485,7 +1497,7 @@ func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
 		// tree -o F writes F; -R with -H writes a page in every folder.
 		for i, a := range args {
 			switch {
-			case dyn(i) || a == "-R":
+			case dyn.at(i) || a == "-R":
 				c.out.MayWrite = true
 			case a == "-o" && i+1 < len(args):
 				c.addWrite(args[i+1])
@@ -1519,7 +1531,7 @@ func (c *classifier) writes(name string, args []string, dyn func(int) bool) {
 		// on each file, yq -i edits in place, history -w writes the
 		// history file.
 		for i, a := range args {
-			if dyn(i) || name == "file" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C") ||
+			if dyn.at(i) || name == "file" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C") ||
 				a == "--compile" || name == "rg" && strings.HasPrefix(a, "--pre") ||
 				name == "fd" && (a == "-x" || a == "-X" || strings.HasPrefix(a, "--exec")) ||
 				name == "yq" && (a == "-i" || strings.HasPrefix(a, "--inplace")) ||
