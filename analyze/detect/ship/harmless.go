@@ -186,7 +186,12 @@ var harmless = map[string]argCheck{
 	"javac":         anyArgs,
 	"cmake":         without("-P", "-E"), // -P runs a script, -E a command
 	"ctest":         anyArgs,
-	"node":          subcommands("--version", "-v", "--check", "-c"),
+	"node":          subcommands("--version", "-v", "--check", "-c", "--test"),
+	"dotnet":        subcommands("build", "test", "restore", "format", "clean", "--version", "--info"),
+	"mvn":           jvmGoals,
+	"mvnw":          jvmGoals,
+	"gradle":        jvmGoals,
+	"gradlew":       jvmGoals,
 	"claude":        subcommands("--version", "-v", "--help", "-h"),
 	"make":          buildTargets,
 	"just":          buildTargets,
@@ -203,6 +208,8 @@ var harmless = map[string]argCheck{
 	"python3":       pythonHarmless,
 	"docker":        dockerHarmless,
 	"podman":        dockerHarmless,
+	// python -m MOD is MOD (unwrapDyn): the modules agents run that way.
+	"venv": anyArgs, "json.tool": anyArgs, "py_compile": anyArgs, "compileall": anyArgs, "unittest": anyArgs,
 }
 
 // uvHarmless proves uv harmless for its environment and lock subcommands,
@@ -262,6 +269,35 @@ func buildTarget(t string) bool {
 		return true
 	}
 	return false
+}
+
+// jvmGoals proves Maven or Gradle harmless for the goals and tasks of a
+// local build or test (mvn -q clean verify, ./gradlew :app:test build);
+// deploy, publish and any other goal may ship.
+func jvmGoals(args []string, dyn computed) bool {
+	goals := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case dyn.at(i):
+			return false
+		case a == "-f" || a == "-pl" || a == "-P" || a == "-p" || a == "--project-dir" || a == "-s" || a == "--settings":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			goals++
+			task := a[strings.LastIndexByte(a, ':')+1:]
+			switch task {
+			case "validate", "compile", "test-compile", "package", "install", "assemble", "compileJava",
+				"compileKotlin", "compileTestJava", "dependencies", "tree":
+			default:
+				if !buildTarget(task) {
+					return false
+				}
+			}
+		}
+	}
+	return goals > 0
 }
 
 // npmHarmless proves npm, pnpm, yarn or bun harmless for installs, listings

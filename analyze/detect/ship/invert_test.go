@@ -128,6 +128,8 @@ func TestProvenHarmlessRealShapes(t *testing.T) {
 		`mkdir -p build && cp dist/app build/`, `rm -rf dist`, `chmod +x run.sh`, `touch .env`, `sleep 2`,
 		`pkill -f irrlichd 2>/dev/null; sleep 1.5`, `lsof -i :8080`, `ps aux | grep node`, `pgrep -x claude`,
 		`docker ps`, `docker logs web --tail 50`, `command -v jq`, `cd /repo && git status && git diff`,
+		`python3 -m venv .venv`, `python3 -m json.tool data.json`, `node --test`, `dotnet test`, `mvn -q clean verify`,
+		`./gradlew :app:test build`, `./mvnw -B package -DskipTests`,
 		`timeout 60 go test ./e2e/...`, `echo "---"; date`, `git --version`, `find . -name '*.go' | xargs grep -l TODO`,
 	} {
 		a := Classify(cmd, Options{})
