@@ -1,8 +1,10 @@
 // Package ship classifies one Bash command line the way pmcheck's detectors
 // need it: which ship actions it runs (push, merge, deploy, release, publish),
-// which files it obviously writes, whether it may have written others, and
-// how many `git commit` invocations it contains; and, from that, how much
-// of the command's output pmcheck may read (OutputOf, output.go).
+// whether it is proven harmless (MayShip, harmless.go: a command that is not
+// may ship in a way no list names), which files it obviously writes, whether
+// it may have written others (unless proven read-only), and how many `git
+// commit` invocations it contains; and, from that, how much of the command's
+// output pmcheck may read (OutputOf, output.go).
 //
 // The command is parsed with a real shell parser (mvdan.cc/sh/v3/syntax), never
 // matched with a regular expression: a ship verb inside a quoted argument
