@@ -67,6 +67,11 @@ func without(options ...string) argCheck {
 	}
 }
 
+// both proves a program harmless when each check does.
+func both(a, b argCheck) argCheck {
+	return func(args []string, dyn computed) bool { return a(args, dyn) && b(args, dyn) }
+}
+
 // staticAnd proves a program harmless when its arguments are static and
 // ok accepts them.
 func staticAnd(ok func(args []string) bool) argCheck {
@@ -123,7 +128,7 @@ var harmless = map[string]argCheck{
 	"cd": anyArgs, "pushd": anyArgs, "popd": anyArgs, "which": anyArgs, "type": anyArgs, "test": anyArgs,
 	"[": anyArgs, "[[": anyArgs, "true": anyArgs, "false": anyArgs, ":": anyArgs, "sleep": anyArgs,
 	"date": anyArgs, "stat": anyArgs, "file": anyArgs, "du": anyArgs, "df": anyArgs, "tree": anyArgs,
-	"jq": anyArgs, "yq": anyArgs, "sort": anyArgs, "uniq": anyArgs, "cut": anyArgs, "tr": anyArgs,
+	"jq": anyArgs, "yq": anyArgs, "sort": without("--compress-program"), "uniq": anyArgs, "cut": anyArgs, "tr": anyArgs,
 	"diff": anyArgs, "cmp": anyArgs, "comm": anyArgs, "basename": anyArgs, "dirname": anyArgs,
 	"realpath": anyArgs, "readlink": anyArgs, "ps": anyArgs, "pgrep": anyArgs, "whoami": anyArgs,
 	"uname": anyArgs, "id": anyArgs, "hostname": anyArgs, "less": anyArgs, "more": anyArgs, "nl": anyArgs,
@@ -155,12 +160,13 @@ var harmless = map[string]argCheck{
 	"tar": without("--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
 		"-F", "--new-volume-script", "--rsh-command", "--rmt-command"),
 	// Local builds, tests, formatters and linters.
-	"go":            subcommands("build", "test", "vet", "fmt", "list", "env", "version", "doc", "mod", "work", "clean", "help"),
+	"go": both(subcommands("build", "test", "vet", "fmt", "list", "env", "version", "doc", "mod", "work", "clean", "help"),
+		without("-exec", "-toolexec", "--toolexec", "-vettool", "--vettool")), // each runs a program it names
 	"gofmt":         anyArgs,
 	"goimports":     anyArgs,
 	"staticcheck":   anyArgs,
 	"golangci-lint": subcommands("run", "version", "linters", "help"),
-	"cargo":         subcommands("build", "b", "test", "t", "check", "c", "clippy", "fmt", "doc", "tree", "metadata", "bench", "clean", "nextest", "llvm-cov", "init", "new", "install", "--version", "-V"),
+	"cargo":         both(without("--config", "-Z"), subcommands("build", "b", "test", "t", "check", "c", "clippy", "fmt", "doc", "tree", "metadata", "bench", "clean", "nextest", "llvm-cov", "init", "new", "install", "--version", "-V")),
 	"rustc":         anyArgs,
 	"rustfmt":       anyArgs,
 	"mix":           subcommands("test", "compile", "format", "credo", "dialyzer", "deps.get", "deps.compile", "deps.tree", "ecto.migrate", "ecto.create", "ecto.reset", "help"),
@@ -245,13 +251,24 @@ func buildTargets(args []string, dyn computed) bool {
 			return false
 		case a == "-C" || a == "-f" || a == "-j" || a == "--directory" || a == "--file" || a == "--justfile" || a == "-d" || a == "--working-directory":
 			i++
-		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "="):
+			// make SHELL=… test, CC=./x.sh: a variable may name the
+			// program the recipes run; only flags and inert ones are.
+			n, _, _ := strings.Cut(a, "=")
+			if !inertEnv[n] && !makeFlagVars[n] {
+				return false
+			}
 		case !buildTarget(a):
 			return false
 		}
 	}
 	return true
 }
+
+// makeFlagVars are make variables that pass flags or paths, not programs.
+var makeFlagVars = setOf(`CFLAGS CXXFLAGS CPPFLAGS LDFLAGS LDLIBS V VERBOSE DESTDIR PREFIX BUILD_TYPE TEST
+	TESTS RUN ARGS PKG`)
 
 // buildTarget reports whether a make target or package script name is a
 // local build, test, lint or format step ("test", "build:web", "lint-go").
@@ -317,6 +334,8 @@ func npmHarmless(args []string, dyn computed) bool {
 		switch {
 		case a == "--prefix" || a == "-C" || a == "--cwd" || a == "--filter" || a == "-F" || a == "--dir":
 			i++
+		case strings.HasPrefix(a, "--script-shell") || strings.HasPrefix(a, "--node-options") || strings.HasPrefix(a, "--shell"):
+			return false // the program the scripts run with
 		case a == "--version" || a == "-v":
 			if len(pos) == 0 {
 				return true
@@ -397,6 +416,38 @@ func provenHarmless(name string, args []string, dyn computed) bool {
 		return false
 	}
 	return check(args, dyn)
+}
+
+// inertEnv are the environment variables that make no program run
+// another: an assignment of any other (PATH=./bin:$PATH, LD_PRELOAD,
+// LESSOPEN, PAGER, EDITOR, BASH_ENV, GOFLAGS=-toolexec=…, NODE_OPTIONS=
+// --require, MAKEFLAGS, a make variable such as SHELL) proves no later
+// command of the line harmless. (GIT_ variables are gitEnv's.)
+var inertEnv = setOf(`CI NODE_ENV RUST_BACKTRACE RUST_LOG CGO_ENABLED GOOS GOARCH GO111MODULE GOPROXY
+	GOPRIVATE GOCACHE GOMAXPROCS FORCE_COLOR NO_COLOR CLICOLOR TERM LANG LC_ALL LC_CTYPE TZ DEBUG VERBOSE
+	PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONWARNINGS COLUMNS LINES NODE_NO_WARNINGS TMPDIR PORT HOST
+	RAILS_ENV MIX_ENV LOG_LEVEL RUST_MIN_STACK CARGO_TERM_COLOR PMCHECK_CORPUS`)
+
+// exportedEnv are variables a shell has exported already that make a
+// program run another: assigning one, even without export, reaches later
+// commands.
+var exportedEnv = setOf(`PATH BASH_ENV ENV PAGER LESSOPEN LESSCLOSE EDITOR VISUAL SHELL PROMPT_COMMAND
+	NODE_OPTIONS PYTHONPATH PYTHONSTARTUP PERL5OPT PERL5LIB RUBYOPT RUBYLIB GOFLAGS MAKEFLAGS HOME
+	XDG_CONFIG_HOME JAVA_TOOL_OPTIONS _JAVA_OPTIONS`)
+
+// assigned records that the line assigns the variable name: exported to
+// a command or the rest of the line, or (bare) only as a shell variable.
+func (c *classifier) assigned(name string, bare bool) {
+	switch {
+	case strings.HasPrefix(name, "GIT_"):
+		// gitEnv's.
+	case bare:
+		if exportedEnv[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") {
+			c.envRisk = true
+		}
+	case !inertEnv[name]:
+		c.envRisk = true
+	}
 }
 
 // gitReadOnly are git's subcommands that change no tracked file, reach no

@@ -91,6 +91,19 @@ func TestTrustShipsTheClassifierDidNotKnow(t *testing.T) {
 		{`rsync -a dist/ deploy@prod:/srv/www/`, "ship possible"},
 		{`curl -X POST https://deploy.example/hooks/release`, "ship possible"},
 		{`hub push origin main`, "ship possible"},
+		// An environment or an option that makes a harmless program run
+		// another (the class of GIT_CONFIG_COUNT, for every program).
+		{`LD_PRELOAD=./hook.so ls`, "ship possible"},
+		{`PATH=./bin:$PATH go test ./...`, "ship possible"},
+		{`export PATH="$PWD/bin:$PATH"; go build ./...`, "ship possible"},
+		{`env LESSOPEN='|./ship.sh %s' less README.md`, "ship possible"},
+		{`GOFLAGS=-toolexec=./ship.sh go build ./...`, "ship possible"},
+		{`go test -exec ./ship.sh ./...`, "ship possible"},
+		{`go vet -vettool=./ship.sh ./...`, "ship possible"},
+		{`make SHELL=./ship.sh test`, "ship possible"},
+		{`npm test --script-shell=./ship.sh`, "ship possible"},
+		{`cargo --config 'target.x86_64-unknown-linux-gnu.runner="./ship.sh"' test`, "ship possible"},
+		{`sort --compress-program=./ship.sh -S 1 big.txt`, "ship possible"},
 	} {
 		if got := shipsOf(tc.cmd); got != tc.want {
 			t.Errorf("%q: ship actions %q, want %q", tc.cmd, got, tc.want)
@@ -130,6 +143,8 @@ func TestProvenHarmlessRealShapes(t *testing.T) {
 		`docker ps`, `docker logs web --tail 50`, `command -v jq`, `cd /repo && git status && git diff`,
 		`python3 -m venv .venv`, `python3 -m json.tool data.json`, `node --test`, `dotnet test`, `mvn -q clean verify`,
 		`./gradlew :app:test build`, `./mvnw -B package -DskipTests`,
+		`CI=1 npm test`, `RUST_BACKTRACE=1 cargo test`, `GOOS=linux GOARCH=arm64 go build ./...`, `make CFLAGS=-O2 test`,
+		`SHA=$(git rev-parse HEAD) && git log -1 $SHA`, `count=0; for f in *.go; do count=$((count+1)); done; echo $count`,
 		`timeout 60 go test ./e2e/...`, `echo "---"; date`, `git --version`, `find . -name '*.go' | xargs grep -l TODO`,
 	} {
 		a := Classify(cmd, Options{})

@@ -151,14 +151,15 @@ func quiet(command string) bool {
 }
 
 // writesByOption reports whether word w, an argument of the quiet program
-// first, may make it write a file or run a command: sort -o, a uniq
+// first, may make it write a file or run a command: sort -o and
+// --compress-program, a uniq
 // operand (uniq IN OUT), tree -o and -R, rg --pre, file -C, git log, diff
 // and show --output and --ext-diff. The parser's classifier decides those.
 func writesByOption(first, w string) bool {
 	short := len(w) > 1 && w[0] == '-' && w[1] != '-'
 	switch first {
 	case "sort":
-		return short && strings.IndexByte(w, 'o') > 0 || strings.HasPrefix(w, "--output")
+		return short && strings.IndexByte(w, 'o') > 0 || strings.HasPrefix(w, "--output") || strings.HasPrefix(w, "--compress-program")
 	case "uniq":
 		return !strings.HasPrefix(w, "-")
 	case "tree":

@@ -165,6 +165,11 @@ type classifier struct {
 	// programs it runs are not what the line shows: no git subcommand is
 	// proven harmless.
 	gitEnv bool
+	// envRisk: the line has set an environment variable that may make a
+	// program proven harmless by its words run another (PATH, LD_PRELOAD,
+	// LESSOPEN, GOFLAGS=-toolexec, …; assigned): no later command of the
+	// line is proven harmless.
+	envRisk bool
 	// printfBudget is how many more bytes of printf output piped to a
 	// shell the line may classify (stdin.go): each printf's output may be
 	// four times its words, and a script it prints may print another.
@@ -384,7 +389,33 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 			}
 		}
 	}
+	if d, ok := st.Cmd.(*syntax.DeclClause); ok {
+		// export NAME=VALUE (declare -x …): the variable reaches every
+		// later command of the line; declare, local, readonly and
+		// typeset without -x set shell variables.
+		exported := d.Variant != nil && d.Variant.Value == "export"
+		for _, as := range d.Args {
+			if as.Name == nil && as.Value != nil {
+				if flag, _ := wordString(as.Value); strings.HasPrefix(flag, "-") && strings.Contains(flag, "x") {
+					exported = true
+				}
+				continue
+			}
+			if as.Name != nil {
+				c.assigned(as.Name.Value, !exported)
+			}
+		}
+	}
 	call, ok := st.Cmd.(*syntax.CallExpr)
+	if ok {
+		for _, as := range call.Assigns {
+			if as.Name != nil {
+				// VAR=x cmd exports VAR to cmd; a bare VAR=x changes
+				// programs only if VAR was exported already.
+				c.assigned(as.Name.Value, len(call.Args) == 0)
+			}
+		}
+	}
 	if !ok || len(call.Args) == 0 {
 		return
 	}
@@ -508,6 +539,9 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		if path.Base(w) == "xargs" {
 			viaXargs = true
 		}
+		if n, _, ok := strings.Cut(w, "="); ok && isName(n) {
+			c.assigned(n, false) // env NAME=VALUE cmd
+		}
 	}
 	if dyn(0) {
 		// The program's name is computed at run time ($(echo git) push,
@@ -604,7 +638,17 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		c.writes(name, args, argDyn)
 		proven = provenHarmless(name, args, argDyn)
 	}
-	if !proven {
+	if name == "export" {
+		// (export reached as a command: through a wrapper or a computed
+		// word; the parser reads a plain one as a declaration, stmt.)
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				n, _, _ := strings.Cut(a, "=")
+				c.assigned(n, false)
+			}
+		}
+	}
+	if !proven || c.envRisk {
 		c.out.MayShip = true
 	}
 	if viaXargs && !readOnly[name] {
