@@ -242,6 +242,8 @@ var genCommands = []genCommand{
 	{"docker run alpine", false, false}, {"go run ./cmd/x", false, false}, {"python3 -m twine upload dist/x", false, false},
 	{"yarn publish", false, false}, {"mvn deploy", false, false}, {"claude -p hi", false, false},
 	{"sed 'w out' f", false, false}, {"awk 'BEGIN{system(\"x\")}'", false, false},
+	{"LD_PRELOAD=x.so ls", false, false}, {"go test -exec ./x ./...", false, false},
+	{"GIT_CONFIG_COUNT=1 git status", false, false},
 }
 
 // wrap applies a random wrapper (or none): wrappers and shells run the

@@ -651,6 +651,9 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	if !proven || c.envRisk {
 		c.out.MayShip = true
 	}
+	if c.envRisk {
+		c.out.MayWrite = true // nor proven read-only
+	}
 	if viaXargs && !readOnly[name] {
 		// find … | xargs rm: the files are on standard input.
 		c.out.MayWrite = true
@@ -917,7 +920,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		// proven harmless.
 		c.out.MayShip = true
 	}
-	if gitRunsOther(sub, args, rest) {
+	if c.gitEnv || gitRunsOther(sub, args, rest) {
 		c.out.MayWrite = true
 	}
 	switch sub {
