@@ -87,11 +87,12 @@ func TestTrustPossibleShipWhileKilledOutstanding(t *testing.T) {
 }
 
 // TestTrustPossibleShipsOnlyWhileOutstanding: with no killed work
-// outstanding (the kill reviewed, or no kill at all), the same unproven
-// commands are no ship facts: the inversion adds no noise to a run that
-// has nothing at risk.
+// outstanding (the background agent is killed only after the command
+// ran), the same unproven command is no ship fact: the inversion adds no
+// noise to a run while nothing is at risk. (Its named push, in the same
+// place, is a fact that counts nothing outstanding.)
 func TestTrustPossibleShipsOnlyWhileOutstanding(t *testing.T) {
-	run := loadRun(t, "detect-clean-ending", model.KindSession)
+	run := loadRun(t, "rule-ship-while-killed-outstanding-good", model.KindSession)
 	n := 0
 	for _, c := range run.Main.ToolCalls {
 		if c.Name() == "Bash" {
@@ -99,14 +100,19 @@ func TestTrustPossibleShipsOnlyWhileOutstanding(t *testing.T) {
 			n++
 		}
 	}
-	f := detect.Analyze(run, detect.Options{})
-	for _, s := range f.Ships {
-		if s.Kind == "ship" {
-			t.Errorf("a possible ship with nothing outstanding: %+v", s)
-		}
-	}
 	if n == 0 {
-		t.Skip("no Bash call to replace")
+		t.Fatal("no Bash call to replace")
+	}
+	f := detect.Analyze(run, detect.Options{})
+	if len(f.Ships) != 0 {
+		t.Errorf("ship facts with nothing outstanding: %+v", f.Ships)
+	}
+	killed := false
+	for _, s := range f.Subagents {
+		killed = killed || s.Killed
+	}
+	if !killed {
+		t.Fatal("the fixture's agent is no longer killed: the test shows nothing")
 	}
 }
 
