@@ -54,9 +54,8 @@ type InstallResult struct {
 
 // Install writes (or removes) the resume-gate handlers in a settings file:
 // SessionStart with matcher "resume", PreToolUse with matcher "^Bash$" and
-// one handler per ship condition (the `if` sits inside the inner hooks
-// array, where Claude Code reads it), and a PreToolUse handler for the
-// publish tools. Every other key of the file is kept. The file is backed up
+// one handler for every call, and a PreToolUse handler for the publish
+// tools. Every other key of the file is kept. The file is backed up
 // before it is changed; installing twice changes nothing the second time.
 func Install(o InstallOptions) (InstallResult, error) {
 	var res InstallResult
@@ -102,12 +101,12 @@ func Install(o InstallOptions) (InstallResult, error) {
 	if !o.Uninstall {
 		hooks["SessionStart"] = append(hooks["SessionStart"].([]any), map[string]any{
 			"matcher": "resume",
-			"hooks":   []any{handler(o.Binary, sessionStartArgs, o.Config, "")},
+			"hooks":   []any{handler(o.Binary, sessionStartArgs, o.Config)},
 		})
-		bash := []any{handler(o.Binary, preToolUseArgs, o.Config, "")}
+		bash := []any{handler(o.Binary, preToolUseArgs, o.Config)}
 		pre := append(hooks["PreToolUse"].([]any), map[string]any{"matcher": "^Bash$", "hooks": bash})
 		if m := publishMatcher(o.Config.publishTools()); m != "" {
-			pre = append(pre, map[string]any{"matcher": m, "hooks": []any{handler(o.Binary, preToolUseArgs, o.Config, "")}})
+			pre = append(pre, map[string]any{"matcher": m, "hooks": []any{handler(o.Binary, preToolUseArgs, o.Config)}})
 		}
 		hooks["PreToolUse"] = pre
 	}
@@ -158,7 +157,7 @@ func Install(o InstallOptions) (InstallResult, error) {
 }
 
 // handler is one hook handler running pmcheck.
-func handler(bin, args string, cfg Config, cond string) map[string]any {
+func handler(bin, args string, cfg Config) map[string]any {
 	cmd := shellQuote(bin) + " " + args
 	if args == preToolUseArgs {
 		for _, t := range cfg.PublishTools {
@@ -168,11 +167,7 @@ func handler(bin, args string, cfg Config, cond string) map[string]any {
 			cmd += " --deploy-label=" + shellQuote(l)
 		}
 	}
-	h := map[string]any{"type": "command", "command": cmd}
-	if cond != "" {
-		h["if"] = cond
-	}
-	return h
+	return map[string]any{"type": "command", "command": cmd}
 }
 
 // publishMatcher is the anchored tool-name union of the publish tools (the
