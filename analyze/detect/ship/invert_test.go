@@ -321,3 +321,47 @@ func TestEveryUnprovenCommandIsAPossibleShip(t *testing.T) {
 		t.Fatalf("generator unbalanced: %d lines, %d unproven, %d unknown work", lines, unproven, unknown)
 	}
 }
+
+// TestInvertedShapesAreLinear: a 64 KiB line of each shape the inversion
+// reads (wrappers rewritten as sh -c, environment assignments, words named
+// by a computed folder, xargs, sed scripts, gh api fields) allocates about
+// four times what a 16 KiB line does, and a bounded amount per byte (a
+// ratio, not a time: the machine may be loaded).
+func TestInvertedShapesAreLinear(t *testing.T) {
+	fill := func(size int, head, unit, tail string) string {
+		var b strings.Builder
+		b.WriteString(head)
+		for b.Len()+len(unit)+len(tail) <= size {
+			b.WriteString(unit)
+		}
+		b.WriteString(tail)
+		return b.String()
+	}
+	shapes := map[string]func(size int) string{
+		"env -S":        func(n int) string { return fill(n, "", `env -S 'git push origin main'; `, "") },
+		"env -S chain":  func(n int) string { return fill(n, "", "env -S ", "git push") },
+		"flock -c":      func(n int) string { return fill(n, "", `flock /tmp/l -c 'git push'; `, "") },
+		"watch":         func(n int) string { return fill(n, "watch -n 1 ", "echo x ", "") },
+		"named words":   func(n int) string { return fill(n, "ls ", "$D/x ", "") },
+		"named program": func(n int) string { return fill(n, "", "$V/bin/python -m pytest; ", "") },
+		"assignments":   func(n int) string { return fill(n, "", "LD_PRELOAD=x ls; ", "") },
+		"exports":       func(n int) string { return fill(n, "export ", "A=1 ", "") },
+		"xargs":         func(n int) string { return fill(n, "", "find . | xargs rm; ", "") },
+		"sed script":    func(n int) string { return fill(n, "sed -n '", "s/a/b/; ", "' f") },
+		"gh api fields": func(n int) string { return fill(n, "gh api graphql ", "-f q=x ", "") },
+		"make vars":     func(n int) string { return fill(n, "make ", "CFLAGS=-O2 ", "test") },
+	}
+	const small, large = 16 << 10, 64 << 10
+	for name, line := range shapes {
+		smallBytes := allocatedBy(func() { Classify(line(small), Options{}) })
+		largeBytes := allocatedBy(func() { Classify(line(large), Options{}) })
+		ratio := float64(largeBytes) / float64(smallBytes)
+		t.Logf("%s: %d bytes allocated, %.1fx a quarter of the line", name, largeBytes, ratio)
+		if ratio > 8 {
+			t.Errorf("%s: 4 times the line allocates %.1f times as much", name, ratio)
+		}
+		if perByte := largeBytes / large; perByte > 2000 {
+			t.Errorf("%s: %d bytes allocated for each byte of the line", name, perByte)
+		}
+	}
+}
