@@ -508,6 +508,64 @@ func gitRunsOther(sub string, args, rest []string) bool {
 	return false
 }
 
+// gitControlPath reports whether a written path holds git configuration
+// or hooks: .git/config, .git/hooks/…, .git/info/attributes, a
+// .gitattributes or .gitconfig, ~/.config/git/….
+func gitControlPath(p string) bool {
+	p = strings.ReplaceAll(p, `\`, "/")
+	return strings.Contains(p, ".git/config") || strings.Contains(p, ".git/hooks") ||
+		strings.Contains(p, ".git/info/attributes") || strings.HasSuffix(p, ".gitattributes") ||
+		strings.HasSuffix(p, ".gitconfig") || strings.Contains(p, ".config/git/") || strings.Contains(p, ".githooks")
+}
+
+// gitInertConfig are configuration keys (lower case; a * stands for one
+// name part) whose values run no program. Setting any other (core.hooksPath,
+// core.fsmonitor, core.sshCommand, diff.X.textconv, filter.X.clean,
+// include.path, protocol.ext.allow, …) makes later git commands unproven.
+var gitInertConfig = setOf(`user.name user.email user.signingkey init.defaultbranch pull.rebase pull.ff
+	push.default push.autosetupremote fetch.prune rebase.autostash rebase.autosquash merge.conflictstyle
+	diff.algorithm diff.renames color.ui core.autocrlf core.filemode core.ignorecase core.quotepath
+	core.whitespace commit.gpgsign tag.gpgsign advice.detachedhead safe.directory branch.*.remote
+	branch.*.merge branch.*.rebase remote.*.url remote.*.pushurl remote.*.fetch http.postbuffer
+	credential.usehttppath gc.auto help.autocorrect`)
+
+// gitConfigSetsProgram reports whether `git config` with these arguments
+// (after the subcommand) sets a key that is not inert: two operands, --add,
+// --replace-all or the set subcommand, and a key outside gitInertConfig.
+// Reading (one operand, --get, --list, get) and unsetting set nothing.
+func gitConfigSetsProgram(rest []string) bool {
+	var pos []string
+	for i := 0; i < len(rest); i++ {
+		switch a := rest[i]; {
+		case a == "--file" || a == "-f" || a == "--blob" || a == "--type" || a == "--comment" || a == "--value" || a == "--default":
+			i++
+		case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--list" || a == "-l" ||
+			a == "--unset" || a == "--unset-all" || a == "--get-urlmatch" || a == "--remove-section":
+			return false
+		case strings.HasPrefix(a, "-"):
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 && (pos[0] == "get" || pos[0] == "list" || pos[0] == "unset") {
+		return false
+	}
+	if len(pos) > 0 && pos[0] == "set" {
+		pos = pos[1:]
+	}
+	if len(pos) < 2 {
+		return false
+	}
+	key := strings.ToLower(pos[0])
+	if gitInertConfig[key] || strings.HasPrefix(key, "alias.") {
+		return false // (an alias is the run's Aliases', and git NAME is unproven anyway)
+	}
+	if parts := strings.Split(key, "."); len(parts) == 3 && gitInertConfig[parts[0]+".*."+parts[2]] {
+		return false
+	}
+	return true
+}
+
 // ghReadOnly are gh's subcommands that only read (or, pr checkout and repo
 // clone, change the local work tree).
 var ghReadOnly = setOf(`pr-view pr-list pr-diff pr-checks pr-status pr-checkout issue-view issue-list

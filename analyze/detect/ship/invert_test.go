@@ -39,6 +39,12 @@ func TestTrustShipsTheClassifierDidNotKnow(t *testing.T) {
 		{`git -c include.path=/tmp/ship.cfg sync`, "ship possible"},
 		{`git -c include.path=.git/extra status`, "ship possible"},
 		{"printf '[alias]\\n\\tsync = push origin HEAD:main\\n' >> .git/config && git sync", "ship possible"},
+		// A hook or configuration written earlier in the line makes git's
+		// own commands run it.
+		{"echo 'git push' > .git/hooks/post-commit && chmod +x .git/hooks/post-commit && git commit -m x", "ship possible"},
+		{"printf '[core]\\n\\tfsmonitor = ./ship.sh\\n' >> .git/config; git status", "ship possible"},
+		{`git config core.hooksPath .githooks && git commit -m x`, "ship possible"},
+		{`git config core.fsmonitor ./ship.sh; git status`, "ship possible"},
 		// git's own ways to push.
 		{`git send-pack origin refs/heads/feat:refs/heads/main`, "push:main"},
 		{`git subtree push --prefix=docs origin gh-pages`, "push:gh-pages"},
@@ -144,6 +150,7 @@ func TestProvenHarmlessRealShapes(t *testing.T) {
 		`python3 -m venv .venv`, `python3 -m json.tool data.json`, `node --test`, `dotnet test`, `mvn -q clean verify`,
 		`./gradlew :app:test build`, `./mvnw -B package -DskipTests`,
 		`CI=1 npm test`, `RUST_BACKTRACE=1 cargo test`, `GOOS=linux GOARCH=arm64 go build ./...`, `make CFLAGS=-O2 test`,
+		`git config user.email agent@example.com && git commit -m x`, `git config --get remote.origin.url`,
 		`SHA=$(git rev-parse HEAD) && git log -1 $SHA`, `count=0; for f in *.go; do count=$((count+1)); done; echo $count`,
 		`timeout 60 go test ./e2e/...`, `echo "---"; date`, `git --version`, `find . -name '*.go' | xargs grep -l TODO`,
 	} {

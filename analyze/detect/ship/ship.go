@@ -977,6 +977,13 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		c.out.MayWrite = true
 	case "commit":
 		c.out.Commits++
+	case "config":
+		// (It changes no tracked file.)
+		if gitConfigSetsProgram(rest) {
+			// git config core.hooksPath …, core.fsmonitor …: later git
+			// commands of the line may run what it names.
+			c.gitEnv = true
+		}
 	case "log", "diff", "show", "format-patch", "range-diff", "diff-tree", "diff-files", "diff-index", "whatchanged":
 		// --output=F writes the output to F (diff options).
 		for i, a := range rest {
@@ -992,7 +999,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		if sub == "format-patch" {
 			c.out.MayWrite = true
 		}
-	case "", "status", "rev-parse", "rev-list", "fetch", "remote", "config", "ls-files",
+	case "", "status", "rev-parse", "rev-list", "fetch", "remote", "ls-files",
 		"blame", "describe", "shortlog", "grep", "add", "tag", "notes", "reflog", "cat-file", "for-each-ref",
 		"ls-remote", "show-ref", "merge-base", "name-rev", "count-objects", "help", "version", "worktree", "branch",
 		"ls-tree", "check-ignore", "check-attr", "var", "show-branch", "cherry", "verify-commit", "verify-tag", "fsck":
@@ -1388,6 +1395,11 @@ var countWriteLookups func(n int)
 func (c *classifier) addWrite(p string) {
 	if p == "" {
 		return // `> ''` names no file: the shell fails to open it, nothing is written
+	}
+	if gitControlPath(p) {
+		// A hook, .git/config or attributes written here: what git runs
+		// later in the line is not what the line shows.
+		c.gitEnv = true
 	}
 	if c.findExecs > 0 && strings.Contains(p, "{}") {
 		// find -exec rm {} +: the files find finds, not a file named {}.
