@@ -30,10 +30,11 @@ func readScan(path string) (detect.Scan, error) {
 func encodeMark(items []string) string { return detect.EncodeMark(items) }
 
 // shipActions says which ship actions one tool call runs: a Bash command
-// through the ship classifier, a publish tool by its name.
+// through the ship classifier (one it cannot prove harmless is a possible
+// ship: ship.ShipActions), a publish tool by its name.
 func shipActions(tool, command string, cfg Config) []ship.Action {
 	if tool == "Bash" {
-		return ship.Classify(command, ship.Options{DeployLabels: cfg.DeployLabels}).Actions
+		return ship.ShipActions(ship.Classify(command, ship.Options{DeployLabels: cfg.DeployLabels}), command)
 	}
 	if detect.IsPublishTool(tool, cfg.publishTools()) {
 		return []ship.Action{{Kind: ship.KindPublish, Command: tool}}

@@ -351,7 +351,9 @@ func TestShipActionsDecideWhatIsGated(t *testing.T) {
 		{"Bash", "gh api -X PUT repos/o/r/pulls/7/merge", Config{}, true},
 		{"Bash", "gh api repos/o/r/pulls/7", Config{}, false},
 		{"Bash", "gh pr edit 7 --add-label auto-deploy", Config{}, true},
-		{"Bash", "gh pr edit 7 --add-label ship-it", Config{}, false},
+		// Not a deploy label, but gh pr edit writes to GitHub: not proven
+		// harmless (issue 29, item 2), so a possible ship.
+		{"Bash", "gh pr edit 7 --add-label ship-it", Config{}, true},
 		{"Bash", "gh pr edit 7 --add-label ship-it", Config{DeployLabels: []string{"ship-it"}}, true},
 		{"Bash", "gh release create v1.2.0", Config{}, true},
 		{"Bash", `bash -c "git push"`, Config{}, true},
@@ -369,7 +371,21 @@ func TestShipActionsDecideWhatIsGated(t *testing.T) {
 		{"Bash", `echo "git push" > notes.txt`, Config{}, false},
 		{"Bash", `printf 'git push\n'`, Config{}, false},
 		{"Bash", "find . -name '*.go' -exec gofmt -l {} +", Config{}, false},
-		{"Bash", "bash script.sh", Config{}, false},
+		// A script we cannot see may do anything (issue 29, item 2).
+		{"Bash", "bash script.sh", Config{}, true},
+		// Shipping the classifier did not know (issue 29, item 2): named
+		// or possible, each asks.
+		{"Bash", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.ci GIT_CONFIG_VALUE_0=push git ci", Config{}, true},
+		{"Bash", "git -c include.path=/tmp/x.cfg status", Config{}, true},
+		{"Bash", "git send-pack origin main", Config{}, true},
+		{"Bash", "/usr/lib/git-core/git-push origin main", Config{}, true},
+		{"Bash", "gh api repos/o/r/merges -f base=main -f head=feat", Config{}, true},
+		{"Bash", "gh alias set shipit 'pr merge'", Config{}, true},
+		{"Bash", "flock /tmp/l -c 'git push'", Config{}, true},
+		{"Bash", "python -m twine upload dist/*", Config{}, true},
+		{"Bash", "perl -e 'system(\"git push\")'", Config{}, true},
+		{"Bash", "go test ./... && git status", Config{}, false},
+		{"Bash", "npm test", Config{}, false},
 		{"mcp__claude_ai_Gmail__create_draft", "", Config{}, true},
 		{"mcp__acme__publish_post", "", Config{}, false},
 		{"mcp__acme__publish_post", "", Config{PublishTools: []string{"mcp__*__publish*"}}, true},

@@ -174,11 +174,13 @@ func TestHostileMarkInAToolOutput(t *testing.T) {
 // length (the transcript reader's 64 KiB cap does not apply to it), and
 // the shell parser recursed once per level of nesting: a megabyte of (
 // overflowed the stack and killed the process. Such a command is not
-// parsed now; a push it names is still gated, as a possible push.
+// parsed now; a push it names is still gated, as a possible push, and so
+// is any other: a command not parsed is not proven harmless (issue 29,
+// item 2).
 func TestHostileDeeplyNestedCommand(t *testing.T) {
 	killed := writeTranscript(t, agentCall("toolu_k", "X"), killedResult("toolu_k"))
 	for cmd, want := range map[string]string{
-		strings.Repeat("(", 1<<20):                            "",
+		strings.Repeat("(", 1<<20):                            "ask",
 		strings.Repeat("$(", 1<<19) + " git push origin main": "ask",
 	} {
 		r := PreToolUse(bashInput(killed, cmd), Config{})

@@ -173,6 +173,7 @@ func (a *analysis) plainOf(k plainAnalysis) (int32, bool) {
 // plainAnalysis is a ship.Analysis without lists, as a map key.
 type plainAnalysis struct {
 	mayWrite      bool
+	mayShip       bool
 	commits       int
 	parseError    string
 	gitNotBuiltin bool
@@ -750,7 +751,7 @@ func (a *analysis) classifyCommand(cmd string) ship.Analysis {
 // remember caches a call's analysis and returns where it is in found.
 func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) int32 {
 	if r.Actions == nil && r.Writes == nil {
-		k := plainAnalysis{r.MayWrite, r.Commits, r.ParseError, r.GitNotBuiltin}
+		k := plainAnalysis{r.MayWrite, r.MayShip, r.Commits, r.ParseError, r.GitNotBuiltin}
 		if i, ok := a.plainOf(k); ok {
 			a.classified[c] = i
 			return i
@@ -774,18 +775,33 @@ func (a *analysis) remember(c *model.ToolCall, r ship.Analysis) int32 {
 }
 
 // shipFacts is the ships step: every ship action in the run's transcripts,
-// with the items outstanding when it ran (it marks them shipped).
+// with the items outstanding when it ran (it marks them shipped). A command
+// that names no ship action but is not proven harmless (ship.ShipActions)
+// is a possible ship action only while a killed item is outstanding: it is
+// kept only then, and marks nothing shipped (what shipped is what the
+// classifier could name).
 func shipFacts(a *pass) any {
 	res := &shipResult{ships: []model.ShipFact{}}
 	killed := a.killedOf()
 	var facts []model.ShipFact
 	var copied []bool
+	// unproven[i]: facts[i] is a possible ship of the command of calls[i].
+	var unproven []bool
+	var calls []*model.ToolCall
+	anyUnproven := false
 	for _, t := range a.transcripts() {
 		for _, c := range t.ToolCalls {
 			var acts []ship.Action
+			maybe := false
 			switch {
 			case c.Name() == "Bash":
-				acts = a.classify(c).Actions
+				r := a.classify(c)
+				acts = r.Actions
+				if len(acts) == 0 && r.MayShip && len(killed) > 0 {
+					// Its command is shown only if it is kept (below).
+					acts, maybe = []ship.Action{{Kind: ship.KindShip, Possible: true}}, true
+					anyUnproven = true
+				}
 			case a.isPublishTool(c.Name()):
 				acts = []ship.Action{{Kind: ship.KindPublish, Command: c.Name()}}
 			}
@@ -800,6 +816,8 @@ func shipFacts(a *pass) any {
 				}
 				facts = append(facts, f)
 				copied = append(copied, c.Copied())
+				unproven = append(unproven, maybe)
+				calls = append(calls, c)
 			}
 		}
 	}
@@ -808,16 +826,42 @@ func shipFacts(a *pass) any {
 	for i := range facts {
 		at[i] = facts[i].At
 	}
+	var shippedBefore []bool
+	if anyUnproven {
+		shippedBefore = make([]bool, len(killed))
+		for i, k := range killed {
+			shippedBefore[i] = k.shipped
+		}
+	}
 	for i, o := range outstandingAt(killed, at) {
 		f := &facts[i]
 		f.OutstandingCount = o.count
 		f.OutstandingKilled = append(f.OutstandingKilled, o.names...)
 		f.Outstanding = f.OutstandingCount > 0
+		if unproven[i] {
+			if !f.Outstanding {
+				continue
+			}
+			f.Command = ship.ShipActions(ship.Analysis{MayShip: true}, calls[i].Command())[0].Command
+		}
 		// A resume's copy of an earlier file's action is that file's ship
 		// fact; it still ships the work killed above it.
 		if !copied[i] {
 			res.ships = append(res.ships, *f)
 		}
+	}
+	if anyUnproven {
+		// Only the actions the classifier named mark items shipped.
+		var named []model.Evidence
+		for i := range facts {
+			if !unproven[i] {
+				named = append(named, at[i])
+			}
+		}
+		for i, k := range killed {
+			k.shipped = shippedBefore[i]
+		}
+		markShipped(killed, named)
 	}
 	sort.SliceStable(res.ships, func(i, j int) bool {
 		x, y := res.ships[i].At, res.ships[j].At

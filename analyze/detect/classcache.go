@@ -127,7 +127,7 @@ func sameLabels(a, b []string) bool {
 // ownedAnalysis is a copy of r whose strings share no memory with the
 // command it was made from (r.Footprint is what it holds).
 func ownedAnalysis(r ship.Analysis) ship.Analysis {
-	out := ship.Analysis{MayWrite: r.MayWrite, Commits: r.Commits, ParseError: strings.Clone(r.ParseError), GitNotBuiltin: r.GitNotBuiltin}
+	out := ship.Analysis{MayWrite: r.MayWrite, MayShip: r.MayShip, Commits: r.Commits, ParseError: strings.Clone(r.ParseError), GitNotBuiltin: r.GitNotBuiltin}
 	if r.Actions != nil {
 		out.Actions = make([]ship.Action, len(r.Actions))
 		for i, a := range r.Actions {

@@ -62,19 +62,22 @@ func TestTrustShipFactsOfTagsAndHiddenPushes(t *testing.T) {
 // defined with git config in one Bash call of the run makes a later `git
 // NAME` a possible push that counts the killed work outstanding; so does a
 // command whose program name is computed with no ship verb in sight. The
-// same commands without the alias, or with a named program, ship nothing.
+// same commands without the alias are still possible ship actions (issue
+// 29, item 2: `git sync` is no subcommand git knows, and an alias may have
+// been written into .git/config), of kind "ship"; a named harmless program
+// ships nothing.
 func TestTrustAliasesAndComputedCommandsInARun(t *testing.T) {
 	for _, tc := range []struct {
 		define, command string
-		possible        bool // a possible push fact, outstanding; else no push fact at that line
+		kind            string // a possible fact of this kind, outstanding; "" no fact at that line
 	}{
-		{"git config --global alias.sync 'push origin HEAD:main'", "npm test; git sync", true},
-		{"git config alias.sync 'push origin HEAD:main'", "git -C /work/repo sync", true},
-		{"echo git config alias.sync push", "npm test; git sync", false},
-		{"", "$A $B", true},
-		{"", `"$CMD" origin main`, true},
-		{"", "echo $HOME", false},
-		{"", "$VENV/bin/python -m pytest", false},
+		{"git config --global alias.sync 'push origin HEAD:main'", "npm test; git sync", "push"},
+		{"git config alias.sync 'push origin HEAD:main'", "git -C /work/repo sync", "push"},
+		{"echo git config alias.sync push", "npm test; git sync", "ship"},
+		{"", "$A $B", "push"},
+		{"", `"$CMD" origin main`, "push"},
+		{"", "echo $HOME", ""},
+		{"", "$VENV/bin/python -m pytest", ""},
 	} {
 		run := loadRun(t, "detect-ship-after-kill", model.KindSession)
 		var target *model.ToolCall
@@ -98,10 +101,10 @@ func TestTrustAliasesAndComputedCommandsInARun(t *testing.T) {
 			}
 		}
 		switch {
-		case !tc.possible && push != nil:
+		case tc.kind == "" && push != nil:
 			t.Errorf("%q (alias %q): no ship action, got %+v", tc.command, tc.define, *push)
-		case tc.possible && (push == nil || push.Kind != "push" || !push.Possible || !push.Outstanding):
-			t.Errorf("%q (alias %q): want a possible push with the killed work outstanding, got %+v", tc.command, tc.define, push)
+		case tc.kind != "" && (push == nil || push.Kind != tc.kind || !push.Possible || !push.Outstanding):
+			t.Errorf("%q (alias %q): want a possible %s with the killed work outstanding, got %+v", tc.command, tc.define, tc.kind, push)
 		}
 	}
 }

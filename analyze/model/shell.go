@@ -16,8 +16,13 @@ type ShellAnalysis struct {
 	Commits int `json:"commits,omitempty"`
 	// MayWrite is true when some part of the command may have written files
 	// that Writes does not list (an unknown program, a dynamic target).
-	// (The two flags sit together: 80 bytes, not 88.)
+	// (The flags sit together: 80 bytes, not 88.)
 	MayWrite bool `json:"may_write,omitempty"`
+	// MayShip is true when some part of the command is not proven harmless
+	// (detect/ship's harmless.go decides): it may ship in a way Actions does
+	// not name, so while a killed subagent is outstanding it is a possible
+	// ship action (ship.ShipActions).
+	MayShip bool `json:"may_ship,omitempty"`
 	// GitNotBuiltin is true when the line runs git with a subcommand that is
 	// not one of git's own: a git alias may define it, so the analysis may
 	// change with the run's aliases (ship.Reuse decides).

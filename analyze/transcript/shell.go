@@ -166,7 +166,7 @@ func classifyShell(r *row, sh *shellReader, out []shellCall) []shellCall {
 			a := sh.classify(cmd)
 			// Only an empty analysis can be an inert command's: the scan
 			// is skipped for the rest.
-			inert := sh.opts.Inert != nil && a.Actions == nil && a.Writes == nil && !a.MayWrite && a.Commits == 0 &&
+			inert := sh.opts.Inert != nil && a.Actions == nil && a.Writes == nil && !a.MayWrite && !a.MayShip && a.Commits == 0 &&
 				a.ParseError == "" && !a.GitNotBuiltin && sh.opts.Inert(cmd)
 			out = append(out, shellCall{blk: blk, a: a, inert: inert})
 		}
@@ -189,6 +189,7 @@ func (b *builder) shellOf(blk *block) *shellCall {
 // kept once per transcript whatever the commands.
 type plainShell struct {
 	mayWrite      bool
+	mayShip       bool
 	commits       int
 	parseError    string
 	gitNotBuiltin bool
@@ -263,7 +264,7 @@ func (b *builder) shellsFull() {
 func (b *builder) internShell(s *shellCall, command string) int {
 	a := s.a
 	if a.Actions == nil && a.Writes == nil {
-		return internShellBy(b, &b.plainShells, plainShell{a.MayWrite, a.Commits, a.ParseError, a.GitNotBuiltin}, a)
+		return internShellBy(b, &b.plainShells, plainShell{a.MayWrite, a.MayShip, a.Commits, a.ParseError, a.GitNotBuiltin}, a)
 	}
 	return internShellBy(b, &b.shellByCommand, command, a)
 }

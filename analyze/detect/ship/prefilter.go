@@ -96,6 +96,12 @@ func quiet(command string) bool {
 			strings.HasPrefix(w, "-delete") || strings.HasPrefix(w, "-fprint") || strings.HasPrefix(w, "-fls")) {
 			return false // find that runs a command, deletes or writes a file
 		}
+		if words > 0 && writesByOption(first, w) {
+			return false
+		}
+		if strings.Contains(w, "GIT_") {
+			return false // git's configuration may not be what the line shows
+		}
 		words++
 		switch words {
 		case 1:
@@ -142,6 +148,30 @@ func quiet(command string) bool {
 		}
 	}
 	return true
+}
+
+// writesByOption reports whether word w, an argument of the quiet program
+// first, may make it write a file or run a command: sort -o and
+// --compress-program, a uniq
+// operand (uniq IN OUT), tree -o and -R, rg --pre, file -C, git log, diff
+// and show --output and --ext-diff. The parser's classifier decides those.
+func writesByOption(first, w string) bool {
+	short := len(w) > 1 && w[0] == '-' && w[1] != '-'
+	switch first {
+	case "sort":
+		return short && strings.IndexByte(w, 'o') > 0 || strings.HasPrefix(w, "--output") || strings.HasPrefix(w, "--compress-program")
+	case "uniq":
+		return !strings.HasPrefix(w, "-")
+	case "tree":
+		return short && strings.ContainsAny(w, "oR")
+	case "rg":
+		return strings.HasPrefix(w, "--pre")
+	case "file":
+		return short && strings.IndexByte(w, 'C') > 0 || strings.HasPrefix(w, "--compile")
+	case "git":
+		return strings.HasPrefix(w, "--output") || strings.HasPrefix(w, "--ext-diff")
+	}
+	return false
 }
 
 // quietRedirs are redirections that write no file: descriptors joined,

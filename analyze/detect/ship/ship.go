@@ -1,8 +1,10 @@
 // Package ship classifies one Bash command line the way pmcheck's detectors
 // need it: which ship actions it runs (push, merge, deploy, release, publish),
-// which files it obviously writes, whether it may have written others, and
-// how many `git commit` invocations it contains; and, from that, how much
-// of the command's output pmcheck may read (OutputOf, output.go).
+// whether it is proven harmless (MayShip, harmless.go: a command that is not
+// may ship in a way no list names), which files it obviously writes, whether
+// it may have written others (unless proven read-only), and how many `git
+// commit` invocations it contains; and, from that, how much of the command's
+// output pmcheck may read (OutputOf, output.go).
 //
 // The command is parsed with a real shell parser (mvdan.cc/sh/v3/syntax), never
 // matched with a regular expression: a ship verb inside a quoted argument
@@ -111,7 +113,7 @@ func Reuse(a Analysis, labels []string, opts Options) bool {
 
 // classify is Classify without the prefilter.
 func classify(command string, opts Options) Analysis {
-	c := classifier{opts: opts, printfBudget: maxPrintfBytes(command)}
+	c := classifier{opts: opts, printfBudget: maxPrintfBytes(command), gitEnv: strings.Contains(command, "GIT_")}
 	if c.opts.DeployLabels == nil {
 		c.opts.DeployLabels = DefaultDeployLabels
 	}
@@ -158,6 +160,16 @@ type classifier struct {
 	// findExecs counts the find -exec commands being classified, in
 	// whose words {} stands for each file found (stdin.go).
 	findExecs int
+	// gitEnv: the line names a GIT_ variable (GIT_CONFIG_COUNT,
+	// GIT_SSH_COMMAND, GIT_EXEC_PATH…), so git's configuration and the
+	// programs it runs are not what the line shows: no git subcommand is
+	// proven harmless.
+	gitEnv bool
+	// envRisk: the line has set an environment variable that may make a
+	// program proven harmless by its words run another (PATH, LD_PRELOAD,
+	// LESSOPEN, GOFLAGS=-toolexec, …; assigned): no later command of the
+	// line is proven harmless.
+	envRisk bool
 	// printfBudget is how many more bytes of printf output piped to a
 	// shell the line may classify (stdin.go): each printf's output may be
 	// four times its words, and a script it prints may print another.
@@ -212,7 +224,7 @@ func (c *classifier) script(src string, depth int) {
 	if depth > maxDepth {
 		// Nested deeper than we follow: what it runs is unknown, and a
 		// hidden push must not read as no push.
-		c.out.MayWrite = true
+		c.out.MayWrite, c.out.MayShip = true, true
 		c.possible(src)
 		return
 	}
@@ -221,6 +233,7 @@ func (c *classifier) script(src string, depth int) {
 		if c.out.ParseError == "" {
 			c.out.ParseError = err.Error()
 		}
+		c.out.MayShip = true
 		found := len(c.out.Actions)
 		c.fallback(src, depth)
 		if len(c.out.Actions) == found {
@@ -283,7 +296,7 @@ func (c *classifier) possible(text string) bool {
 // index of that source's verbs (verbIndex), since the texts of nested
 // statements hold one another.
 func (c *classifier) computed(text string, script, from, to int) {
-	c.out.MayWrite = true
+	c.out.MayWrite, c.out.MayShip = true, true
 	var kind string
 	var ok bool
 	if script != 0 && script == c.srcScript {
@@ -301,6 +314,7 @@ func (c *classifier) computed(text string, script, from, to int) {
 }
 
 func (c *classifier) addPossible(kind, command string) {
+	c.out.MayShip = true
 	c.out.Actions = append(c.out.Actions, possibleAction(kind, command))
 }
 
@@ -375,7 +389,33 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 			}
 		}
 	}
+	if d, ok := st.Cmd.(*syntax.DeclClause); ok {
+		// export NAME=VALUE (declare -x …): the variable reaches every
+		// later command of the line; declare, local, readonly and
+		// typeset without -x set shell variables.
+		exported := d.Variant != nil && d.Variant.Value == "export"
+		for _, as := range d.Args {
+			if as.Name == nil && as.Value != nil {
+				if flag, _ := wordString(as.Value); strings.HasPrefix(flag, "-") && strings.Contains(flag, "x") {
+					exported = true
+				}
+				continue
+			}
+			if as.Name != nil {
+				c.assigned(as.Name.Value, !exported)
+			}
+		}
+	}
 	call, ok := st.Cmd.(*syntax.CallExpr)
+	if ok {
+		for _, as := range call.Assigns {
+			if as.Name != nil {
+				// VAR=x cmd exports VAR to cmd; a bare VAR=x changes
+				// programs only if VAR was exported already.
+				c.assigned(as.Name.Value, len(call.Args) == 0)
+			}
+		}
+	}
 	if !ok || len(call.Args) == 0 {
 		return
 	}
@@ -443,43 +483,67 @@ type stmtContext struct {
 	from, to int
 }
 
-// wrappers run the rest of their arguments as a command; the inner map lists
-// the options that take a separate value.
-var wrappers = map[string]map[string]bool{
-	"sudo":       {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true},
-	"env":        {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
-	"nohup":      {},
-	"time":       {"-o": true, "-f": true},
-	"command":    {},
-	"exec":       {"-a": true},
-	"timeout":    {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
-	"nice":       {"-n": true},
-	"ionice":     {"-c": true, "-n": true, "-p": true},
-	"stdbuf":     {"-i": true, "-o": true, "-e": true},
-	"caffeinate": {"-t": true, "-w": true},
-	"xargs":      {"-I": true, "-n": true, "-P": true, "-L": true, "-d": true, "-E": true, "-s": true, "-a": true},
-}
-
 // call classifies one simple command given as resolved words.
 func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, depth int, static bool) {
 	if len(words) > 0 && (len(dynamic) == 0 || !dynamic[0]) && c.aliasUse(words, ctx, depth) {
+		c.out.MayShip = true
 		return
 	}
+	for _, w := range words {
+		if strings.Contains(w, "GIT_") {
+			// export GIT_CONFIG_COUNT=1 …, env $'GIT_…': git's configuration
+			// is not what the line shows.
+			c.gitEnv = true
+		}
+	}
 	orig := words
-	words = unwrap(words)
+	if len(dynamic) < len(words) {
+		dynamic = append(dynamic, make([]bool, len(words)-len(dynamic))...)
+	}
+	// probe is dynamic with the words whose computed folder is followed by
+	// a static name ($VENV/bin/python) taken as static: such a word names
+	// its program, for unwrapping too ($VENV/bin/python -m pytest). Their
+	// whole text is still computed, so as arguments they stay dynamic.
+	probe := dynamic
+	if ctx != nil && ctx.named != nil {
+		probe = slices.Clone(dynamic)
+		for i := range probe {
+			if i < len(ctx.named) && ctx.named[i] {
+				probe[i] = false
+			}
+		}
+	}
+	words, probe = unwrapDyn(words, probe)
 	if len(words) == 0 {
 		return
 	}
-	off := len(orig) - len(words)
-	dyn := func(i int) bool { return dynamic != nil && off+i < len(dynamic) && dynamic[off+i] }
+	// off is where words start in orig, -1 when a wrapper was rewritten
+	// (flock -c CMD is sh -c CMD).
+	off := -1
+	if len(orig) >= len(words) && &orig[len(orig)-len(words)] == &words[0] {
+		off = len(orig) - len(words)
+	}
+	if off >= 0 && ctx != nil && ctx.named != nil {
+		dynamic = append([]bool{probe[0]}, dynamic[off+1:]...)
+	} else {
+		dynamic = probe
+	}
+	dyn := func(i int) bool { return i < len(dynamic) && dynamic[i] }
 	// xargs appends words from standard input, which we cannot see.
 	viaXargs := false
-	for _, w := range orig[:off] {
+	stripped := orig
+	if off >= 0 {
+		stripped = orig[:off]
+	}
+	for _, w := range stripped {
 		if path.Base(w) == "xargs" {
 			viaXargs = true
 		}
+		if n, _, ok := strings.Cut(w, "="); ok && isName(n) {
+			c.assigned(n, false) // env NAME=VALUE cmd
+		}
 	}
-	if dyn(0) && (ctx == nil || ctx.named == nil || !ctx.named[off]) {
+	if dyn(0) {
 		// The program's name is computed at run time ($(echo git) push,
 		// $CMD, "${TOOL}"): it could be any command, git push among them.
 		// (A computed folder before a static name, $VENV/bin/python, names
@@ -492,17 +556,43 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		return
 	}
 	name := path.Base(words[0])
+	if strings.HasPrefix(name, "git-") && len(name) > len("git-") {
+		// /usr/lib/git-core/git-push is git push.
+		words = append([]string{"git", name[len("git-"):]}, words[1:]...)
+		dynamic = append([]bool{false, dynamic[0]}, dynamic[1:]...)
+		name = "git"
+	}
 	args := words[1:]
+	// (xargs appends arguments from standard input: any of them may be
+	// an option, as a computed word may.)
+	argDyn := computed(dynamic[1:])
+	if viaXargs {
+		argDyn = make(computed, len(args)+1)
+		for i := range argDyn {
+			argDyn[i] = true
+		}
+	}
 	c.text, c.textScript = strings.Join(words, " "), 0
 	if ctx != nil && ctx.text != "" {
 		c.text, c.textScript, c.textFrom, c.textTo = ctx.text, c.srcScript, ctx.from, ctx.to
 	}
+	// proven: this command itself is proven harmless (what it runs is
+	// classified on its own: bash -c, eval, find -exec).
+	proven := false
 	switch name {
 	case "git":
-		c.git(words, args, dyn, viaXargs, depth)
+		c.git(words, args, dyn, viaXargs, depth) // marks MayShip itself
+		proven = true
 	case "gh":
-		c.gh(words, args)
+		c.gh(words, args) // marks MayShip itself
+		proven = true
 	case "bash", "sh", "zsh", "dash", "ksh":
+		if hasShortFlag(args, 'n') && !hasShortFlag(args, 'i') && !hasShortFlag(args, 's') {
+			// bash -n script.sh reads the script and runs nothing (a
+			// syntax check).
+			proven = true
+			break
+		}
 		if i := indexOf(args, "-c"); i >= 0 || hasShortFlag(args, 'c') {
 			if i < 0 {
 				i = firstShortFlagWith(args, 'c')
@@ -514,10 +604,11 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 				c.computed(c.text, c.textScript, c.textFrom, c.textTo)
 			case i+1 < len(args):
 				c.script(args[i+1], depth+1)
+				proven = true
 			default:
 				c.out.MayWrite = true
 			}
-			return
+			break
 		}
 		// (xargs gives the shell its standard input as arguments.)
 		if ctx != nil && !viaXargs && readsScriptFromStdin(args) && c.stdinScript(ctx, depth) {
@@ -527,32 +618,45 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	case "eval":
 		found := len(c.out.Actions)
 		c.script(strings.Join(args, " "), depth+1)
+		proven = true
 		if !static && len(c.out.Actions) == found {
 			// eval "$CMD": eval parses what the expansion gives, so any
 			// command may run.
 			c.computed(c.text, c.textScript, c.textFrom, c.textTo)
 		}
-	case "npm", "pnpm":
-		if len(args) > 0 && args[0] == "publish" {
-			c.add(KindPublish, "", "", words)
-		}
-		c.out.MayWrite = true
-	case "cargo":
-		if len(args) > 0 && args[0] == "publish" {
-			c.add(KindPublish, "", "", words)
-		}
-		c.out.MayWrite = true
-	case "twine":
-		if len(args) > 0 && args[0] == "upload" {
-			c.add(KindPublish, "", "", words)
-		}
 	case "alias":
-		c.defineAliases(args, func(i int) bool { return dyn(i + 1) })
+		c.defineAliases(args, argDyn.at)
+		proven = true
 	case "find":
-		c.findExec(args, func(i int) bool { return dyn(i + 1) }, depth)
-		c.writes(name, args)
+		c.findExec(args, argDyn.at, depth)
+		c.writes(name, args, argDyn)
+		proven = true
 	default:
-		c.writes(name, args)
+		if kind, target, ok := publishes(name, args); ok {
+			c.add(kind, "", target, words)
+		}
+		c.writes(name, args, argDyn)
+		proven = provenHarmless(name, args, argDyn)
+	}
+	if name == "export" {
+		// (export reached as a command: through a wrapper or a computed
+		// word; the parser reads a plain one as a declaration, stmt.)
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				n, _, _ := strings.Cut(a, "=")
+				c.assigned(n, false)
+			}
+		}
+	}
+	if !proven || c.envRisk {
+		c.out.MayShip = true
+	}
+	if c.envRisk {
+		c.out.MayWrite = true // nor proven read-only
+	}
+	if viaXargs && !readOnly[name] {
+		// find … | xargs rm: the files are on standard input.
+		c.out.MayWrite = true
 	}
 	if !static {
 		// A dynamic word ($VAR, $(…)) may name a file we cannot resolve.
@@ -562,29 +666,176 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	}
 }
 
+// publishes reports the publish a package manager's or container tool's
+// command runs: npm/pnpm/yarn/bun publish, yarn npm publish, cargo
+// publish, twine upload (also as python -m twine), poetry/uv/hatch/flit
+// publish, gem push, mvn deploy, gradle publish…, docker/podman push and
+// build --push.
+func publishes(name string, args []string) (kind, target string, ok bool) {
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	first := func(w ...string) bool { return len(pos) > 0 && slices.Contains(w, pos[0]) }
+	switch name {
+	case "npm", "pnpm", "bun":
+		ok = first("publish")
+	case "yarn":
+		ok = first("publish") || first("npm") && len(pos) > 1 && pos[1] == "publish"
+	case "cargo", "poetry", "uv", "hatch", "flit", "pdm":
+		ok = first("publish")
+	case "twine":
+		ok = first("upload")
+	case "gem":
+		ok = first("push")
+	case "mvn", "mvnw":
+		for _, p := range pos {
+			ok = ok || p == "deploy" || strings.HasSuffix(p, ":deploy") || strings.HasPrefix(p, "deploy:")
+		}
+	case "gradle", "gradlew":
+		for _, p := range pos {
+			task := p[strings.LastIndexByte(p, ':')+1:]
+			ok = ok || strings.HasPrefix(task, "publish")
+		}
+	case "docker", "podman":
+		if first("push") {
+			if len(pos) > 1 {
+				target = pos[1]
+			}
+			return KindPublish, target, true
+		}
+		ok = (first("build") || first("buildx")) && slices.Contains(args, "--push")
+	}
+	return KindPublish, "", ok
+}
+
+// wrappers run the rest of their arguments as a command; the inner map lists
+// the options that take a separate value.
+var wrappers = map[string]map[string]bool{
+	"sudo":       {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true},
+	"doas":       {"-u": true, "-C": true},
+	"env":        {"-u": true, "-C": true, "--unset": true, "--chdir": true},
+	"nohup":      {},
+	"time":       {"-o": true, "-f": true},
+	"command":    {},
+	"exec":       {"-a": true},
+	"timeout":    {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
+	"nice":       {"-n": true},
+	"ionice":     {"-c": true, "-n": true, "-p": true},
+	"stdbuf":     {"-i": true, "-o": true, "-e": true},
+	"caffeinate": {"-t": true, "-w": true},
+	"xargs":      {"-I": true, "-n": true, "-P": true, "-L": true, "-d": true, "-E": true, "-s": true, "-a": true},
+	"chronic":    {},
+	"unbuffer":   {},
+	"setsid":     {},
+	"busybox":    {},
+	"strace": {"-o": true, "-e": true, "-p": true, "-s": true, "-u": true, "-E": true, "-a": true, "-b": true,
+		"-I": true, "-O": true, "-S": true, "-P": true, "-X": true},
+	"ltrace": {"-o": true, "-e": true, "-p": true, "-s": true, "-u": true, "-a": true, "-n": true, "-l": true},
+	"flock":  {"-w": true, "--wait": true, "--timeout": true, "-E": true, "--conflict-exit-code": true},
+	"watch":  {"-n": true, "--interval": true, "-d": false, "-q": true, "--equexit": true},
+}
+
+// runners run a command named after a subcommand of theirs (uv run pytest,
+// bundle exec rspec): the command is what they run. One with options
+// before the command is not unwrapped, and may ship.
+var runners = map[string]string{"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run",
+	"rye": "run", "bundle": "exec"}
+
 // unwrap strips leading wrappers (sudo, env A=B, timeout 60, …) so the real
 // program is words[0].
 func unwrap(words []string) []string {
+	w, _ := unwrapDyn(words, nil)
+	return w
+}
+
+// unwrapDyn is unwrap with dyn[i] (nil: none) saying whether words[i] is
+// computed at run time, returned for the words it returns. A wrapper that
+// runs a command string (flock -c, su -c, script -c, watch, env -S, sh -c
+// through busybox) becomes `sh -c STRING`; python -m MOD becomes MOD; a
+// command that runs nothing (command -v, bare env) becomes no words.
+func unwrapDyn(words []string, dyn []bool) ([]string, []bool) {
+	if dyn == nil {
+		dyn = make([]bool, len(words))
+	}
+	shellString := func(parts []string, computed []bool) ([]string, []bool) {
+		return []string{"sh", "-c", strings.Join(parts, " ")}, []bool{false, false, slices.Contains(computed, true)}
+	}
 	for len(words) > 0 {
 		name := path.Base(words[0])
+		if dyn[0] {
+			return words, dyn
+		}
+		if sub, ok := runners[name]; ok {
+			if len(words) > 2 && words[1] == sub && !dyn[1] && !strings.HasPrefix(words[2], "-") {
+				words, dyn = words[2:], dyn[2:]
+				continue
+			}
+			return words, dyn
+		}
+		if strings.HasPrefix(name, "python") && strings.Trim(name[len("python"):], "0123456789.") == "" {
+			// python -m MOD ARGS runs MOD (python -m twine upload, -m pytest).
+			i := 1
+			for i < len(words) && !dyn[i] && len(words[i]) > 1 && words[i][0] == '-' && words[i] != "-m" &&
+				strings.Trim(words[i][1:], "uBOsSEIqv") == "" {
+				i++
+			}
+			if i+1 < len(words) && words[i] == "-m" && !dyn[i+1] {
+				words, dyn = words[i+1:], dyn[i+1:]
+				continue
+			}
+			return words, dyn
+		}
+		switch name {
+		case "su", "runuser", "script":
+			// su -c CMD, script -c CMD: the string is a shell's script;
+			// without it they run an interactive shell (unknown).
+			for i := 1; i+1 < len(words); i++ {
+				if words[i] == "-c" || words[i] == "--command" {
+					return shellString(words[i+1:i+2], dyn[i+1:i+2])
+				}
+			}
+			return words, dyn
+		}
 		valued, ok := wrappers[name]
 		if !ok {
-			return words
+			return words, dyn
 		}
-		words = words[1:]
-		sawDuration := false
+		words, dyn = words[1:], dyn[1:]
+		sawDuration, sawLock := false, false
 		for len(words) > 0 {
 			w := words[0]
 			switch {
+			case dyn[0]:
+				goto program
+			case name == "env" && (w == "-S" || w == "--split-string") && len(words) > 1:
+				// env -S 'git push': the string is split into words.
+				return shellString(words[1:], dyn[1:])
+			case name == "env" && (strings.HasPrefix(w, "-S") || strings.HasPrefix(w, "--split-string=")):
+				first := strings.TrimPrefix(strings.TrimPrefix(w, "--split-string="), "-S")
+				parts := append([]string{first}, words[1:]...)
+				return shellString(parts, append([]bool{false}, dyn[1:]...))
+			case name == "command" && (w == "-v" || w == "-V"):
+				return nil, nil // looks the name up, runs nothing
+			case name == "flock" && sawLock && (w == "-c" || w == "--command") && len(words) > 1:
+				return shellString(words[1:2], dyn[1:2])
+			case name == "watch" && !strings.HasPrefix(w, "-"):
+				// watch joins its arguments and runs them with sh -c.
+				return shellString(words, dyn)
 			case name == "env" && !strings.HasPrefix(w, "-") && strings.Contains(w, "="):
-				words = words[1:]
+				words, dyn = words[1:], dyn[1:]
 			case name == "timeout" && !sawDuration && !strings.HasPrefix(w, "-"):
 				sawDuration = true
-				words = words[1:]
+				words, dyn = words[1:], dyn[1:]
+			case name == "flock" && !sawLock && !strings.HasPrefix(w, "-"):
+				sawLock = true // the lock file; the command follows
+				words, dyn = words[1:], dyn[1:]
 			case strings.HasPrefix(w, "-") && len(w) > 1:
-				words = words[1:]
+				words, dyn = words[1:], dyn[1:]
 				if valued[w] && len(words) > 0 {
-					words = words[1:]
+					words, dyn = words[1:], dyn[1:]
 				}
 			default:
 				goto program
@@ -592,7 +843,7 @@ func unwrap(words []string) []string {
 		}
 	program:
 	}
-	return words
+	return words, dyn
 }
 
 // git classifies a git invocation: push (unless a dry run), commit; other
@@ -615,7 +866,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 	}
 	if value, ok := gitAlias(args, sub); ok {
 		// git -c alias.p=push p …: run what the alias stands for.
-		c.out.MayWrite = true
+		c.out.MayWrite, c.out.MayShip = true, true
 		if !c.expand(value) {
 			c.addPossible(KindPush, c.text)
 			return
@@ -641,7 +892,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		// git p …, where the run defined alias.p with git config: run each
 		// value it was given; what ships is possible (the definition may
 		// belong to another repository, or come later).
-		c.out.MayWrite = true
+		c.out.MayWrite, c.out.MayShip = true, true
 		if !c.expand(values...) {
 			c.addPossible(KindPush, c.text)
 			return
@@ -663,6 +914,15 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		}
 		return
 	}
+	if sub != "" && !gitReadOnly[sub] && !gitLocal[sub] || c.gitEnv || gitRunsOther(sub, args, rest) {
+		// An alias (in .git/config, GIT_CONFIG_COUNT, include.path), a
+		// program git runs, a subcommand that writes to a remote: not
+		// proven harmless.
+		c.out.MayShip = true
+	}
+	if c.gitEnv || gitRunsOther(sub, args, rest) {
+		c.out.MayWrite = true
+	}
 	switch sub {
 	case "push":
 		positional := []string{}
@@ -683,11 +943,66 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 			return
 		}
 		c.push(words, rest, positional)
+	case "send-pack":
+		// git send-pack [<host>:]<directory> <ref>…: a push by its plumbing.
+		positional := []string{}
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case a == "--receive-pack" || a == "--exec":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				positional = append(positional, a)
+			}
+		}
+		if slices.Contains(rest, "--dry-run") {
+			return
+		}
+		c.push(words, rest, positional)
+	case "subtree":
+		// git subtree push --prefix=dir <repository> <ref>.
+		positional := []string{}
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case a == "-P" || a == "--prefix" || a == "-m" || a == "--message":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				positional = append(positional, a)
+			}
+		}
+		if len(positional) > 0 && positional[0] == "push" {
+			c.push(words, rest, positional[1:])
+		}
+		c.out.MayWrite = true
 	case "commit":
 		c.out.Commits++
-	case "", "status", "log", "diff", "show", "rev-parse", "rev-list", "fetch", "remote", "config", "ls-files",
+	case "config":
+		// (It changes no tracked file.)
+		if gitConfigSetsProgram(rest) {
+			// git config core.hooksPath …, core.fsmonitor …: later git
+			// commands of the line may run what it names.
+			c.gitEnv = true
+		}
+	case "log", "diff", "show", "format-patch", "range-diff", "diff-tree", "diff-files", "diff-index", "whatchanged":
+		// --output=F writes the output to F (diff options).
+		for i, a := range rest {
+			switch {
+			case strings.HasPrefix(a, "--output="):
+				c.addWrite(strings.TrimPrefix(a, "--output="))
+			case a == "--output" && i+1 < len(rest):
+				c.addWrite(rest[i+1])
+			case a == "--output":
+				c.out.MayWrite = true
+			}
+		}
+		if sub == "format-patch" {
+			c.out.MayWrite = true
+		}
+	case "", "status", "rev-parse", "rev-list", "fetch", "remote", "ls-files",
 		"blame", "describe", "shortlog", "grep", "add", "tag", "notes", "reflog", "cat-file", "for-each-ref",
-		"ls-remote", "show-ref", "merge-base", "name-rev", "count-objects", "help", "version", "worktree", "branch":
+		"ls-remote", "show-ref", "merge-base", "name-rev", "count-objects", "help", "version", "worktree", "branch",
+		"ls-tree", "check-ignore", "check-attr", "var", "show-branch", "cherry", "verify-commit", "verify-tag", "fsck":
 		// These change no tracked file in the work tree.
 	default:
 		// checkout, switch, restore, reset, merge, pull, rebase, stash, apply,
@@ -975,10 +1290,57 @@ func (c *classifier) gh(words, args []string) {
 		switch {
 		case m == "PUT" && strings.HasSuffix(ep, "/merge"):
 			c.add(KindMerge, "", endpoint, words)
-		case m == "POST" && strings.HasSuffix(ep, "/merges"):
+		case (m == "POST" || m == "" && ghAPIHasFields(rest)) && strings.HasSuffix(ep, "/merges"):
 			c.add(KindMerge, "", endpoint, words)
+		case m != "GET" && (m != "" || ghAPIHasFields(rest)) && strings.Contains(ep+"/", "/git/refs/"):
+			// POST …/git/refs creates a ref, PATCH …/git/refs/heads/main
+			// moves one, DELETE removes one: a push by the REST API.
+			ref := ep[strings.Index(ep+"/", "/git/refs/")+len("/git/refs"):]
+			ref = strings.TrimPrefix(ref, "/")
+			switch {
+			case strings.HasPrefix(ref, "tags/"):
+				c.addRef(KindPush, "", RefTag, strings.TrimPrefix(ref, "tags/"), words)
+			default:
+				c.addRef(KindPush, strings.TrimPrefix(ref, "heads/"), RefBranch, endpoint, words)
+			}
+		case strings.Trim(ep, "/") == "graphql" && ghGraphQLMerges(rest):
+			c.add(KindMerge, "", "graphql", words)
 		}
 	}
+	if !ghHarmless(sub, rest) {
+		// (gh pr merge --delete-branch checks out the default branch.)
+		c.out.MayShip, c.out.MayWrite = true, true
+	}
+	switch sub {
+	case "pr checkout", "repo clone", "run download", "release download":
+		c.out.MayWrite = true
+	}
+}
+
+// ghAPIHasFields reports whether gh api sends fields or a body (its method
+// is then POST unless given).
+func ghAPIHasFields(rest []string) bool {
+	for _, a := range rest {
+		switch a {
+		case "-f", "-F", "--field", "--raw-field", "--input":
+			return true
+		}
+	}
+	return false
+}
+
+// ghGraphQLMerges reports whether a GraphQL call's fields name a mutation
+// that merges a pull request (mergePullRequest, enablePullRequestAutoMerge,
+// a merge queue's enqueuePullRequest).
+func ghGraphQLMerges(rest []string) bool {
+	for _, a := range rest {
+		for _, m := range []string{"mergepullrequest", "enablepullrequestautomerge", "enqueuepullrequest", "mergebranch"} {
+			if strings.Contains(strings.ToLower(a), m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ghSubcommand returns "pr merge", "api", "release create", … skipping the
@@ -1014,10 +1376,12 @@ func (c *classifier) isDeployLabel(l string) bool {
 }
 
 func (c *classifier) add(kind, branch, target string, words []string) {
+	c.out.MayShip = true
 	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, Command: strings.Join(words, " ")})
 }
 
 func (c *classifier) addRef(kind, branch, refKind, target string, words []string) {
+	c.out.MayShip = true
 	c.out.Actions = append(c.out.Actions, Action{Kind: kind, Branch: branch, Target: target, RefKind: refKind, Command: strings.Join(words, " ")})
 }
 
@@ -1031,6 +1395,11 @@ var countWriteLookups func(n int)
 func (c *classifier) addWrite(p string) {
 	if p == "" {
 		return // `> ''` names no file: the shell fails to open it, nothing is written
+	}
+	if gitControlPath(p) {
+		// A hook, .git/config or attributes written here: what git runs
+		// later in the line is not what the line shows.
+		c.gitEnv = true
 	}
 	if c.findExecs > 0 && strings.Contains(p, "{}") {
 		// find -exec rm {} +: the files find finds, not a file named {}.
@@ -1065,23 +1434,33 @@ func (c *classifier) addWrite(p string) {
 }
 
 // readOnly programs write no file unless redirected (redirections are
-// handled separately).
+// handled separately), whatever their arguments; the programs writes
+// checks option by option (sort -o, uniq IN OUT, tree -o, curl -o, awk's
+// print > F) are not listed. Anything else may write.
 var readOnly = map[string]bool{
 	"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
-	"rg": true, "ag": true, "echo": true, "printf": true, "pwd": true, "cd": true, "pushd": true, "popd": true,
+	"ag": true, "echo": true, "printf": true, "pwd": true, "cd": true, "pushd": true, "popd": true,
 	"which": true, "type": true, "test": true, "[": true, "[[": true, "true": true, "false": true, "sleep": true,
-	"date": true, "stat": true, "file": true, "du": true, "df": true, "tree": true, "jq": true, "yq": true,
-	"sort": true, "uniq": true, "cut": true, "tr": true, "diff": true, "cmp": true, "basename": true,
+	"date": true, "stat": true, "du": true, "df": true, "jq": true,
+	"cut": true, "tr": true, "diff": true, "cmp": true, "basename": true,
 	"dirname": true, "realpath": true, "readlink": true, "ps": true, "whoami": true, "uname": true, "id": true,
 	"less": true, "more": true, "nl": true, "column": true, "comm": true, "md5sum": true, "sha256sum": true,
 	"shasum": true, "hostname": true, "env": true, "printenv": true, "export": true, "set": true, "unset": true,
-	"source": true, ".": true, "exit": true, "return": true, "read": true, "wait": true, "kill": true,
-	"curl": true, "wget": true, "awk": true, "xxd": true, "od": true, "hexdump": true, "fd": true, "locate": true,
-	"history": true, "alias": true, "local": true, "declare": true, "shift": true, "seq": true, "yes": true,
+	"exit": true, "return": true, "read": true, "wait": true, "kill": true,
+	"od": true, "hexdump": true, "locate": true,
+	"alias": true, "local": true, "declare": true, "shift": true, "seq": true, "yes": true,
+	"pgrep": true, "lsof": true, "nproc": true, "strings": true, "tac": true, "rev": true, "paste": true, "join": true,
+	"fold": true, "base64": true, "sha1sum": true, "sha512sum": true, "cksum": true, "bat": true, ":": true,
 }
 
-// writes records what a non-git, non-gh program writes.
-func (c *classifier) writes(name string, args []string) {
+// writes records what a non-git, non-gh program writes. dyn.at(i) reports
+// whether args[i] is computed at run time: a program whose writes depend
+// on its options may write anything then.
+func (c *classifier) writes(name string, args []string, dyn computed) {
+	anyDyn := false
+	for i := range args {
+		anyDyn = anyDyn || dyn.at(i)
+	}
 	switch name {
 	case "tee", "touch", "rm", "truncate", "shred", "unlink":
 		for _, a := range operands(args) {
@@ -1117,11 +1496,107 @@ func (c *classifier) writes(name string, args []string) {
 				c.out.MayWrite = true
 			}
 		}
+		if name == "perl" || anyDyn || !sedReadOnly(args) {
+			// s///w FILE, w FILE, e COMMAND: sed writes or runs more; a
+			// perl program may write any file.
+			c.out.MayWrite = true
+		}
 	case "mkdir", "rmdir":
 		// Directories only; no file content changes.
 	case "find":
 		for _, a := range args {
-			if a == "-delete" || a == "-exec" || a == "-execdir" || a == "-fprint" || a == "-ok" {
+			if a == "-delete" || a == "-exec" || a == "-execdir" || a == "-fprint" || a == "-ok" ||
+				strings.HasPrefix(a, "-fprint") || a == "-fls" || a == "-okdir" {
+				c.out.MayWrite = true
+			}
+		}
+	case "sort":
+		// sort -o F, -oF, -uo F, --output=F, --output F.
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case dyn.at(i):
+				c.out.MayWrite = true
+			case a == "--output" && i+1 < len(args):
+				c.addWrite(args[i+1])
+				i++
+			case strings.HasPrefix(a, "--output="):
+				c.addWrite(strings.TrimPrefix(a, "--output="))
+			case len(a) > 1 && a[0] == '-' && a[1] != '-':
+				if j := strings.IndexByte(a, 'o'); j > 0 {
+					if j+1 < len(a) {
+						c.addWrite(a[j+1:])
+					} else if i+1 < len(args) {
+						c.addWrite(args[i+1])
+						i++
+					} else {
+						c.out.MayWrite = true
+					}
+				}
+			}
+		}
+	case "uniq":
+		// uniq [IN [OUT]]: a second operand is written. -f, -s and -w take
+		// a value.
+		var ops []string
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case dyn.at(i):
+				c.out.MayWrite = true
+			case a == "-f" || a == "-s" || a == "-w":
+				i++
+			case strings.HasPrefix(a, "-") && a != "-":
+			default:
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) >= 2 && ops[1] != "-" {
+			c.addWrite(ops[1])
+		}
+	case "tree":
+		// tree -o F writes F; -R with -H writes a page in every folder.
+		for i, a := range args {
+			switch {
+			case dyn.at(i) || a == "-R":
+				c.out.MayWrite = true
+			case a == "-o" && i+1 < len(args):
+				c.addWrite(args[i+1])
+			case a == "-o":
+				c.out.MayWrite = true
+			}
+		}
+	case "xxd":
+		// xxd IN OUT writes OUT.
+		if ops := operands(args); len(ops) >= 2 {
+			c.addWrite(ops[1])
+		} else if anyDyn {
+			c.out.MayWrite = true
+		}
+	case "curl":
+		// curl prints to standard output unless told to write a file.
+		if anyDyn || !curlReadOnly(args) {
+			c.out.MayWrite = true
+		}
+	case "wget":
+		// wget saves a file unless -O - (or --spider).
+		if anyDyn || !wgetReadOnly(args) {
+			c.out.MayWrite = true
+		}
+	case "awk", "gawk", "mawk", "nawk":
+		if anyDyn || !awkReadOnly(args) {
+			c.out.MayWrite = true
+		}
+	case "file", "rg", "fd", "yq", "history":
+		// file -C compiles a magic file, rg --pre and fd -x run a command
+		// on each file, yq -i edits in place, history -w writes the
+		// history file.
+		for i, a := range args {
+			if dyn.at(i) || name == "file" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C") ||
+				a == "--compile" || name == "rg" && strings.HasPrefix(a, "--pre") ||
+				name == "fd" && (a == "-x" || a == "-X" || strings.HasPrefix(a, "--exec")) ||
+				name == "yq" && (a == "-i" || strings.HasPrefix(a, "--inplace")) ||
+				name == "history" && (a == "-w" || a == "-a") {
 				c.out.MayWrite = true
 			}
 		}
@@ -1130,6 +1605,165 @@ func (c *classifier) writes(name string, args []string) {
 			c.out.MayWrite = true
 		}
 	}
+}
+
+// curlReadOnly reports whether curl with static args writes no file: no
+// -o, -O, -D, -c, -K (or a short cluster holding one), and none of the
+// long options that name a file to write.
+func curlReadOnly(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") {
+			for _, o := range []string{"--output", "--remote-name", "--dump-header", "--cookie-jar", "--trace",
+				"--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "--config", "--create-dirs", "--output-dir"} {
+				if strings.HasPrefix(a, o) {
+					return false
+				}
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], "oODcK") {
+			return false
+		}
+	}
+	return true
+}
+
+// wgetReadOnly reports whether wget prints what it fetches (-O -, -qO-,
+// --output-document=-) or fetches nothing (--spider), and writes no log.
+func wgetReadOnly(args []string) bool {
+	stdout := false
+	for i, a := range args {
+		switch {
+		case a == "--spider" || a == "--output-document=-" || a == "-O-" || a == "-qO-":
+			stdout = true
+		case (a == "-O" || a == "-qO" || a == "--output-document") && i+1 < len(args) && args[i+1] == "-":
+			stdout = true
+		case a == "-o" || a == "-a" || strings.HasPrefix(a, "--output-file") || strings.HasPrefix(a, "--append-output") ||
+			strings.HasPrefix(a, "-P") || strings.HasPrefix(a, "--directory-prefix"):
+			return false
+		}
+	}
+	return stdout
+}
+
+// awkReadOnly reports whether an awk program, given inline, neither writes
+// a file nor runs a command: no >, no |, no system, and no program file or
+// in-place edit (-f, -i, -E, --include, --file).
+func awkReadOnly(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-F" || a == "-v":
+			i++
+		case strings.HasPrefix(a, "-F") || strings.HasPrefix(a, "-v"):
+		case a == "--":
+		case strings.HasPrefix(a, "-"):
+			return false // -f FILE, -i inplace, -E, --include and the rest
+		default:
+			return !strings.ContainsAny(a, ">|") && !strings.Contains(a, "system")
+		}
+	}
+	return false
+}
+
+// sedReadOnly reports whether sed's scripts write no file and run no
+// command: their commands, outside the regular expressions and
+// replacements of s and y, are none of w, W and e, and no s has the w or
+// e flag. A script read from a file (-f) is not shown.
+func sedReadOnly(args []string) bool {
+	var scripts []string
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-e" || a == "--expression":
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+			}
+			explicit = true
+			i++
+		case strings.HasPrefix(a, "--expression="):
+			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
+			explicit = true
+		case a == "-f" || strings.HasPrefix(a, "--file") || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "fe") && !strings.HasPrefix(a, "-i"):
+			return false
+		case strings.HasPrefix(a, "-"):
+		case !explicit:
+			scripts = append(scripts, a)
+			explicit = true
+		}
+	}
+	for _, s := range scripts {
+		if !sedScriptReadOnly(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// sedScriptReadOnly reads one sed script: the commands between addresses,
+// skipping the delimited parts of addresses, s and y.
+func sedScriptReadOnly(s string) bool {
+	// skip returns the index after the text delimited by s[i] (a regular
+	// expression or a replacement), or -1.
+	skip := func(i int) int {
+		d := s[i]
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case d:
+				return j + 1
+			}
+		}
+		return -1
+	}
+	for i := 0; i < len(s); {
+		switch ch := s[i]; {
+		case ch == '/' || ch == '\\' && i+1 < len(s):
+			// An address /re/ or \cREc.
+			if ch == '\\' {
+				i++
+			}
+			if i = skip(i); i < 0 {
+				return false
+			}
+		case ch == 's' || ch == 'y':
+			if i+1 >= len(s) {
+				return false
+			}
+			j := skip(i + 1)
+			if j < 0 {
+				return false
+			}
+			if j = skip(j - 1); j < 0 {
+				return false
+			}
+			// Flags up to the end of the command.
+			for j < len(s) && s[j] != ';' && s[j] != '\n' && s[j] != '}' {
+				if ch == 's' && (s[j] == 'w' || s[j] == 'W' || s[j] == 'e') {
+					return false
+				}
+				j++
+			}
+			i = j
+		case ch == 'w' || ch == 'W' || ch == 'e':
+			return false
+		case ch == 'b' || ch == 't' || ch == 'T' || ch == ':':
+			// A label: to the end of the command.
+			for i < len(s) && s[i] != '\n' && s[i] != ';' {
+				i++
+			}
+		case ch == 'a' || ch == 'i' || ch == 'c' || ch == 'r' || ch == 'R' || ch == '#':
+			// Text, a file read or a comment: to the end of the line.
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return true
 }
 
 // operands are the non-option arguments (everything after "--" counts).
