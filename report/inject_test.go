@@ -191,3 +191,54 @@ func TestMarkdownEveryPartCountsAgainstTheBudget(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestJSONEscapesDisplayControls (issue 29, item 11): the JSON report keeps
+// no raw C1 control (U+009B is a terminal's CSI), bidi control or
+// non-character: each is its \u escape, as the other formats make them
+// visible or drop them, and the report still decodes to the same strings.
+// The escaper holds a sequence cut between two writes.
+func TestJSONEscapesDisplayControls(t *testing.T) {
+	evil := "csi \u009b31m red \u0085nel \u202eexe.txt\u202c \u2066x\u2069 \ufffe\uffff kept: é\u2027\u2030\u00a0\u0080"
+	doc := mustNew(t, Input{
+		Tool: testTool, Rules: testRules(),
+		Runs: []RunSummary{{Kind: "session", ID: "s1", Path: "r/s1.jsonl"}},
+		Findings: []rules.Finding{{RuleID: "PM001", Severity: "error", RunID: "s1", RunKind: "session", RunPath: "r/s1.jsonl",
+			Message: evil, Evidence: []model.Evidence{at("r/\u009b\u202e.jsonl", 1, 1)}, Fingerprint: "fp"}},
+		Inputs: Inputs{Problems: []Problem{{File: "r/s1.jsonl", Line: 1, Message: evil}}},
+	})
+	out, err := JSON(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []rune{0x9b, 0x85, 0x80, 0x202e, 0x202c, 0x2066, 0x2069, 0xfffe, 0xffff} {
+		if bytes.ContainsRune(out, r) {
+			t.Errorf("the JSON report holds a raw U+%04X", r)
+		}
+	}
+	for _, esc := range []string{`\u009b31m`, `\u0085nel`, `\u202eexe.txt\u202c`, `\u2066x\u2069`, `\ufffe\uffff`, "é\u2027\u2030"} {
+		if !bytes.Contains(out, []byte(esc)) {
+			t.Errorf("the JSON report lacks %s", esc)
+		}
+	}
+	back, err := Decode(bytes.NewReader(out), "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Findings[0].Message != evil || back.Findings[0].Evidence[0].File != "r/\u009b\u202e.jsonl" {
+		t.Errorf("the report does not decode to the same strings: %q", back.Findings[0].Message)
+	}
+	// Byte by byte through the escaper: the same bytes.
+	var whole, pieces bytes.Buffer
+	raw := []byte(`"` + evil + "\xe2\x80" + `"` + "\xc2")
+	w := &displayEscaper{w: &whole}
+	w.Write(raw)
+	w.Flush()
+	p := &displayEscaper{w: &pieces}
+	for i := range raw {
+		p.Write(raw[i : i+1])
+	}
+	p.Flush()
+	if whole.String() != pieces.String() {
+		t.Errorf("split writes: %q, whole: %q", pieces.String(), whole.String())
+	}
+}

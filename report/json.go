@@ -51,7 +51,8 @@ func writeJSON(w io.Writer, doc *Document) error {
 		elem   func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error)
 	}
 	var splices []splice
-	bw := bufio.NewWriterSize(w, 64<<10)
+	esc := &displayEscaper{w: w}
+	bw := bufio.NewWriterSize(esc, 64<<10)
 	if doc.Findings != nil {
 		skel.Findings = []rules.Finding{}
 		splices = append(splices, splice{"\n  \"findings\": []", "    ", len(doc.Findings), func(b []byte, i int, enc func(v any) ([]byte, error)) ([]byte, error) {
@@ -129,7 +130,10 @@ func writeJSON(w io.Writer, doc *Document) error {
 		}
 	}
 	bw.Write(rest)
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return esc.Flush()
 }
 
 // appendFinding appends f as encoding/json writes it into an indented
@@ -498,4 +502,94 @@ func Merge(docs ...*Document) (*Document, error) {
 func sameRule(a, b Rule) bool {
 	return a.ID == b.ID && a.Title == b.Title && a.Severity == b.Severity && a.Description == b.Description &&
 		a.Help == b.Help && slices.Equal(a.Tags, b.Tags) && slices.Equal(a.Select, b.Select) && a.Where == b.Where
+}
+
+// displayEscaper rewrites, in JSON text, the characters the human formats
+// make visible or drop and encoding/json writes raw: C1 controls
+// (U+0080–U+009F: U+009B is a terminal's CSI), bidi embeddings, overrides
+// and isolates (U+202A–U+202E, U+2066–U+2069) and the non-characters
+// U+FFFE and U+FFFF. Each becomes its \uXXXX escape, which every JSON
+// reader decodes back to the same string, so a saved report still decodes
+// to the document it was written from; a person who cats the file or a log
+// that shows it never gets the raw character. JSON's structure is ASCII, so
+// these UTF-8 sequences can only stand inside strings. A sequence cut
+// between two writes is held until the next one.
+type displayEscaper struct {
+	w       io.Writer
+	pending []byte // a partial UTF-8 sequence the last write ended with
+	out     []byte
+}
+
+// displayEscape returns the escape for the rune whose UTF-8 encoding starts
+// p ("" when it is kept), and how many bytes that rune takes; need > 0 says
+// p ends before the rune could be decided.
+func displayEscape(p []byte) (esc string, size, need int) {
+	const hex = "0123456789abcdef"
+	switch p[0] {
+	case 0xc2:
+		if len(p) < 2 {
+			return "", 0, 1
+		}
+		if p[1] >= 0x80 && p[1] <= 0x9f {
+			r := p[1]
+			return string([]byte{'\\', 'u', '0', '0', hex[r>>4], hex[r&0xf]}), 2, 0
+		}
+	case 0xe2, 0xef:
+		if len(p) < 3 {
+			if len(p) == 2 && !(p[0] == 0xe2 && (p[1] == 0x80 || p[1] == 0x81) || p[0] == 0xef && p[1] == 0xbf) {
+				return "", 1, 0
+			}
+			return "", 0, 3 - len(p)
+		}
+		r, n := utf8.DecodeRune(p)
+		if n == 3 && ((r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfffe || r == 0xffff) {
+			return `\u` + string([]byte{hex[r>>12], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf]}), 3, 0
+		}
+	}
+	return "", 1, 0
+}
+
+func (d *displayEscaper) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(d.pending) > 0 {
+		p = append(d.pending, p...)
+		d.pending = nil
+	}
+	out := d.out[:0]
+	start := 0
+	for i := 0; i < len(p); {
+		if c := p[i]; c != 0xc2 && c != 0xe2 && c != 0xef {
+			i++
+			continue
+		}
+		esc, size, need := displayEscape(p[i:])
+		if need > 0 {
+			out = append(out, p[start:i]...)
+			d.pending = append(d.pending[:0:0], p[i:]...)
+			start = len(p)
+			break
+		}
+		if esc != "" {
+			out = append(out, p[start:i]...)
+			out = append(out, esc...)
+			start = i + size
+		}
+		i += size
+	}
+	out = append(out, p[start:]...)
+	d.out = out
+	if _, err := d.w.Write(out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Flush writes a partial sequence held at the end (it was not one to escape).
+func (d *displayEscaper) Flush() error {
+	if len(d.pending) == 0 {
+		return nil
+	}
+	_, err := d.w.Write(d.pending)
+	d.pending = nil
+	return err
 }

@@ -21,10 +21,14 @@ import (
 func wholeJSON(t *testing.T, doc *Document) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	esc := &displayEscaper{w: &buf} // the one step encoding/json does not take
+	enc := json.NewEncoder(esc)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := esc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
