@@ -29,6 +29,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -192,6 +193,12 @@ func Run(opts Options, tool string) (*Manifest, error) {
 	m.Files = []File{}
 	if m.Sessions == nil {
 		m.Sessions = []string{}
+	}
+	if len(picked) == 0 {
+		// Nothing matched: nothing is written, and the manifest of an
+		// earlier collection is left as it was. The caller says so the same
+		// way with and without --dry-run.
+		return m, nil
 	}
 	if !opts.DryRun {
 		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
@@ -486,8 +493,15 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // writeManifest merges this collection into the folder's manifest: entries
 // for files collected now replace earlier ones; earlier entries whose file is
-// still there are kept, so repeated collections on a branch accumulate.
-func writeManifest(out string, m *Manifest) error {
+// still there are kept, so repeated collections on a branch accumulate. m
+// itself stays this collection's: what the command reports is what it
+// matched now, not what earlier runs left.
+func writeManifest(out string, this *Manifest) error {
+	m := *this
+	m.Files = slices.Clone(this.Files)
+	m.Sessions = slices.Clone(this.Sessions)
+	m.Redaction.Total = redact.Counts{}
+	m.Redaction.Total.Add(this.Redaction.Total)
 	path := filepath.Join(out, ManifestName)
 	if data, err := os.ReadFile(path); err == nil {
 		var old Manifest
@@ -518,7 +532,7 @@ func writeManifest(out string, m *Manifest) error {
 			sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 		}
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
+	data, err := json.MarshalIndent(&m, "", "  ")
 	if err != nil {
 		return err
 	}

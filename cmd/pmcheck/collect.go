@@ -129,7 +129,7 @@ func printCollectSummary(env *Env, m *collect.Manifest, out string, dry bool) {
 	default:
 		fmt.Fprintf(env.Stdout, "redaction: %d replaced (%s)\n", m.Redaction.Total.Total(), countsText(m.Redaction.Total))
 	}
-	if !dry {
+	if !dry && len(m.Sessions) > 0 { // with none, nothing was written
 		fmt.Fprintf(env.Stdout, "manifest: %s\n", filepath.Join(out, collect.ManifestName))
 	}
 }

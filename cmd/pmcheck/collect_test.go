@@ -345,3 +345,56 @@ func itoa(n int) string {
 	j, _ := json.Marshal(n)
 	return string(j)
 }
+
+// miniProjects is a ~/.claude/projects with one session of /r on branch
+// main, built at test time (no corpus needed).
+func miniProjects(t *testing.T) (root, id string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "projects")
+	id = "a0000000-0000-4000-8000-000000000001"
+	row, _ := json.Marshal(map[string]any{
+		"type": "user", "uuid": "u1", "sessionId": id, "cwd": "/r", "gitBranch": "main",
+		"timestamp": "2026-02-11T00:00:00.000Z", "message": map[string]any{"role": "user", "content": "hello"},
+	})
+	writeFile(t, filepath.Join(root, "-r", id+".jsonl"), append(row, '\n'))
+	return root, id
+}
+
+// TestCollectRerunMatchingNothingAgreesWithDryRun (issue 29, item 17): a
+// collection that matches no session says 0 and exits 2 with and without
+// --dry-run, even where an earlier collection left a session in the
+// output folder; that folder's manifest is left as it was.
+func TestCollectRerunMatchingNothingAgreesWithDryRun(t *testing.T) {
+	root, id := miniProjects(t)
+	out := filepath.Join(t.TempDir(), "runs")
+	m, printed := runCollect(t, "--root", root, "--cwd", "/r", "--branch", "main", "--out", out)
+	if !sameSet(m.Sessions, []string{id}) || !strings.Contains(printed, "collected 1 session(s)") {
+		t.Fatalf("first collection: sessions %v, printed %q", m.Sessions, printed)
+	}
+	before, err := os.ReadFile(filepath.Join(out, collect.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{false, true} {
+		args := []string{"collect", "--root", root, "--cwd", "/r", "--branch", "nope", "--out", out}
+		want := "collected 0 session(s)"
+		if dry {
+			args = append(args, "--dry-run")
+			want = "would collect 0 session(s)"
+		}
+		var stdout, stderr bytes.Buffer
+		if code := Run(args, strings.NewReader(""), &stdout, &stderr); code != ExitUsage {
+			t.Errorf("dry-run %v: exit %d, want %d: %s", dry, code, ExitUsage, stdout.String())
+		}
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("dry-run %v: printed %q, want %q", dry, stdout.String(), want)
+		}
+		if !strings.Contains(stderr.String(), "no sessions under") {
+			t.Errorf("dry-run %v: stderr %q does not say no session matched", dry, stderr.String())
+		}
+		after, err := os.ReadFile(filepath.Join(out, collect.ManifestName))
+		if err != nil || !bytes.Equal(before, after) {
+			t.Errorf("dry-run %v: the manifest changed (%v)", dry, err)
+		}
+	}
+}
