@@ -413,6 +413,9 @@ func (d *Document) Validate() error {
 		if primaryEvidence(*f).File == "" {
 			return fmt.Errorf("%s has no evidence with a file: every finding must point at the row that proves it", where())
 		}
+		if f.EvidenceMore < 0 {
+			return fmt.Errorf("%s: evidence_more is %d: it counts locations not listed, so it is 0 or more", where(), f.EvidenceMore)
+		}
 		for _, e := range f.Evidence {
 			if e.File == "" {
 				continue

@@ -313,6 +313,15 @@ func firstParagraph(s string) string {
 }
 
 // plural returns "1 finding" / "2 findings".
+// moreEvidence is the line that stands for the locations of a finding past
+// the ones it lists (rules.MaxEvidence).
+func moreEvidence(n int) string {
+	if n == 1 {
+		return "and 1 more location"
+	}
+	return fmt.Sprintf("and %d more locations", n)
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, word)

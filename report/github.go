@@ -77,6 +77,9 @@ func writeAnnotation(b *bytes.Buffer, doc *Document, command string, f rules.Fin
 		}
 		fmt.Fprintf(&msg, "\nevidence: %s at %s", location(doc.displayPath(e.File), e.Line), simTime(e.Time))
 	}
+	if f.EvidenceMore > 0 {
+		fmt.Fprintf(&msg, "\nevidence: %s", moreEvidence(f.EvidenceMore))
+	}
 	if help := actionText(visible(r.Help)); help != "" {
 		fmt.Fprintf(&msg, "\nwhat to do: %s", help)
 	}

@@ -224,6 +224,9 @@ func writeHTMLFinding(b *strings.Builder, doc *Document, i int, f rules.Finding,
 		for _, e := range f.Evidence[1:] {
 			fmt.Fprintf(b, "<li><code>%s</code> %s</li>", esc(location(doc.displayPath(e.File), e.Line)), simTime(e.Time))
 		}
+		if f.EvidenceMore > 0 {
+			fmt.Fprintf(b, "<li>%s</li>", esc(moreEvidence(f.EvidenceMore)))
+		}
 		b.WriteString("</ul></dd>\n")
 	}
 	b.WriteString("</dl>\n")

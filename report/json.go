@@ -210,6 +210,9 @@ func appendFinding(b []byte, f *rules.Finding, prefix string) ([]byte, bool) {
 		b = append(b, in1...)
 		b = append(b, ']')
 	}
+	if f.EvidenceMore != 0 {
+		b = strconv.AppendInt(key(b, in1, "evidence_more"), int64(f.EvidenceMore), 10)
+	}
 	if ts != nil {
 		b = append(key(b, in1, "time"), ts...)
 	}

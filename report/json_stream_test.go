@@ -210,7 +210,8 @@ func TestAppendFindingIsEncodingJSON(t *testing.T) {
 		return time.Unix(rng.Int64N(1<<31), 0).UTC()
 	}
 	for i := range 3000 {
-		f := rules.Finding{RuleID: str(), Severity: str(), Message: str(), RunID: str(), RunKind: str(), RunPath: str(), Time: tm(), Fingerprint: str(), Suppressed: rng.IntN(2) == 0}
+		f := rules.Finding{RuleID: str(), Severity: str(), Message: str(), RunID: str(), RunKind: str(), RunPath: str(), Time: tm(), Fingerprint: str(), Suppressed: rng.IntN(2) == 0,
+			EvidenceMore: rng.IntN(2) * rng.IntN(100000)}
 		switch n := rng.IntN(4); n {
 		case 0:
 		case 1:

@@ -272,6 +272,9 @@ func junitBody(doc *Document, r Rule, fs []*rules.Finding) string {
 			}
 			fmt.Fprintf(&b, "  evidence: %s at %s\n", location(doc.displayPath(e.File), e.Line), simTime(e.Time))
 		}
+		if f.EvidenceMore > 0 {
+			fmt.Fprintf(&b, "  evidence: %s\n", moreEvidence(f.EvidenceMore))
+		}
 	}
 	if help := strings.TrimSpace(visible(r.Help)); help != "" {
 		fmt.Fprintf(&b, "What to do: %s", indent(help, "  "))

@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/rules"
 )
 
 // TestManyFindingsEveryFormat (issue 12): a Document of 200,000 findings
@@ -126,5 +129,35 @@ func BenchmarkRenderManyFindings(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestFindingSaysHowManyMoreLocations (issue 29, item 12): a finding that
+// lists rules.MaxEvidence locations and counts the rest says "and N more
+// locations" in every format that lists evidence, and JSON keeps the count
+// through a decode.
+func TestFindingSaysHowManyMoreLocations(t *testing.T) {
+	var evs []model.Evidence
+	for i := range rules.MaxEvidence {
+		evs = append(evs, at("s1.jsonl", i+1, i))
+	}
+	doc := mustNew(t, Input{
+		Tool: testTool, Rules: testRules(),
+		Runs: []RunSummary{{Kind: "session", ID: "s1", Path: "s1.jsonl"}},
+		Findings: []rules.Finding{{RuleID: "PM001", Severity: "error", RunID: "s1", RunKind: "session", RunPath: "s1.jsonl",
+			Message: "git push", Evidence: evs, EvidenceMore: 99980, Fingerprint: "fp"}},
+	})
+	for _, format := range []string{FormatText, FormatMarkdown, FormatHTML, FormatJUnit, FormatGitHub} {
+		if out := render(t, doc, format, Options{}); !bytes.Contains(out, []byte("and 99980 more locations")) {
+			t.Errorf("%s does not say how many more locations:\n%s", format, out)
+		}
+	}
+	out := render(t, doc, FormatJSON, Options{})
+	back, err := Decode(bytes.NewReader(out), "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Findings[0].EvidenceMore != 99980 || len(back.Findings[0].Evidence) != rules.MaxEvidence {
+		t.Errorf("decoded: %d listed, %d more", len(back.Findings[0].Evidence), back.Findings[0].EvidenceMore)
 	}
 }

@@ -143,6 +143,9 @@ func markdown(doc *Document, htmlLink string) []byte {
 					ev = append(ev, fmt.Sprintf("%s at %s", location(doc.displayPath(e.File), e.Line), simTime(e.Time)))
 				}
 			}
+			if f.EvidenceMore > 0 {
+				ev = append(ev, moreEvidence(f.EvidenceMore))
+			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
 				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdCell(truncateBytes(strings.Join(ev, "; "), markdownMaxCellText)))
 			if htmlLink != "" {

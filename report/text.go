@@ -127,6 +127,9 @@ func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runI
 		}
 		fmt.Fprintf(b, "      evidence: %s at %s\n", location(doc.displayPath(e.File), e.Line), simTime(e.Time))
 	}
+	if f.EvidenceMore > 0 {
+		fmt.Fprintf(b, "      evidence: %s\n", moreEvidence(f.EvidenceMore))
+	}
 	if f.Fingerprint != "" {
 		for _, s := range [...]string{"      fingerprint: ", singleLine(f.Fingerprint), "\n"} {
 			b.WriteString(s)

@@ -62,6 +62,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 		facts := &runs[i]
 		for _, r := range pack.Rules {
 			var index map[[16]byte]int32 // fingerprint -> position in out; made at the rule's first finding in the run
+			var listed map[listedAt]struct{} // locations already in a merged finding; made at the first merge
 			for _, c := range r.compiled {
 				// The condition first, over every fact of the kind, then the
 				// findings of the facts that matched: out grows once, to its
@@ -92,8 +93,29 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					fact, at, t := factAt(facts, c.kind, int(pos))
 					sum := fp.sum(fact)
 					if j, seen := index[sum]; seen {
-						if !at.IsZero() && !slices.Contains(out[j].Evidence, at) {
+						if at.IsZero() {
+							continue
+						}
+						if listed == nil {
+							// The first merge of the rule in this run: the
+							// locations listed so far are the findings' own.
+							listed = map[listedAt]struct{}{}
+						}
+						k := listedAt{j, at}
+						if _, dup := listed[k]; dup {
+							continue
+						}
+						listed[k] = struct{}{}
+						if len(out[j].Evidence) == 1 {
+							if out[j].Evidence[0] == at {
+								continue
+							}
+							listed[listedAt{j, out[j].Evidence[0]}] = struct{}{}
+						}
+						if len(out[j].Evidence) < MaxEvidence {
 							out[j].Evidence = append(out[j].Evidence, at)
+						} else {
+							out[j].EvidenceMore++
 						}
 						continue
 					}
@@ -121,6 +143,22 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 	}
 	SortFindings(out)
 	return out, nil
+}
+
+// MaxEvidence is the most locations a finding lists; the rest of the facts
+// that collapsed into it are counted in EvidenceMore ("and N more"). The
+// same command pushed 100,000 times is one finding, not a report that lists
+// every push.
+const MaxEvidence = 20
+
+// listedAt is a location listed in (or counted into) the finding at
+// position finding of Evaluate's output. A set of them makes merging the
+// facts that share a fingerprint linear: it searched the finding's
+// evidence once per fact (N pushes of one command: 1.8 s at 5.6 MB, 105 s
+// at 45 MB).
+type listedAt struct {
+	finding int32
+	at      model.Evidence
 }
 
 // keeper allocates what each finding keeps besides its strings (its

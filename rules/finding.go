@@ -37,6 +37,10 @@ type Finding struct {
 	RunPath string `json:"run_path,omitempty"`
 	// Evidence lists the locations that prove the finding, the primary one first.
 	Evidence []model.Evidence `json:"evidence"`
+	// EvidenceMore counts the further distinct locations of facts that
+	// collapsed into this finding past the MaxEvidence listed ("and N
+	// more").
+	EvidenceMore int `json:"evidence_more,omitempty"`
 	// Time is the simulated time of the fact (zero when unknown).
 	Time time.Time `json:"time,omitzero"`
 	// Fingerprint is stable across runs and machines: it hashes the rule id,
