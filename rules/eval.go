@@ -61,7 +61,7 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 	for i := range runs {
 		facts := &runs[i]
 		for _, r := range pack.Rules {
-			var index map[[16]byte]int32 // fingerprint -> position in out; made at the rule's first finding in the run
+			var index map[[16]byte]int32     // fingerprint -> position in out; made at the rule's first finding in the run
 			var listed map[listedAt]struct{} // locations already in a merged finding; made at the first merge
 			for _, c := range r.compiled {
 				// The condition first, over every fact of the kind, then the
