@@ -394,6 +394,8 @@ func (d *Document) Validate() error {
 			return fmt.Errorf("rule %s has severity %q: use error, warning or note", r.ID, r.Severity)
 		case strings.TrimSpace(r.Title) == "":
 			return fmt.Errorf("rule %s has no title: every rule needs a title", r.ID)
+		case slices.ContainsFunc(r.Select, func(k string) bool { return !isFactKind(k) }):
+			return fmt.Errorf("rule %s selects %q: a rule selects run, attempt, subagent, ship or watchdog facts", r.ID, r.Select)
 		case len(r.Tags) > MaxTagsPerRule:
 			return fmt.Errorf("rule %s has %d tags: GitHub code scanning accepts at most %d", r.ID, len(r.Tags), MaxTagsPerRule)
 		}
@@ -413,6 +415,9 @@ func (d *Document) Validate() error {
 		if primaryEvidence(*f).File == "" {
 			return fmt.Errorf("%s has no evidence with a file: every finding must point at the row that proves it", where())
 		}
+		if err := checkFindingFields(f); err != nil {
+			return fmt.Errorf("%s: %w", where(), err)
+		}
 		if f.EvidenceMore < 0 {
 			return fmt.Errorf("%s: evidence_more is %d: it counts locations not listed, so it is 0 or more", where(), f.EvidenceMore)
 		}
@@ -429,6 +434,9 @@ func (d *Document) Validate() error {
 		}
 	}
 	for _, r := range d.Runs {
+		if !isRunKind(r.Kind) {
+			return fmt.Errorf("run %s has kind %q: a run is a session or a workflow", r.ID, r.Kind)
+		}
 		if r.Path != "" {
 			if err := checkEvidencePath("run "+r.ID+" path", r.Path); err != nil {
 				return err
@@ -436,6 +444,9 @@ func (d *Document) Validate() error {
 		}
 	}
 	for i, rf := range d.Facts {
+		if !isRunKind(rf.Run.Kind) {
+			return fmt.Errorf("the facts of run %s have kind %q: a run is a session or a workflow", rf.Run.ID, rf.Run.Kind)
+		}
 		if i > 0 && d.Facts[i-1].Run.Path == rf.Run.Path && d.Facts[i-1].Run.ID == rf.Run.ID {
 			return fmt.Errorf("run %s (%s) has facts twice: a report holds one set of facts per run", rf.Run.Path, rf.Run.ID)
 		}
@@ -445,6 +456,45 @@ func (d *Document) Validate() error {
 			if f.Fact != nil && d.FactsOf(f.Fact.Run, f.Fact.RunID) == nil {
 				return fmt.Errorf("finding %d (rule %s) points at run %q, which has no facts in the report", i+1, f.RuleID, f.Fact.Run)
 			}
+			if f.Fact != nil {
+				if _, err := d.Fact(f.Fact); err != nil && !strings.Contains(err.Error(), "size cap") {
+					return fmt.Errorf("finding %d (rule %s): %v: the report was edited or is damaged", i+1, f.RuleID, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Fields of a report whose values come from a closed set are checked
+// against it when a report is read: renderers put some of them into
+// attributes, ids and links (a fact kind becomes an anchor), and a value
+// outside the set is a forged or damaged report, never something to render.
+
+// isRunKind reports whether k is a kind of run.
+func isRunKind(k string) bool { return k == model.KindSession || k == model.KindWorkflow }
+
+// isFactKind reports whether k is a fact kind rules select.
+func isFactKind(k string) bool {
+	switch k {
+	case model.FactRun, model.FactAttempt, model.FactSubagent, model.FactShip, model.FactWatchdog:
+		return true
+	}
+	return false
+}
+
+// checkFindingFields checks a finding's closed-set fields: its run kind and
+// its fact reference's kind and index.
+func checkFindingFields(f *rules.Finding) error {
+	if f.RunKind != "" && !isRunKind(f.RunKind) {
+		return fmt.Errorf("run_kind %q: a run is a session or a workflow", f.RunKind)
+	}
+	if r := f.Fact; r != nil {
+		switch {
+		case !isFactKind(r.Kind):
+			return fmt.Errorf("fact kind %q is not one of run, attempt, subagent, ship, watchdog", r.Kind)
+		case r.Index < 0 || (r.Kind == model.FactRun && r.Index != 0):
+			return fmt.Errorf("fact index %d of kind %s: indexes count from 0, and a run has one run fact", r.Index, r.Kind)
 		}
 	}
 	return nil

