@@ -328,4 +328,6 @@ func TestRenderRefusesForgedReportFields(t *testing.T) {
 	}
 }
 
-func finding(d map[string]any, i int) map[string]any { return d["findings"].([]any)[i].(map[string]any) }
+func finding(d map[string]any, i int) map[string]any {
+	return d["findings"].([]any)[i].(map[string]any)
+}
