@@ -64,6 +64,9 @@ func readLines(file string, want []int) map[int]string {
 		return out
 	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		return out // a pipe would block, a device would be read forever
+	}
 	r := bufio.NewReaderSize(fh, 64<<10)
 	line, next := 1, 0
 	var cur []byte
@@ -89,6 +92,33 @@ func readLines(file string, want []int) map[int]string {
 		line++
 	}
 	return out
+}
+
+// linkFree reports whether no component of file (slash-separated, as
+// reports show it) is a symbolic link and the file is a regular file: an
+// excerpt of a saved report is read from the file the path names, never
+// from where a link planted among the inputs points.
+func linkFree(file string) bool {
+	parts := strings.Split(file, "/")
+	cur := ""
+	for i, p := range parts {
+		switch {
+		case i == 0 && p == "":
+			cur = "/"
+			continue
+		case p == "" || p == ".":
+			continue
+		case p == "..":
+			cur = filepath.Join(cur, "..")
+			continue
+		}
+		cur = filepath.Join(cur, p)
+		st, err := os.Lstat(cur)
+		if err != nil || st.Mode()&os.ModeSymlink != 0 || (i == len(parts)-1 && !st.Mode().IsRegular()) {
+			return false
+		}
+	}
+	return true
 }
 
 // Row makes a one-line excerpt of a transcript or journal row: who wrote it

@@ -10,6 +10,7 @@ package explain
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,6 +149,11 @@ type Agent struct {
 type Query struct {
 	Target string
 	Run    string
+	// Saved says the Document was read from a saved report, which anyone
+	// could have written: excerpts are then read only from run paths under
+	// the report's root (not absolute). A Document pmcheck built from the
+	// inputs cites the files it read, wherever they are.
+	Saved bool
 }
 
 var fileLine = lazyre.New(`^(.+):([0-9]+)$`)
@@ -159,7 +165,7 @@ func Explain(doc *report.Document, q Query) (*Output, error) {
 	if len(doc.Facts) == 0 && len(doc.Runs) > 0 {
 		return nil, fmt.Errorf("this report holds no facts (written by schema version 1): run pmcheck check again, or explain the inputs instead of the saved report")
 	}
-	e := &explainer{doc: doc}
+	e := &explainer{doc: doc, saved: q.Saved}
 	if q.Run != "" {
 		rf := e.findRun(q.Run)
 		if rf == nil {
@@ -175,9 +181,10 @@ func Explain(doc *report.Document, q Query) (*Output, error) {
 }
 
 type explainer struct {
-	doc  *report.Document
-	only *report.RunFacts
-	out  []Explanation
+	doc   *report.Document
+	saved bool
+	only  *report.RunFacts
+	out   []Explanation
 }
 
 func (e *explainer) inScope(rf *report.RunFacts) bool {
@@ -620,9 +627,72 @@ func (e *explainer) fillExcerpts() {
 			}
 		}
 	}
-	each(func(s *Step) { locs = append(locs, Loc{s.File, s.Line}) })
+	readable := e.runFiles()
+	linkFreeFile := map[string]bool{}
+	each(func(s *Step) {
+		if !readable(s.File) {
+			return
+		}
+		if e.saved {
+			ok, seen := linkFreeFile[s.File]
+			if !seen {
+				ok = linkFree(s.File)
+				linkFreeFile[s.File] = ok
+			}
+			if !ok {
+				return
+			}
+		}
+		locs = append(locs, Loc{s.File, s.Line})
+	})
 	ex := Excerpts(locs)
 	each(func(s *Step) { s.Excerpt = ex[Loc{s.File, s.Line}] })
+}
+
+// runFiles returns what decides whether explain may read a file (as
+// reports show it) for an excerpt: only the files of the report's own runs
+// are read, whatever the report cites. A saved report can be crafted, and
+// its evidence could name /etc/passwd or ../../secrets.jsonl; an excerpt
+// shows the start of any line. A file of a run is a .jsonl file that is
+// the run's transcript, under its session folder (<stem>/: subagents and
+// Workflow runs), beside it as a legacy agent-*.jsonl, or under a Workflow
+// run's directory. The run's path must be relative to the report's root
+// and stay under it (no "..", not absolute); the file's path is clean.
+func (e *explainer) runFiles() func(file string) bool {
+	var files, dirs []string // display paths; dirs end in "/"
+	var besides []string     // folders whose agent-*.jsonl files are a session's legacy agents
+	for i := range e.doc.Facts {
+		r := e.doc.Facts[i].Run
+		if r.Path == "" || (e.saved && report.IsAbsPath(r.Path)) || path.Clean(r.Path) != r.Path || slices.Contains(strings.Split(r.Path, "/"), "..") {
+			continue
+		}
+		d := e.doc.DisplayPath(r.Path)
+		switch r.Kind {
+		case model.KindSession:
+			files = append(files, d)
+			dirs = append(dirs, strings.TrimSuffix(d, ".jsonl")+"/")
+			besides = append(besides, path.Dir(d))
+		case model.KindWorkflow:
+			dirs = append(dirs, d+"/")
+		}
+	}
+	return func(file string) bool {
+		if file == "" || path.Clean(file) != file || !strings.HasSuffix(file, ".jsonl") {
+			return false
+		}
+		if slices.Contains(files, file) {
+			return true
+		}
+		for _, d := range dirs {
+			if strings.HasPrefix(file, d) && !slices.Contains(strings.Split(file[len(d):], "/"), "..") {
+				return true
+			}
+		}
+		if base := path.Base(file); strings.HasPrefix(base, "agent-") {
+			return slices.Contains(besides, path.Dir(file))
+		}
+		return false
+	}
 }
 
 func plural(n int, word string) string {

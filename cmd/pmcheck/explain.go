@@ -57,7 +57,7 @@ func (c *ExplainCmd) Run(env *Env) error {
 			return err
 		}
 	}
-	out, err := explain.Explain(doc, explain.Query{Target: c.Target, Run: c.InRun})
+	out, err := explain.Explain(doc, explain.Query{Target: c.Target, Run: c.InRun, Saved: c.Report != ""})
 	if err != nil {
 		return usageError("explain: %v", err)
 	}

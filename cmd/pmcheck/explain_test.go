@@ -226,3 +226,79 @@ func TestExplainCorpus(t *testing.T) {
 	}
 	t.Logf("explained %d findings and runs, %d rows with excerpts", explained, excerpts)
 }
+
+// TestExplainReportReadsOnlyItsRunsFiles (issue 29, item 10): explain
+// --report re-reads rows for excerpts only from the files of the report's
+// own runs under its root. A crafted report whose reasons cite a file
+// outside the runs (relative with "..", absolute, a .jsonl beside the
+// runs) or a symbolic link planted in a run's folder gets no excerpt of
+// them; the run's own rows still get theirs.
+func TestExplainReportReadsOnlyItsRunsFiles(t *testing.T) {
+	src, err := filepath.Abs("../../" + explainFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	copyTree(t, src, filepath.Join(dir, "runs"))
+	secret := []byte(`{"type":"user","message":{"role":"user","content":"TOPSECRET in a row"}}` + "\nTOPSECRET raw\n")
+	writeFile(t, filepath.Join(dir, "secret.txt"), secret)
+	writeFile(t, filepath.Join(dir, "secret.jsonl"), secret)
+	stem := "50000000-0000-4000-8000-000000000001"
+	if err := os.Symlink(filepath.Join(dir, "secret.jsonl"), filepath.Join(dir, "runs", stem, "subagents", "agent-link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "r.json")
+	if code, _, errOut := runCLI("check", "--fail-level", "none", "--format", "json="+saved, "runs"); code != ExitOK {
+		t.Fatalf("check: %d %s", code, errOut)
+	}
+	fp := ""
+	{
+		o := explainJSON(t, "unreviewed-killed-subagent", "--report", saved)
+		fp = o.Explanations[0].Finding.Fingerprint
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	reasons := doc["facts"].([]any)[0].(map[string]any)["subagents"].([]any)[0].(map[string]any)["reasons"].([]any)
+	forged := []string{"../secret.txt", "../secret.jsonl", filepath.ToSlash(filepath.Join(dir, "secret.jsonl")), stem + "/subagents/agent-link.jsonl", stem + "/../../secret.jsonl"}
+	for _, f := range forged {
+		reasons = append(reasons, map[string]any{"what": "forged", "at": map[string]any{"file": f, "line": 1}})
+	}
+	doc["facts"].([]any)[0].(map[string]any)["subagents"].([]any)[0].(map[string]any)["reasons"] = reasons
+	data, _ = json.Marshal(doc)
+	if err := os.WriteFile(saved, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", "--json", fp, "--report", saved)
+	if code != ExitOK {
+		t.Fatalf("explain: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "TOPSECRET") {
+		t.Errorf("explain read a file outside the report's runs:\n%s", out)
+	}
+	var o explain.Output
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	own, forgedSteps := 0, 0
+	for _, s := range o.Explanations[0].Decision {
+		switch {
+		case s.What == "forged":
+			forgedSteps++
+			if s.Excerpt != "" {
+				t.Errorf("forged step %s has an excerpt: %q", s.File, s.Excerpt)
+			}
+		case s.Excerpt != "":
+			own++
+		}
+	}
+	if forgedSteps != len(forged) || own == 0 {
+		t.Errorf("%d forged steps (want %d), %d of the run's own with an excerpt (want some)", forgedSteps, len(forged), own)
+	}
+}
