@@ -19,6 +19,7 @@ package collect
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,6 +29,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -200,13 +202,15 @@ func Run(opts Options, tool string) (*Manifest, error) {
 		// way with and without --dry-run.
 		return m, nil
 	}
+	var out *os.Root
 	if !opts.DryRun {
-		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("creating %s: %w", opts.Out, err)
+		if out, err = openOut(opts.Out); err != nil {
+			return nil, err
 		}
+		defer out.Close()
 	}
 	for _, p := range plans {
-		f, err := copyFile(p, opts)
+		f, err := copyFile(p, opts, out)
 		if err != nil {
 			return nil, err
 		}
@@ -216,10 +220,93 @@ func Run(opts Options, tool string) (*Manifest, error) {
 	if opts.DryRun {
 		return m, nil
 	}
-	if err := writeManifest(opts.Out, m); err != nil {
+	if err := writeManifest(out, opts.Out, m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// openOut makes the output folder and opens it as a root that every write
+// goes through. The folder, and each folder of a relative --out, must not be
+// a symbolic link: collect writes into the folder named, never through a
+// link to somewhere else (a committed .agent-runs could hold one). Inside
+// it, os.Root refuses any path that would leave it, and makeDirs refuses
+// links, so no write lands outside the output folder.
+func openOut(dir string) (*os.Root, error) {
+	clean := filepath.Clean(dir)
+	check := []string{clean}
+	if !filepath.IsAbs(clean) {
+		check = check[:0]
+		for p := clean; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+			if filepath.Base(p) != ".." {
+				check = append(check, p)
+			}
+		}
+	}
+	for _, p := range check {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is a symbolic link: collect writes only into a real folder, never through a link; remove the link or give --out another folder", p)
+		}
+	}
+	if err := os.MkdirAll(clean, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	if st, err := os.Lstat(clean); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder: give --out a folder", dir)
+	}
+	root, err := os.OpenRoot(clean)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
+	}
+	return root, nil
+}
+
+// makeDirs creates the folders of rel (slash-separated, relative to the
+// output root) one at a time, refusing any that is a symbolic link or not a
+// folder: a link at .agent-runs/<sessionId> would send the session's
+// subagents anywhere.
+func makeDirs(out *os.Root, outName, rel string) error {
+	cur := ""
+	for _, part := range strings.Split(rel, "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		cur = path.Join(cur, part)
+		st, err := out.Lstat(filepath.FromSlash(cur))
+		switch {
+		case err == nil && st.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: collect never writes through a link; remove it", filepath.Join(outName, filepath.FromSlash(cur)))
+		case err == nil && !st.IsDir():
+			return fmt.Errorf("%s is not a folder: remove it to collect into it", filepath.Join(outName, filepath.FromSlash(cur)))
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist):
+			if err := out.Mkdir(filepath.FromSlash(cur), 0o755); err != nil {
+				return fmt.Errorf("creating %s: %w", filepath.Join(outName, filepath.FromSlash(cur)), err)
+			}
+		default:
+			return fmt.Errorf("creating %s: %w", filepath.Join(outName, filepath.FromSlash(cur)), err)
+		}
+	}
+	return nil
+}
+
+// createTemp creates a new file beside rel in the output root, with a name
+// no other file has.
+func createTemp(out *os.Root, rel string) (*os.File, string, error) {
+	dir, base := path.Split(rel)
+	for range 100 {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, "", err
+		}
+		name := dir + "." + base + ".tmp" + hex.EncodeToString(b[:])
+		f, err := out.OpenFile(filepath.FromSlash(name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("no free temporary name beside %s", rel)
 }
 
 type session struct{ id, path string }
@@ -370,9 +457,19 @@ func eachLine(path string, lineCap int, fn func([]byte) bool) error {
 // transcripts and sidecars (subagents/**), Workflow journals and attempts
 // (subagents/workflows/<runId>/). Symbolic links are not followed.
 func sessionFiles(root, dir, id string) ([]plan, error) {
+	// The session's folder and its subagents folder are looked at without
+	// following links: a link there would bring in files from anywhere
+	// (the walk below does not follow links inside). A link is an error,
+	// not a skip: the copy would lack the session's subagents and pass.
 	sub := layout.SubagentsDirOnDisk(dir)
-	if st, err := os.Lstat(sub); err != nil || !st.IsDir() {
-		return nil, nil
+	for _, p := range []string{dir, sub} {
+		st, err := os.Lstat(p)
+		if err != nil || !st.IsDir() {
+			if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%s is a symbolic link: collect does not follow links at the source; copy the folder in its place or remove the link", p)
+			}
+			return nil, nil
+		}
 	}
 	var out []plan
 	err := filepath.WalkDir(sub, func(p string, d fs.DirEntry, err error) error {
@@ -413,8 +510,8 @@ func rel(root, p string) string {
 }
 
 // copyFile streams one file through the redactor into a temporary file
-// beside its destination, then renames it into place.
-func copyFile(p plan, opts Options) (File, error) {
+// beside its destination in the output root, then renames it into place.
+func copyFile(p plan, opts Options, out *os.Root) (File, error) {
 	f := File{Path: p.dest, Source: p.rel, Kind: p.kind, Session: p.session, Redactions: redact.Counts{}}
 	src, err := os.Open(p.src)
 	if err != nil {
@@ -426,16 +523,17 @@ func copyFile(p plan, opts Options) (File, error) {
 	dstHash := sha256.New()
 	var sink io.Writer = dstHash
 	var tmp *os.File
+	var tmpName string
 	dest := filepath.Join(opts.Out, filepath.FromSlash(p.dest))
-	if !opts.DryRun {
-		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-			return f, fmt.Errorf("creating %s: %w", filepath.Dir(dest), err)
+	if out != nil {
+		if err := makeDirs(out, opts.Out, path.Dir(p.dest)); err != nil {
+			return f, err
 		}
-		tmp, err = os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
+		tmp, tmpName, err = createTemp(out, p.dest)
 		if err != nil {
 			return f, fmt.Errorf("writing %s: %w", dest, err)
 		}
-		defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
+		defer out.Remove(filepath.FromSlash(tmpName)) // after a successful rename this fails harmlessly
 		sink = io.MultiWriter(tmp, dstHash)
 	}
 	cw := &countingWriter{w: sink}
@@ -456,7 +554,7 @@ func copyFile(p plan, opts Options) (File, error) {
 		if err := tmp.Close(); err != nil {
 			return f, fmt.Errorf("writing %s: %w", dest, err)
 		}
-		if err := os.Rename(tmp.Name(), dest); err != nil {
+		if err := out.Rename(filepath.FromSlash(tmpName), filepath.FromSlash(p.dest)); err != nil {
 			return f, fmt.Errorf("writing %s: %w", dest, err)
 		}
 	}
@@ -496,14 +594,17 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // still there are kept, so repeated collections on a branch accumulate. m
 // itself stays this collection's: what the command reports is what it
 // matched now, not what earlier runs left.
-func writeManifest(out string, this *Manifest) error {
+func writeManifest(root *os.Root, out string, this *Manifest) error {
 	m := *this
 	m.Files = slices.Clone(this.Files)
 	m.Sessions = slices.Clone(this.Sessions)
 	m.Redaction.Total = redact.Counts{}
 	m.Redaction.Total.Add(this.Redaction.Total)
-	path := filepath.Join(out, ManifestName)
-	if data, err := os.ReadFile(path); err == nil {
+	name := filepath.Join(out, ManifestName)
+	if st, err := root.Lstat(ManifestName); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (a link?): remove it to collect", name)
+	}
+	if data, err := root.ReadFile(ManifestName); err == nil {
 		var old Manifest
 		if json.Unmarshal(data, &old) == nil && old.Kind == ManifestKind {
 			now := map[string]bool{}
@@ -518,7 +619,7 @@ func writeManifest(out string, this *Manifest) error {
 				if now[f.Path] {
 					continue
 				}
-				if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f.Path))); err != nil {
+				if _, err := root.Lstat(filepath.FromSlash(f.Path)); err != nil {
 					continue
 				}
 				m.Files = append(m.Files, f)
@@ -537,17 +638,17 @@ func writeManifest(out string, this *Manifest) error {
 		return err
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(out, "."+ManifestName+".tmp*")
+	tmp, tmpName, err := createTemp(root, ManifestName)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer root.Remove(tmpName)
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	return root.Rename(tmpName, ManifestName)
 }
