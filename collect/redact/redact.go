@@ -7,9 +7,13 @@
 // copying the file, plus a few rules of our own for what a transcript holds
 // and a secret scanner of source files does not look for: URLs with a
 // password, KEY=value assignments of secret-looking names, JSON fields of
-// secret-looking names, and values the user lists.
+// secret-looking names, token formats gitleaks' set misses (Claude Code's
+// sk-ant-oat01- OAuth tokens, sk-proj- keys without their marker, AWS key
+// ids with any digit, mysql -pSECRET), and values the user lists. The
+// gitleaks rules are used with '&', ',' and ')' accepted after a token
+// (widenTerminator).
 //
-// Transcripts are JSON Lines. Only JSON string values are scanned and only a
+// Transcripts are JSON Lines. Only JSON strings (values and keys) are scanned and only a
 // string that held a secret is re-encoded; every other byte of a line is
 // copied unchanged, so keys, structure, escaping and everything pmcheck reads
 // stay as they were. A match that would cut through markup ('<' or '>') is
@@ -24,6 +28,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -43,6 +48,11 @@ const (
 	LabelAssignment  = "secret-assignment"
 	LabelField       = "secret-field"
 	LabelUserValue   = "user-value"
+	// Token formats gitleaks' set misses or matches too narrowly.
+	LabelAnthropic     = "anthropic-token"
+	LabelOpenAI        = "openai-key"
+	LabelAWSKeyID      = "aws-access-key-id"
+	LabelMySQLPassword = "mysql-password"
 )
 
 type allowlist struct {
@@ -130,7 +140,7 @@ func New(values []string) (*Redactor, error) {
 			// source files of one kind; a transcript is neither.
 			continue
 		}
-		re, err := regexp.Compile(tr.Regex)
+		re, err := regexp.Compile(widenTerminator(tr.Regex))
 		if err != nil {
 			return nil, fmt.Errorf("embedded gitleaks rule %s: %w", tr.ID, err)
 		}
@@ -159,6 +169,18 @@ func New(values []string) (*Redactor, error) {
 	}
 	sort.SliceStable(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
 	return r, nil
+}
+
+// gitleaksTerminator is what most gitleaks rules require after a token: a
+// quote, space or semicolon, an escaped line break, or the end. In a
+// transcript a token is as often followed by '&' (a query string:
+// ?id_token=JWT&), ',' (a JSON or argument list) or ')' (a call), and
+// gitleaks then misses it (sk_live_…& survived). The rule set is used with
+// those three added to the terminator; the embedded file stays verbatim.
+const gitleaksTerminator = `(?:[\x60'"\s;]|\\[nr]|$)`
+
+func widenTerminator(re string) string {
+	return strings.ReplaceAll(re, gitleaksTerminator, `(?:[\x60'"\s;&,)]|\\[nr]|$)`)
 }
 
 func compileAllowlist(a tomlAllowlist) (allowlist, error) {
@@ -275,16 +297,38 @@ func (l *lineOf) matches(re *regexp.Regexp, start, end int) bool {
 // command about a millisecond, and only collect redacts.
 type ownRegexps struct {
 	urlPasswordRE, assignmentRE, secretNameRE, notSecretNameRE, secretFieldRE, notSecretFieldRE *regexp.Regexp
+	textFieldRE, anthropicRE, openaiRE, awsKeyIDRE, mysqlPasswordRE, codePathRE                 *regexp.Regexp
 }
 
 var ownREs = sync.OnceValue(func() *ownRegexps {
 	return &ownRegexps{
-		// scheme://user:password@host — the password only.
-		urlPasswordRE: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'"<>]{1,256}:(?P<secret>[^\s/@'"<>]{1,256})@[A-Za-z0-9.-]`),
-		// NAME=value and NAME: value where NAME is an environment-style name
-		// (upper case) that says it holds a secret.
-		assignmentRE: regexp.MustCompile(`\b(?P<name>[A-Z][A-Z0-9_]{0,60})[ \t]*(?:=|: )[ \t]*(?P<q>['"]?)(?P<secret>[^\s'"<>$\x60;&|(){}]{6,512})`),
-		secretNameRE: regexp.MustCompile(`(?:^|_)(?:SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|TOKEN|APIKEY|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|CREDENTIALS|AUTH|CLIENT_SECRET)(?:$|_)`),
+		// scheme://user:password@host — the password only. The user may be
+		// empty (redis://:pw@host) and the password may hold '@' (it runs
+		// to the last '@' before the host).
+		urlPasswordRE: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'"<>]{0,256}:(?P<secret>[^\s/'"<>]{1,256})@[A-Za-z0-9.-]`),
+		// NAME=value and NAME: value where NAME says it holds a secret, in
+		// any case and with '.' or '-' between words (password=,
+		// db_password=, api_token=, spring.datasource.password=,
+		// --password=, password: …).
+		assignmentRE: regexp.MustCompile(`\b(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*(?:=|: )[ \t]*(?P<q>['"]?)(?P<secret>[^\s'"<>$\x60;&|(){}]{6,512})`),
+		// A dotted path of identifiers: in code, a variable or field.
+		codePathRE: regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$`),
+		// "name": "value" inside text (a tool's output holding JSON): the
+		// name is checked like a JSON field's.
+		textFieldRE: regexp.MustCompile(`"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,60})"[ \t]*:[ \t]*"(?P<secret>(?:[^"\\\n]|\\.){6,512})"`),
+		// Anthropic keys and Claude Code's OAuth tokens: sk-ant-api03-,
+		// sk-ant-admin01-, sk-ant-oat01- (access), sk-ant-ort01- (refresh).
+		anthropicRE: regexp.MustCompile(`\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{20,300}`),
+		// OpenAI project, service-account and admin keys of any length
+		// (gitleaks' rule needs the T3BlbkFJ marker, which not all carry).
+		openaiRE: regexp.MustCompile(`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,300}`),
+		// AWS access key ids with any upper-case letter or digit after the
+		// prefix: real ids use A-Z and 2-7, but a pattern that relies on it
+		// lets an id with 0, 1, 8 or 9 through.
+		awsKeyIDRE: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+		// mysql -pSECRET (the password glued to -p), in a mysql command.
+		mysqlPasswordRE: regexp.MustCompile(`\bmysql(?:dump|admin|import|show|check|slap)?\b[^\n;|&]{0,200}?[ \t]-p(?P<secret>[^\s'"\x60;|&<>]{3,128})`),
+		secretNameRE:    regexp.MustCompile(`(?:^|_)(?:SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|TOKEN|APIKEY|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|CREDENTIALS|AUTH|CLIENT_SECRET)(?:$|_)`),
 		// Suffixes that name where a secret is, not the secret.
 		notSecretNameRE: regexp.MustCompile(`_(?:FILE|PATH|DIR|URL|URI|NAME|ID|COUNT|LENGTH|SIZE|TYPE|MODE|HEADER|ENV|VAR|KEY_ID|EXPIRY|EXPIRES|TTL|ENABLED|REQUIRED)$`),
 		// JSON fields whose name says the value is a secret.
@@ -295,9 +339,14 @@ var ownREs = sync.OnceValue(func() *ownRegexps {
 
 // ownRules are pmcheck's rules as rule values (checked after gitleaks').
 func ownRules() []rule {
-	urlPasswordRE := ownREs().urlPasswordRE
+	re := ownREs()
 	return []rule{
-		{id: LabelURLPassword, re: urlPasswordRE, secretGroup: urlPasswordRE.SubexpIndex("secret"), keywords: []string{"://"}},
+		{id: LabelURLPassword, re: re.urlPasswordRE, secretGroup: re.urlPasswordRE.SubexpIndex("secret"), keywords: []string{"://"}},
+		{id: LabelAnthropic, re: re.anthropicRE, keywords: []string{"sk-ant-"}},
+		{id: LabelOpenAI, re: re.openaiRE, keywords: []string{"sk-proj-", "sk-svcacct-", "sk-admin-"}},
+		{id: LabelAWSKeyID, re: re.awsKeyIDRE, keywords: []string{"a3t", "akia", "asia", "abia", "acca"},
+			allow: []allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`EXAMPLE$`)}}}},
+		{id: LabelMySQLPassword, re: re.mysqlPasswordRE, secretGroup: re.mysqlPasswordRE.SubexpIndex("secret"), keywords: []string{"mysql"}},
 	}
 }
 
@@ -443,7 +492,12 @@ func findAssignments(s string) []span {
 	assignmentRE, secretNameRE, notSecretNameRE := re.assignmentRE, re.secretNameRE, re.notSecretNameRE
 	name, sec := assignmentRE.SubexpIndex("name"), assignmentRE.SubexpIndex("secret")
 	for _, m := range assignmentRE.FindAllStringSubmatchIndex(s, -1) {
-		n := s[m[2*name]:m[2*name+1]]
+		n := strings.Map(func(r rune) rune {
+			if r == '.' || r == '-' {
+				return '_'
+			}
+			return unicode.ToUpper(r)
+		}, s[m[2*name]:m[2*name+1]])
 		if !secretNameRE.MatchString(n) || notSecretNameRE.MatchString(n) {
 			continue
 		}
@@ -451,7 +505,25 @@ func findAssignments(s string) []span {
 		if strings.HasPrefix(v, "[REDACTED:") || strings.Trim(v, v[:1]) == "" {
 			continue // already redacted, or one character repeated (xxxxxx, ******)
 		}
+		if end := m[2*sec+1]; end < len(s) && s[end] == '(' {
+			continue // a call in code (token = Phoenix.Token.sign(…)), not a value
+		}
+		if raw := s[m[2*name]:m[2*name+1]]; raw != strings.ToUpper(raw) && re.codePathRE.MatchString(v) {
+			continue // code reading a variable or field (password = opts.password)
+		}
 		out = append(out, span{m[2*sec], m[2*sec+1], LabelAssignment})
+	}
+	if strings.Contains(s, `":`) || strings.Contains(s, `" :`) {
+		fname, fsec := re.textFieldRE.SubexpIndex("name"), re.textFieldRE.SubexpIndex("secret")
+		for _, m := range re.textFieldRE.FindAllStringSubmatchIndex(s, -1) {
+			n := s[m[2*fname]:m[2*fname+1]]
+			v := s[m[2*fsec]:m[2*fsec+1]]
+			if !re.secretFieldRE.MatchString(n) || re.notSecretFieldRE.MatchString(n) ||
+				strings.HasPrefix(v, "[REDACTED:") || strings.HasPrefix(v, "$") || strings.Trim(v, v[:1]) == "" {
+				continue
+			}
+			out = append(out, span{m[2*fsec], m[2*fsec+1], LabelField})
+		}
 	}
 	return out
 }

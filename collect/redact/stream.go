@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -20,6 +22,7 @@ func (r *Redactor) Stream(dst io.Writer, src io.Reader, lineCap int) (Counts, er
 	bw := bufio.NewWriterSize(dst, 256<<10)
 	total := Counts{}
 	var buf []byte
+	var st keyState // a private key's body can run over lines (a pretty-printed file)
 	for n := 1; ; n++ {
 		buf = buf[:0]
 		var err error
@@ -39,7 +42,7 @@ func (r *Redactor) Stream(dst io.Writer, src io.Reader, lineCap int) (Counts, er
 		}
 		if len(buf) > 0 {
 			body, ending := splitEnding(buf)
-			out, c := r.Line(body)
+			out, c := r.line(body, &st)
 			total.Add(c)
 			if _, werr := bw.Write(out); werr != nil {
 				return total, werr
@@ -69,18 +72,110 @@ func splitEnding(line []byte) (body, ending []byte) {
 // own (with its key as context) and only strings that held a secret are
 // re-encoded; any other line is scanned as plain text.
 func (r *Redactor) Line(line []byte) ([]byte, Counts) {
+	var st keyState
+	return r.line(line, &st)
+}
+
+// keyState follows a private key whose lines arrive one JSON string each
+// (a Write or Edit's structuredPatch.lines, a pretty-printed file): after a
+// string that opens a key block and does not close it, every string is
+// part of the key until one closes it.
+type keyState struct{ inKey bool }
+
+var (
+	keyBegin = regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	keyEnd   = regexp.MustCompile(`-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+)
+
+// keyBodyLine is a line of a key's body: base64, or a PEM header line.
+// A diff line (structuredPatch.lines) keeps its '+', '-' or ' ' in front.
+var keyBodyLine = regexp.MustCompile(`^[-+ ]?(?:[A-Za-z0-9+/]{8,}={0,2}|(?:Proc-Type|DEK-Info|Comment):.*)$`)
+
+// keyLines redacts the body lines of a private key that spans strings: the
+// text after an opening marker with no close (the key goes on in the next
+// string), then each following string that reads as a key line, up to the
+// closing marker. A string that is not a key line ends the key unredacted,
+// so a marker quoted in prose costs at most the base64 that follows it.
+func (st *keyState) keyLines(text string) (string, bool) {
+	if st.inKey {
+		if loc := keyEnd.FindStringIndex(text); loc != nil {
+			st.inKey = false
+			if strings.Trim(text[:loc[0]], " \t\r\n+-") == "" { // nothing, or a diff line's mark
+				return text, false
+			}
+			return Marker("private-key") + text[loc[0]:], true
+		}
+		t := strings.TrimRight(text, " \t\r\n")
+		switch {
+		case strings.TrimSpace(t) == "":
+			return text, false
+		case keyBodyLine.MatchString(t):
+			return Marker("private-key"), true
+		}
+		st.inKey = false
+		return text, false
+	}
+	locs := keyBegin.FindAllStringIndex(text, -1)
+	if len(locs) == 0 {
+		return text, false
+	}
+	last := locs[len(locs)-1]
+	if keyEnd.MatchString(text[last[1]:]) {
+		return text, false // a whole block: the private-key rule has it
+	}
+	st.inKey = true
+	rest := text[last[1]:]
+	body := strings.TrimLeft(rest, " \t\r\n")
+	if body == "" {
+		return text, false
+	}
+	return text[:len(text)-len(body)] + Marker("private-key"), true
+}
+
+func (r *Redactor) line(line []byte, st *keyState) ([]byte, Counts) {
 	trimmed := bytes.TrimLeft(line, " \t")
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[' && trimmed[0] != '"') {
 		s, c := r.String(string(line), "")
+		if red, ok := st.keyLines(s); ok {
+			if c == nil {
+				c = Counts{}
+			}
+			c["private-key"]++
+			return []byte(red), c
+		}
 		if len(c) == 0 {
 			return line, nil
 		}
 		return []byte(s), c
 	}
+	// A line that starts with a quote is a line of a pretty-printed JSON
+	// file ("key": "value",) or text: its strings are scanned as strings
+	// (so \u escapes are decoded), and the bytes between them as text.
+	fragment := trimmed[0] == '"'
 	var out []byte
 	var counts Counts
+	add := func(c Counts) {
+		if counts == nil {
+			counts = Counts{}
+		}
+		counts.Add(c)
+	}
 	pos := 0
 	key := ""
+	gap := 0 // start of the bytes since the last string
+	scanGap := func(end int) {
+		if !fragment || end <= gap {
+			return
+		}
+		g := string(line[gap:end])
+		red, c := r.String(g, "")
+		if len(c) > 0 {
+			add(c)
+			out = append(out, line[pos:gap]...)
+			out = append(out, red...)
+			pos = end
+		}
+	}
 	for i := 0; i < len(line); i++ {
 		if line[i] != '"' {
 			continue
@@ -89,28 +184,41 @@ func (r *Redactor) Line(line []byte) ([]byte, Counts) {
 		if end < 0 {
 			break // unterminated: leave the rest as is
 		}
+		scanGap(i)
+		gap = end + 1
 		raw := line[i : end+1]
 		j := end + 1
 		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
 			j++
 		}
-		if j < len(line) && line[j] == ':' {
-			key = decode(raw)
-			i = end
-			continue
-		}
+		isKey := j < len(line) && line[j] == ':'
 		text := decode(raw)
-		red, c := r.String(text, key)
-		if len(c) > 0 {
-			if counts == nil {
-				counts = Counts{}
+		field := key
+		if isKey {
+			key = text
+			field = "" // a key is scanned for what it is, not by its name
+		}
+		red, c := r.String(text, field)
+		if !isKey {
+			if kred, ok := st.keyLines(red); ok {
+				red = kred
+				if c == nil {
+					c = Counts{}
+				}
+				c["private-key"]++
 			}
-			counts.Add(c)
+		}
+		if len(c) > 0 {
+			add(c)
 			out = append(out, line[pos:i]...)
 			out = append(out, encode(red)...)
 			pos = end + 1
 		}
 		i = end
+	}
+	scanGap(len(line))
+	if !fragment {
+		st.inKey = false // a JSON Lines row is whole: a key does not run into the next row
 	}
 	if counts == nil {
 		return line, nil
