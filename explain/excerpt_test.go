@@ -65,3 +65,17 @@ func TestInert(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainJSONEscapesDisplayControls (issue 29, item 11): explain --json
+// writes C1 and bidi controls of transcript text as \u escapes, as the JSON
+// report does.
+func TestExplainJSONEscapesDisplayControls(t *testing.T) {
+	o := &Output{Kind: Kind, Version: Version, Explanations: []Explanation{{Target: "run", Run: RunRef{ID: "s\u009b31m\u202eexe"}}}}
+	b, err := JSON(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsRune(string(b), 0x9b) || strings.ContainsRune(string(b), 0x202e) || !strings.Contains(string(b), `s\u009b31m\u202eexe`) {
+		t.Errorf("explain --json keeps raw controls: %s", b)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pmcheck/pmcheck/report"
 )
 
 // JSON renders the output as indented JSON with a final newline.
@@ -17,7 +19,7 @@ func JSON(o *Output) ([]byte, error) {
 	if err := enc.Encode(o); err != nil {
 		return nil, fmt.Errorf("encoding explanation: %w", err)
 	}
-	return b.Bytes(), nil
+	return report.EscapeDisplayControls(b.Bytes()), nil
 }
 
 // Text renders the output for people. Transcript text is made inert.

@@ -587,6 +587,18 @@ func (d *displayEscaper) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// EscapeDisplayControls returns JSON text b with the characters
+// displayEscaper escapes written as \u escapes: for the other JSON outputs
+// that carry transcript text (scan --json, explain --json).
+func EscapeDisplayControls(b []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(b))
+	d := &displayEscaper{w: &out}
+	d.Write(b) // a bytes.Buffer never fails
+	d.Flush()
+	return out.Bytes()
+}
+
 // Flush writes a partial sequence held at the end (it was not one to escape).
 func (d *displayEscaper) Flush() error {
 	if len(d.pending) == 0 {

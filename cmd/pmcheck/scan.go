@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/report"
 )
 
 // ScanCmd lists every run under a root.
@@ -78,10 +80,16 @@ func (c *ScanCmd) Run(env *Env) error {
 		out.Totals.Malformed += s.Malformed
 	}
 	if c.JSON {
-		enc := json.NewEncoder(env.Stdout)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		// Transcript text (paths, ids) with C1 or bidi controls is escaped
+		// as in the JSON report.
+		if _, err := env.Stdout.Write(report.EscapeDisplayControls(b.Bytes())); err != nil {
 			return err
 		}
 	} else {

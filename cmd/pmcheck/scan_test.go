@@ -102,3 +102,19 @@ func TestProgressBarOnlyOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestScanJSONEscapesDisplayControls (issue 29, item 11): a run whose file
+// name carries a C1 control and a bidi override is listed by scan --json
+// with both as \u escapes, as in the JSON report.
+func TestScanJSONEscapesDisplayControls(t *testing.T) {
+	src := filepath.Join("..", "..", explainFixture)
+	dir := t.TempDir()
+	copyTree(t, src, filepath.Join(dir, "r\u009b1m\u202egnp"))
+	var out, errb bytes.Buffer
+	if code := Run([]string{"scan", "--json", dir}, strings.NewReader(""), &out, &errb); code != ExitOK {
+		t.Fatalf("scan: exit %d: %s", code, errb.String())
+	}
+	if strings.ContainsRune(out.String(), 0x9b) || strings.ContainsRune(out.String(), 0x202e) || !strings.Contains(out.String(), `r\u009b1m\u202egnp`) {
+		t.Errorf("scan --json keeps raw controls:\n%s", out.String())
+	}
+}
