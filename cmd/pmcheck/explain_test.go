@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -265,8 +266,14 @@ func TestExplainReportReadsOnlyItsRunsFiles(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	reasons := doc["facts"].([]any)[0].(map[string]any)["subagents"].([]any)[0].(map[string]any)["reasons"].([]any)
-	forged := []string{"../secret.txt", "../secret.jsonl", filepath.ToSlash(filepath.Join(dir, "secret.jsonl")), stem + "/subagents/agent-link.jsonl", stem + "/../../secret.jsonl"}
+	facts := doc["facts"].([]any)[0].(map[string]any)
+	reasons := facts["subagents"].([]any)[0].(map[string]any)["reasons"].([]any)
+	// Paths are relative to the report's root; the run's folder is where
+	// its transcript is, and the secrets lie one folder up.
+	runDir := path.Dir(facts["run"].(map[string]any)["path"].(string))
+	up := path.Join(runDir, "..")
+	forged := []string{path.Join(up, "secret.txt"), path.Join(up, "secret.jsonl"), filepath.ToSlash(filepath.Join(dir, "secret.jsonl")),
+		path.Join(runDir, stem, "subagents", "agent-link.jsonl"), runDir + "/" + stem + "/../../secret.jsonl"}
 	for _, f := range forged {
 		reasons = append(reasons, map[string]any{"what": "forged", "at": map[string]any{"file": f, "line": 1}})
 	}
