@@ -20,6 +20,7 @@ var kindDocs = map[string]string{
 	model.FactAttempt:  "One per Workflow agent attempt: the ordinal-th time a journal key was started.",
 	model.FactSubagent: "One per Agent/Task call of a session, linked to its child transcript.",
 	model.FactShip:     "One per ship action: a push, merge, deploy, release or publish, from a Bash command or an MCP tool.",
+	model.FactCommit:   "One per commit of the range under check (`--commits BASE..HEAD`): its identities, the runs linked to it and by what evidence, its Entire checkpoints and whether they could be read.",
 	model.FactWatchdog: "One per event of a replayed watcher or watchdog, and one per disagreement between a predicted and an observed kill (`kind: mismatch`).",
 }
 
@@ -90,9 +91,13 @@ func Markdown(p *Pack) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	rp, err := RangeDefaults()
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	err = t.Execute(&b, map[string]any{
-		"Rules": p.Rules, "Kinds": Kinds, "Facts": kinds, "MaxTags": MaxTags, "MaxIDLength": maxIDLength,
+		"Rules": p.Rules, "RangeRules": rp.Rules, "Kinds": Kinds, "Facts": kinds, "MaxTags": MaxTags, "MaxIDLength": maxIDLength,
 	})
 	return b.Bytes(), err
 }

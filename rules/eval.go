@@ -249,7 +249,12 @@ func eachFact(f *model.Facts, kind string, fn func(fact any, index int, at model
 func factCount(f *model.Facts, kind string) int {
 	switch kind {
 	case model.FactRun:
+		if f.Run.Kind == model.KindRange {
+			return 0 // a range's facts are its commits
+		}
 		return 1
+	case model.FactCommit:
+		return len(f.Commits)
 	case model.FactAttempt:
 		return len(f.Attempts)
 	case model.FactSubagent:
@@ -283,6 +288,9 @@ func factAt(f *model.Facts, kind string, i int) (any, model.Evidence, time.Time)
 	case model.FactWatchdog:
 		x := &f.Watchdogs[i]
 		return x, x.At, x.Time
+	case model.FactCommit:
+		x := &f.Commits[i]
+		return x, x.At, x.At.Time
 	}
 	return nil, model.Evidence{}, time.Time{}
 }
@@ -307,6 +315,8 @@ func appendIdentity(b []byte, fact any) []byte {
 		return appendJoined(b, x.Tool, x.Kind, x.Branch, x.Command)
 	case *model.WatchdogFact:
 		return appendJoined(b, x.Source, x.Kind, x.Agent, x.Predicted, x.Observed)
+	case *model.CommitFact:
+		return append(b, x.SHA...)
 	}
 	return b
 }

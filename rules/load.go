@@ -53,6 +53,7 @@ var factTypes = map[string]reflect.Type{
 	model.FactSubagent: reflect.TypeFor[model.SubagentFact](),
 	model.FactShip:     reflect.TypeFor[model.ShipFact](),
 	model.FactWatchdog: reflect.TypeFor[model.WatchdogFact](),
+	model.FactCommit:   reflect.TypeFor[model.CommitFact](),
 }
 
 // Fields returns the field names a rule can use for a fact kind, sorted.

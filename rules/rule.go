@@ -9,7 +9,7 @@ import (
 )
 
 // Kinds lists the fact kinds a rule can select, sorted (model.Fact* values).
-var Kinds = []string{"attempt", "run", "ship", "subagent", "watchdog"}
+var Kinds = []string{"attempt", "commit", "run", "ship", "subagent", "watchdog"}
 
 // Severities lists the severity levels from most to least severe.
 var Severities = []string{SeverityError, SeverityWarning, SeverityNote}

@@ -45,6 +45,9 @@ type Options struct {
 	Disable []string
 	// Severity lists "ID=LEVEL" overrides (LEVEL: error, warning or note).
 	Severity []string
+	// Range adds the range rules (RangeDefaults) to the default pack: the
+	// check reads a commit range. A plain rule file replaces both.
+	Range bool
 }
 
 // DefaultsOnly reports whether the options select the embedded default pack
@@ -78,6 +81,15 @@ func Build(opts Options) (*Pack, error) {
 			return nil, err
 		}
 		pack = d
+		if opts.Range {
+			r, err := RangeDefaults()
+			if err != nil {
+				return nil, err
+			}
+			if err := pack.extend(r); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		pack = &Pack{settingsFrom: settingsFrom{}}
 	}

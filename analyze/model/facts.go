@@ -25,6 +25,9 @@ type Facts struct {
 	Subagents []SubagentFact `json:"subagents"`
 	Ships     []ShipFact     `json:"ships"`
 	Watchdogs []WatchdogFact `json:"watchdogs"`
+	// Commits are the commit facts of a range (only in the facts of kind
+	// KindRange, which hold nothing else).
+	Commits []CommitFact `json:"commits,omitempty"`
 }
 
 // RunFact describes a whole run.
