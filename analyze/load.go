@@ -54,6 +54,11 @@ type Options struct {
 	// what the files held until the next load through the same Follow,
 	// which may change them (watch uses each run before it loads again).
 	Follow *Followers
+	// ShowAs names folders given as paths by another name in evidence
+	// paths: the checkpoints of a range are written to a temporary folder
+	// and shown as where they come from (CheckpointsShown), never as a host
+	// path.
+	ShowAs map[string]string
 }
 
 // Followers are the readers a load keeps for the next (Options.Follow).
@@ -186,6 +191,9 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 		return fmt.Errorf("%s: not a .jsonl transcript, a journal.jsonl or a directory", given)
 	}
 	display := displayRoot(root)
+	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
+		display = shown
+	}
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
 	inv, err := discover.WalkJobs(root, opts.Jobs)
 	if err != nil {

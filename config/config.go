@@ -50,6 +50,10 @@ type Config struct {
 	DeployLabels []string
 	Git          struct {
 		Repo, Base, Head string
+		// Commits is a range to check, BASE..HEAD (check --commits);
+		// Checkpoints are checkpoint repositories (--checkpoints).
+		Commits     string
+		Checkpoints []string
 	}
 	// Outputs are report outputs, FORMAT or FORMAT=FILE, as --format takes them.
 	Outputs         []string
@@ -136,7 +140,7 @@ func Load(path string) (*Config, error) {
 // keys are the valid top-level keys, sorted (errors list them as they are).
 var (
 	keys    = []string{"allow-empty", "baseline", "deploy-labels", "disable", "fail-level", "git", "junit-no-file-line", "outputs", "paths", "publish-tools", "rules", "severity", "version"}
-	gitKeys = []string{"base", "head", "repo"}
+	gitKeys = []string{"base", "checkpoints", "commits", "head", "repo"}
 	formats = []string{"github", "json", "junit", "markdown", "sarif", "text"}
 	levels  = []string{"error", "warning", "note"}
 	ruleID  = lazyre.New(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
@@ -349,7 +353,7 @@ func (l *loader) severity(v *yaml.Node) []string {
 
 func (l *loader) git(v *yaml.Node, cfg *Config) {
 	if v.Kind != yaml.MappingNode {
-		l.errorf(v, "git is a mapping with repo, base and head")
+		l.errorf(v, "git is a mapping with repo, base and head, or repo, commits and checkpoints")
 		return
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
@@ -361,6 +365,10 @@ func (l *loader) git(v *yaml.Node, cfg *Config) {
 			cfg.Git.Base = l.scalar(val, "git.base")
 		case "head":
 			cfg.Git.Head = l.scalar(val, "git.head")
+		case "commits":
+			cfg.Git.Commits = l.scalar(val, "git.commits")
+		case "checkpoints":
+			cfg.Git.Checkpoints = l.strings(val, "git.checkpoints", nonEmpty)
 		default:
 			l.errorf(k, "unknown key %q under git; valid keys: %s", k.Value, strings.Join(gitKeys, ", "))
 		}

@@ -67,7 +67,7 @@ colour: blue
 	want := []string{
 		`cfg.yaml:2:13: fail-level "fatal" is not one of error, warning, note, none`,
 		`cfg.yaml:4:14: severity of some-rule must be error, warning or note`,
-		`cfg.yaml:6:3: unknown key "branch" under git; valid keys: base, head, repo`,
+		`cfg.yaml:6:3: unknown key "branch" under git; valid keys: base, checkpoints, commits, head, repo`,
 		`cfg.yaml:7:11: outputs: "pdf=x.pdf" names no format; use FORMAT or FORMAT=FILE with FORMAT one of github, json, junit, markdown, sarif, text`,
 		`cfg.yaml:8:14: allow-empty takes true or false`,
 		`cfg.yaml:9:1: unknown key "colour"; valid keys: allow-empty, baseline, deploy-labels, disable, fail-level, git, junit-no-file-line, outputs, paths, publish-tools, rules, severity, version`,

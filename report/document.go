@@ -68,6 +68,9 @@ type Document struct {
 	Facts []RunFacts `json:"facts"`
 	// Git is the branch under check, when the check joined one.
 	Git *GitBranch `json:"git,omitempty"`
+	// Coverage is the range under check's commits and the runs they were
+	// traced to, when the check read a range (--commits).
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Review is what counted as review evidence.
 	Review ReviewSearch `json:"review"`
 	Inputs Inputs       `json:"inputs"`
@@ -162,6 +165,7 @@ type Input struct {
 	Runs          []RunSummary
 	Facts         []RunFacts
 	Git           *GitBranch
+	Coverage      *Coverage
 	Review        ReviewSearch
 	Inputs        Inputs
 	StaleBaseline []BaselineEntry
@@ -188,6 +192,7 @@ func New(in Input) (*Document, error) {
 		Runs:          in.Runs,
 		Facts:         in.Facts,
 		Git:           in.Git,
+		Coverage:      in.Coverage,
 		Review:        in.Review,
 		Inputs:        in.Inputs,
 		StaleBaseline: in.StaleBaseline,
@@ -395,7 +400,7 @@ func (d *Document) Validate() error {
 		case strings.TrimSpace(r.Title) == "":
 			return fmt.Errorf("rule %s has no title: every rule needs a title", r.ID)
 		case slices.ContainsFunc(r.Select, func(k string) bool { return !isFactKind(k) }):
-			return fmt.Errorf("rule %s selects %q: a rule selects run, attempt, subagent, ship or watchdog facts", r.ID, r.Select)
+			return fmt.Errorf("rule %s selects %q: a rule selects run, attempt, subagent, ship, watchdog or commit facts", r.ID, r.Select)
 		case len(r.Tags) > MaxTagsPerRule:
 			return fmt.Errorf("rule %s has %d tags: GitHub code scanning accepts at most %d", r.ID, len(r.Tags), MaxTagsPerRule)
 		}
@@ -471,13 +476,16 @@ func (d *Document) Validate() error {
 // attributes, ids and links (a fact kind becomes an anchor), and a value
 // outside the set is a forged or damaged report, never something to render.
 
-// isRunKind reports whether k is a kind of run.
-func isRunKind(k string) bool { return k == model.KindSession || k == model.KindWorkflow }
+// isRunKind reports whether k is a kind of run (a commit range's findings
+// carry the range's kind).
+func isRunKind(k string) bool {
+	return k == model.KindSession || k == model.KindWorkflow || k == model.KindRange
+}
 
 // isFactKind reports whether k is a fact kind rules select.
 func isFactKind(k string) bool {
 	switch k {
-	case model.FactRun, model.FactAttempt, model.FactSubagent, model.FactShip, model.FactWatchdog:
+	case model.FactRun, model.FactAttempt, model.FactSubagent, model.FactShip, model.FactWatchdog, model.FactCommit:
 		return true
 	}
 	return false
@@ -487,12 +495,12 @@ func isFactKind(k string) bool {
 // its fact reference's kind and index.
 func checkFindingFields(f *rules.Finding) error {
 	if f.RunKind != "" && !isRunKind(f.RunKind) {
-		return fmt.Errorf("run_kind %q: a run is a session or a workflow", f.RunKind)
+		return fmt.Errorf("run_kind %q: a run is a session or a workflow (or a commit range)", f.RunKind)
 	}
 	if r := f.Fact; r != nil {
 		switch {
 		case !isFactKind(r.Kind):
-			return fmt.Errorf("fact kind %q is not one of run, attempt, subagent, ship, watchdog", r.Kind)
+			return fmt.Errorf("fact kind %q is not one of run, attempt, subagent, ship, watchdog, commit", r.Kind)
 		case r.Index < 0 || (r.Kind == model.FactRun && r.Index != 0):
 			return fmt.Errorf("fact index %d of kind %s: indexes count from 0, and a run has one run fact", r.Index, r.Kind)
 		}

@@ -66,6 +66,9 @@ func HTML(doc *Document) []byte {
 			plural(doc.Git.Commits, "commit"), plural(doc.Git.Paths, "path"))
 	}
 	b.WriteString("<nav><a href=\"#findings\">Findings</a> · <a href=\"#runs\">Runs and timelines</a>")
+	if doc.Coverage != nil {
+		b.WriteString(" · <a href=\"#coverage\">Coverage</a>")
+	}
 	if len(doc.Inputs.Problems) > 0 {
 		b.WriteString(" · <a href=\"#problems\">Input problems</a>")
 	}
@@ -78,6 +81,8 @@ func HTML(doc *Document) []byte {
 		}
 	}
 	drawn := drawnRuns(doc)
+
+	b.WriteString(htmlCoverage(doc))
 
 	// Findings.
 	fmt.Fprintf(&b, "<section id=\"findings\"><h2>Findings (%d)</h2>\n", len(doc.Findings))

@@ -176,6 +176,11 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 		root.Failures += suite.Failures
 		*root.Skipped += suite.Skipped
 	}
+	cov := junitCoverage(doc.Coverage)
+	if cov != nil {
+		root.Tests += cov.Tests
+		root.Failures += cov.Failures
+	}
 	if opts.JUnitNoFileLine {
 		// Jenkins' junit-10.xsd does not allow testsuites@skipped either.
 		root.Skipped = nil
@@ -241,6 +246,11 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 			}
 		}
 		if err := enc.EncodeToken(start.End()); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
+		}
+	}
+	if cov != nil {
+		if err := enc.EncodeElement(cov, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
 			return fmt.Errorf("encoding JUnit XML: %w", err)
 		}
 	}

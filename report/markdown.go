@@ -68,6 +68,8 @@ func markdown(doc *Document, htmlLink string) []byte {
 		head.WriteString("\n")
 	}
 
+	head.WriteString(markdownCoverage(doc))
+
 	var tail strings.Builder
 	if len(counts) > 0 {
 		tail.WriteString("### What to do\n\n")

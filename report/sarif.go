@@ -43,6 +43,9 @@ type sarifRun struct {
 type sarifRunProperties struct {
 	FailLevel string `json:"pmcheck/failLevel"`
 	Failed    bool   `json:"pmcheck/failed"`
+	// Coverage is the range's coverage without its commit list (the JSON
+	// report has it), when the check read a range.
+	Coverage *sarifCoverage `json:"pmcheck/coverage,omitempty"`
 }
 
 type sarifAutomation struct {
@@ -156,7 +159,7 @@ func SARIF(doc *Document, opts Options) ([]byte, error) {
 		}},
 		Results:    make([]sarifResult, 0, len(doc.Findings)),
 		ColumnKind: "utf16CodeUnits",
-		Properties: &sarifRunProperties{FailLevel: doc.Outcome.FailLevel, Failed: doc.Outcome.Failed},
+		Properties: &sarifRunProperties{FailLevel: doc.Outcome.FailLevel, Failed: doc.Outcome.Failed, Coverage: newSarifCoverage(doc.Coverage)},
 	}
 	if opts.SARIFCategory != "" {
 		run.AutomationDetails = &sarifAutomation{ID: strings.TrimSuffix(opts.SARIFCategory, "/") + "/"}

@@ -91,6 +91,7 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(textCoverage(doc))
 	b.WriteString(verdictLine(doc))
 	b.WriteString("\n")
 	return b.Flush()
@@ -107,8 +108,12 @@ func writeTextFinding(b *bufio.Writer, doc *Document, f rules.Finding, runs runI
 	// Written piece by piece, not through fmt: one line of a report of
 	// 200,000 findings.
 	b.WriteString("  ")
+	sep := ": "
+	if p.File == "" {
+		sep = "" // a commit's finding: the message names the commit
+	}
 	writeLocation(b, files.of(p.File), p.Line)
-	for _, s := range [...]string{": ", singleLine(f.Message), suppressed, "\n      when: ", simTime(findingTime(f)), " (simulated)"} {
+	for _, s := range [...]string{sep, singleLine(f.Message), suppressed, "\n      when: ", simTime(findingTime(f)), " (simulated)"} {
 		b.WriteString(s)
 	}
 	if r := runs.of(f); r != nil {

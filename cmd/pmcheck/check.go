@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"slices"
 	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze"
@@ -36,6 +37,9 @@ type CheckCmd struct {
 
 	AllowedSigners  string `name:"allowed-signers" placeholder:"FILE" help:"SSH allowed-signers file (git's gpg.ssh.allowedSignersFile) whose keys sign review commits; strict review (review.agent_authors) counts only commits whose signature verifies."`
 	VerifiedCommits string `name:"verified-commits" placeholder:"FILE" help:"Commit ids (one a line) the hosting platform reports as verified, for strict review (the action writes it); ignored without --git."`
+	Commits     string   `name:"commits" placeholder:"BASE..HEAD" help:"Check a commit range: read its commits from the repository (--repo), the runs its Entire checkpoints hold, and link each commit to the runs that made them (coverage in every report). Paths given are read too."`
+	Repo        string   `name:"repo" placeholder:"DIR" help:"Repository of --commits (default: the working directory)."`
+	Checkpoints []string `name:"checkpoints" placeholder:"DIR" help:"Local clone of a separate Entire checkpoint repository, read after --repo (repeatable)."`
 
 	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls count as publish actions; replaces the default list (repeatable)."`
 	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable; default: labels containing 'deploy')."`
@@ -98,7 +102,13 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
 		return nil, usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
 	}
-	ropts := rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity}
+	if c.Commits != "" && c.Git != "" {
+		return nil, usageError("--commits with --git: --commits reads the branch under check from the range; drop --git, --base and --head")
+	}
+	if c.Commits == "" && (c.Repo != "" || len(c.Checkpoints) > 0) {
+		return nil, usageError("--repo and --checkpoints go with --commits BASE..HEAD")
+	}
+	ropts := rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity, Range: c.Commits != ""}
 	var packOf func() (*rules.Pack, error)
 	var settings rules.Settings
 	if ropts.DefaultsOnly() {
@@ -121,7 +131,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		}
 	}
 	paths := c.Paths
-	if len(paths) == 0 {
+	if len(paths) == 0 && c.Commits == "" {
 		paths = []string{"."}
 	}
 	lopts, err := loadOptions(c.LineCap, c.Jobs, c.Shard)
@@ -129,6 +139,18 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		return nil, err
 	}
 	pipe := pipeline{Rules: packOf, Settings: settings, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels, DropFacts: c.dropFacts}
+	if c.Commits != "" {
+		rng, err := analyze.ReadRange(analyze.RangeOptions{Repo: c.Repo, Spec: c.Commits, CheckpointRepos: c.Checkpoints})
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		defer rng.Close()
+		pipe.Range, pipe.Git = rng, rng.Branch
+		pipe.Load.ShowAs = rng.ShowAs()
+		if rng.Dir != "" {
+			paths = append(slices.Clip(paths), rng.Dir)
+		}
+	}
 	if c.Git != "" {
 		if pipe.Git, err = analyze.JoinGit(c.Git, c.Base, c.Head); err != nil {
 			return nil, usageError("%v", err)
@@ -153,7 +175,18 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		return nil, runErr
 	}
 	res, findings := ev.Res, ev.Findings
-	if len(ev.Runs) == 0 && !c.AllowEmpty {
+	var coverage *report.Coverage
+	if pipe.Range != nil {
+		// A range is checked even when no run is found: its commits are
+		// what the check is about ("0 of N commits made by agents").
+		var more []rules.Finding
+		if coverage, more, err = rangeFindings(pipe.Range, ev, pack); err != nil {
+			return nil, usageError("%v", err)
+		}
+		findings = append(findings, more...)
+		rules.SortFindings(findings)
+	}
+	if len(ev.Runs) == 0 && !c.AllowEmpty && pipe.Range == nil {
 		return nil, usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
 	if c.WriteBaseline != "" {
@@ -174,8 +207,9 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		Runs:          runSummaries(ev.Runs),
 		Facts:         runFacts(ev.Runs, c.dropFacts),
 		Git:           gitBranch(pipe.Git),
+		Coverage:      coverage,
 		Review:        reviewSearch(pipe.detectOptions()),
-		Inputs:        inputsSummary(res, ev.Runs),
+		Inputs:        rangeProblems(inputsSummary(res, ev.Runs), pipe.Range),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
 		Owned:         true, // findings and problems are not used again

@@ -107,8 +107,19 @@ func (c *CheckCmd) applyConfig() error {
 	if len(c.DeployLabels) == 0 {
 		c.DeployLabels = cfg.DeployLabels
 	}
-	if c.Git == "" && cfg.Git.Repo != "" {
+	if c.Git == "" && cfg.Git.Repo != "" && cfg.Git.Commits == "" {
 		c.Git = inProject(cfg.Git.Repo)
+	}
+	if c.Commits == "" && cfg.Git.Commits != "" {
+		c.Commits = cfg.Git.Commits
+		if c.Repo == "" && cfg.Git.Repo != "" {
+			c.Repo = inProject(cfg.Git.Repo)
+		}
+	}
+	if len(c.Checkpoints) == 0 {
+		for _, p := range cfg.Git.Checkpoints {
+			c.Checkpoints = append(c.Checkpoints, inProject(p))
+		}
 	}
 	if c.Base == "" {
 		c.Base = cfg.Git.Base

@@ -25,6 +25,9 @@ type pipeline struct {
 	PublishTools []string
 	DeployLabels []string
 	Git          *analyze.GitBranch
+	// Range is the commit range under check (nil: none): each run's commit
+	// evidence is gathered as it is analysed.
+	Range *analyze.CommitRange
 	// DropFacts keeps only the run fact of each run (no report asked for
 	// shows the others).
 	DropFacts bool
@@ -50,6 +53,8 @@ type runResult struct {
 	// more holds what few runs have (nil when none), so that a fleet's
 	// results stay small.
 	more *runMore
+	// links is the run's commit evidence, with a range.
+	links *analyze.RunEvidence
 }
 
 type runMore struct {
@@ -121,6 +126,10 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOptions) runResult {
 	facts := analyze.Facts([]*analyze.Run{run}, fopts)
 	r := runResult{Summary: report.RunSummaryFromFact(facts[0].Run), input: int32(input)}
+	if p.Range != nil {
+		ev := p.Range.ScanRun(run)
+		r.links = &ev
+	}
 	var m runMore
 	s := analyze.RunStats(run)
 	r.files, r.bad = int32(s.Files), s.Malformed
