@@ -175,8 +175,28 @@ func (r *CommitRange) ScanRun(run *Run) RunEvidence {
 
 // CommitFacts links the range's commits to the runs and derives a commit
 // fact for each, in the range's order.
+//
+// A commit's evidence is the first path it changes (line 0: the whole
+// file), so that a finding about it lands on the pull request's diff; a
+// commit that changes none points at the root.
 func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
-	return trace.Facts(r.Commits, r.Checkpoints, runs)
+	facts := trace.Facts(r.Commits, r.Checkpoints, runs)
+	paths := map[string]string{}
+	if r.Branch != nil {
+		for _, c := range r.Branch.Commits {
+			if len(c.Paths) > 0 {
+				paths[c.ID] = c.Paths[0]
+			}
+		}
+	}
+	for i := range facts {
+		f := &facts[i]
+		f.At = model.Evidence{File: ".", Time: r.Commits[i].Committer.Time}
+		if p, ok := paths[f.SHA]; ok {
+			f.At.File = p
+		}
+	}
+	return facts
 }
 
 // RangeFacts are the facts the range rules are evaluated on: a range holds

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Commit is one commit of the range, as its object says.
@@ -25,10 +27,11 @@ type Commit struct {
 	Sessions []string
 }
 
-// Identity is a commit's author or committer.
+// Identity is a commit's author or committer, and when.
 type Identity struct {
 	Name  string
 	Email string
+	Time  time.Time // UTC; zero when the header has none
 }
 
 func (i Identity) String() string {
@@ -156,7 +159,13 @@ func parseIdentity(v string) Identity {
 	if lt < 0 || gt < lt {
 		return Identity{Name: strings.TrimSpace(v)}
 	}
-	return Identity{Name: strings.TrimSpace(v[:lt]), Email: v[lt+1 : gt]}
+	id := Identity{Name: strings.TrimSpace(v[:lt]), Email: v[lt+1 : gt]}
+	if f := strings.Fields(v[gt+1:]); len(f) > 0 {
+		if sec, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			id.Time = time.Unix(sec, 0).UTC()
+		}
+	}
+	return id
 }
 
 func splitParagraphs(text string) []string {

@@ -79,3 +79,168 @@ func TestCommitsTracedThroughBothBackends(t *testing.T) {
 		}
 	}
 }
+
+// A trailer whose checkpoint was never pushed fails the check, naming the
+// checkpoint and the commit.
+func TestMissingCheckpointFails(t *testing.T) {
+	r, base := prRepo(t)
+	sha := r.Commit("agent work three\n\nEntire-Checkpoint: 0123456789ab", "four.go", "package four\n")
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..feat")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "error checkpoint-missing") || !strings.Contains(stdout, "commit "+sha[:12]) || !strings.Contains(stdout, "0123456789ab") {
+		t.Errorf("the finding does not name the commit and the checkpoint:\n%s", stdout)
+	}
+	if got, want := coverageOf(t, doc)["summary"], "4 commits: 2 traced to 2 runs, 1 checkpoint missing, 1 with no agent evidence"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// A malformed checkpoint id cannot be read either.
+func TestMalformedCheckpointIDFails(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("agent\n\nEntire-Checkpoint: not-an-id", "a.go", "package a\n")
+	code, _, stdout, _ := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 1 || !strings.Contains(stdout, "is not a checkpoint id") {
+		t.Fatalf("exit %d, want 1 naming the malformed id:\n%s", code, stdout)
+	}
+}
+
+// A range nothing links to an agent, with no runs, passes without
+// --allow-empty and says so.
+func TestRangeWithoutAgentsPasses(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("one", "a.go", "package a\n")
+	r.Commit("two", "b.go", "package b\n")
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got, want := coverageOf(t, doc)["summary"], "0 of 2 commits made by agents"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	// Without a range, no runs is still an error.
+	if code, _, _ := runIn(t, r.Dir, "check", "--no-config", "."); code != 2 {
+		t.Errorf("no runs without a range: exit %d, want 2", code)
+	}
+}
+
+// A transcript split as full.jsonl, .001, .002 is read as one file, line
+// for line.
+func TestSplitTranscript(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("agent\n\nEntire-Checkpoint: 5a5a5a5a5a5a", "a.go", "package a\n")
+	tr := entiretest.Transcript(sessA, 40, "")
+	r.BranchCheckpoint("5a5a5a5a5a5a", []entiretest.Session{{ID: sessA, Transcript: tr, Split: len(tr) / 3}})
+	if n := strings.Count(r.Git("ls-tree", "-r", "--name-only", "entire/checkpoints/v1"), "full.jsonl"); n < 3 {
+		t.Fatalf("the transcript is stored in %d parts, want 3 or more", n)
+	}
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	facts := doc["facts"].([]any)
+	run := facts[0].(map[string]any)["run"].(map[string]any)
+	if run["id"] != sessA || run["malformed"].(float64) != 0 {
+		t.Errorf("run %v: want session %s read whole with no malformed line", run["id"], sessA)
+	}
+	if end := run["end"]; end != "2026-05-06T09:01:20Z" {
+		t.Errorf("run ends at %v, want the last row of the last part (09:01:20)", end)
+	}
+}
+
+// A session spread over three checkpoints is one run, read from the last
+// checkpoint (its full.jsonl holds the whole session): no row counted twice.
+func TestSessionOverThreeCheckpoints(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	ids := []string{"c0c0c0c0c001", "c0c0c0c0c002", "c0c0c0c0c003"}
+	full := entiretest.Transcript(sessA, 10, "") // 21 rows
+	lines := strings.SplitAfter(full, "\n")
+	for i, id := range ids {
+		r.Commit("agent step\n\nEntire-Checkpoint: "+id, "f.go", "package f // "+id+"\n")
+		upTo := 7 * (i + 1) // rows so far
+		start := 7 * i
+		r.BranchCheckpoint(id, []entiretest.Session{{ID: sessA, Start: start, Transcript: strings.Join(lines[:upTo], "")}})
+	}
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	runs := doc["runs"].([]any)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want the one session", len(runs))
+	}
+	if p := runs[0].(map[string]any)["path"]; p != "entire/checkpoints/c0/c0c0c0c003/0/"+sessA+".jsonl" {
+		t.Errorf("run read from %v, want the last checkpoint", p)
+	}
+	if got, want := coverageOf(t, doc)["summary"], "3 commits: 3 traced to 1 run"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	if n := doc["inputs"].(map[string]any)["files"].(float64); n != 1 {
+		t.Errorf("%v files read, want 1", n)
+	}
+}
+
+// Checkpoints in a separate repository are read from its clone
+// (--checkpoints); without it, the commit's checkpoint is missing.
+func TestSeparateCheckpointRepository(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("agent\n\nEntire-Checkpoint: 7e7e7e7e7e7e", "a.go", "package a\n")
+	cps := entiretest.New(t)
+	cps.BranchCheckpoint("7e7e7e7e7e7e", []entiretest.Session{{ID: sessA, Transcript: entiretest.Transcript(sessA, 2, "")}})
+	if code, _, stdout, _ := rangeCheck(t, r.Dir, "--commits", base+"..HEAD"); code != 1 || !strings.Contains(stdout, "checkpoint-missing") {
+		t.Fatalf("without the checkpoint repository: exit %d, want 1 (checkpoint-missing)\n%s", code, stdout)
+	}
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD", "--checkpoints", cps.Dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got, want := coverageOf(t, doc)["summary"], "1 commit: 1 traced to 1 run"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// A fork's checkpoints, fetched as the action fetches them (the branch as
+// a remote-tracking branch, the refs as they are), are found.
+func TestForkCheckpoints(t *testing.T) {
+	fork, base := prRepo(t)
+	up := entiretest.New(t)
+	up.Git("fetch", "-q", fork.Dir, "feat:refs/remotes/pr/head",
+		"+refs/heads/entire/checkpoints/v1:refs/remotes/fork/entire/checkpoints/v1",
+		"+refs/entire/checkpoints/*:refs/entire/checkpoints/*")
+	code, doc, stdout, stderr := rangeCheck(t, up.Dir, "--commits", base+"..refs/remotes/pr/head")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got, want := coverageOf(t, doc)["summary"], "3 commits: 2 traced to 2 runs, 1 with no agent evidence"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// A checkpoint whose transcript object is absent (a partial clone) is
+// unreadable, not empty: the check fails and names it.
+func TestAbsentTranscriptBlob(t *testing.T) {
+	src := entiretest.New(t)
+	base := src.Git("rev-parse", "HEAD")
+	src.Commit("agent\n\nEntire-Checkpoint: 9f9f9f9f9f9f", "a.go", "package a\n")
+	src.BranchCheckpoint("9f9f9f9f9f9f", []entiretest.Session{{ID: sessA, Transcript: entiretest.Transcript(sessA, 40, "")}})
+	clone := filepath.Join(t.TempDir(), "partial")
+	src.GitIn(src.Dir, nil, "", "clone", "-q", "--no-checkout", "--filter=blob:limit=2k", "file://"+src.Dir, clone)
+	src.GitIn(clone, nil, "", "fetch", "-q", "--filter=blob:limit=2k", "origin", "+refs/heads/entire/checkpoints/v1:refs/remotes/origin/entire/checkpoints/v1")
+	code, doc, stdout, stderr := rangeCheck(t, clone, "--commits", base+"..origin/main")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "absent from the repository") || !strings.Contains(stdout, "9f9f9f9f9f9f") {
+		t.Errorf("the report does not name the absent transcript:\n%s", stdout)
+	}
+	if len(doc["runs"].([]any)) != 0 {
+		t.Errorf("an absent transcript was read as a run")
+	}
+}
