@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -205,4 +204,3 @@ func (r *CommitRange) RangeFacts(commits []model.CommitFact) RunFacts {
 	return RunFacts{Run: model.RunFact{Kind: model.KindRange, ID: r.Spec}, Commits: commits}
 }
 
-var _ = io.EOF

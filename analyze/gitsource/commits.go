@@ -3,7 +3,6 @@ package gitsource
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -207,4 +206,3 @@ func firstLine(s string, err error) string {
 	return s
 }
 
-var errStop = errors.New("stop")

@@ -244,3 +244,81 @@ func TestAbsentTranscriptBlob(t *testing.T) {
 		t.Errorf("an absent transcript was read as a run")
 	}
 }
+
+// Links from the runs' own evidence, for a run folder given as a path (the
+// runner's ~/.claude/projects/<project>/ in CI): the commit line git
+// printed, a gitOperation row, the Claude-Session trailer; a pr-link row
+// names no commit. Each link records its evidence.
+func TestLinksFromRunEvidence(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	x := r.Commit("by commit line", "x.go", "package x\n")
+	y := r.Commit("by git operation", "y.go", "package y\n")
+	z := r.Commit("by trailer\n\nClaude-Session: "+sessB, "z.go", "package z\n")
+	r.Commit("human", "h.go", "package h\n")
+	orphan := r.Commit("agent, run not given\n\nClaude-Session: c3000000-0000-4000-8000-000000000003", "o.go", "package o\n")
+
+	runs := t.TempDir()
+	a := entiretest.Transcript(sessA, 2, "[feat "+x[:7]+"] by commit line")
+	a += `{"type":"user","uuid":"00000000-0000-4000-8000-000000000099","parentUuid":"00000000-0000-4000-8000-000000000004","timestamp":"2026-05-06T09:00:10.000Z","sessionId":"` + sessA + `","message":{"role":"user","content":[{"tool_use_id":"toolu_9","type":"tool_result","content":"ok"}]},"toolUseResult":{"stdout":"ok","gitOperation":{"commit":{"sha":"` + y[:9] + `","kind":"commit","branch":"feat"}}}}` + "\n"
+	a += `{"type":"pr-link","sessionId":"` + sessA + `","prNumber":12,"prUrl":"https://github.com/o/r/pull/12","prRepository":"o/r","timestamp":"2026-05-06T09:00:11.000Z"}` + "\n"
+	writeFile(t, filepath.Join(runs, sessA+".jsonl"), []byte(a))
+	writeFile(t, filepath.Join(runs, sessB+".jsonl"), []byte(entiretest.Transcript(sessB, 1, "")))
+
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD", runs)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	c := coverageOf(t, doc)
+	if got, want := c["summary"], "5 commits: 3 traced to 2 runs, 1 made by an agent whose run is not in the input, 1 with no agent evidence"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	by := map[string]string{}
+	for _, x := range c["list"].([]any) {
+		cc := x.(map[string]any)
+		var links []string
+		for _, l := range cc["links"].([]any) {
+			lm := l.(map[string]any)
+			links = append(links, lm["run"].(string)+" "+lm["by"].(string))
+		}
+		by[cc["sha"].(string)] = strings.Join(links, ", ")
+	}
+	for sha, want := range map[string]string{x: sessA + " commit-line", y: sessA + " git-operation", z: sessB + " claude-session", orphan: ""} {
+		if by[sha] != want {
+			t.Errorf("commit %s linked by %q, want %q", sha[:7], by[sha], want)
+		}
+	}
+	if !strings.Contains(stdout, "warning agent-commit-without-run") || !strings.Contains(stdout, orphan[:12]) {
+		t.Errorf("no agent-commit-without-run warning for %s:\n%s", orphan[:12], stdout)
+	}
+}
+
+// Subagent transcripts stored under tasks/ are read with their session;
+// one whose transcript is unavailable is an input problem naming why. A
+// session of another agent is not read, and its commit is an agent commit
+// without a run.
+func TestCheckpointSubagentsAndOtherAgents(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("agent\n\nEntire-Checkpoint: 5b5b5b5b5b5b", "a.go", "package a\n")
+	r.Commit("cursor\n\nEntire-Checkpoint: 6c6c6c6c6c6c", "b.go", "package b\n")
+	agent := strings.ReplaceAll(entiretest.Transcript(sessA, 1, ""), `"isSidechain":false`, `"isSidechain":true,"agentId":"a77"`)
+	r.BranchCheckpoint("5b5b5b5b5b5b", []entiretest.Session{{ID: sessA, Transcript: entiretest.Transcript(sessA, 2, ""), Tasks: []entiretest.Task{
+		{ToolUseID: "toolu_01", AgentID: "a77", Transcript: agent},
+		{ToolUseID: "toolu_02", AgentID: "a88", Unavailable: "subagent transcript exceeded the size limit"},
+	}}})
+	r.BranchCheckpoint("6c6c6c6c6c6c", []entiretest.Session{{ID: sessB, Agent: "Cursor", Transcript: "{}\n"}})
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := doc["inputs"].(map[string]any)["files"].(float64); n != 2 {
+		t.Errorf("%v files read, want the session and its subagent", n)
+	}
+	if !strings.Contains(stdout, "subagent transcript exceeded the size limit") || !strings.Contains(stdout, "toolu_02") {
+		t.Errorf("the unavailable subagent transcript is not an input problem:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "made by Cursor") || !strings.Contains(stdout, "warning agent-commit-without-run") {
+		t.Errorf("the other agent's session is not named:\n%s", stdout)
+	}
+}
