@@ -122,18 +122,22 @@ func (b *Batch) Get(name string) (*Object, error) {
 	}
 	head, err := b.out.ReadString('\n')
 	if err != nil {
-		// A partial clone's filtered object: git cannot fetch it (fetching
-		// is refused) and exits instead of answering "missing". The object
-		// is absent; a new process serves the next requests.
-		if strings.Contains(b.errs.String(), "could not fetch") || strings.Contains(b.errs.String(), "promisor") {
-			b.in.Close()
-			_ = b.cmd.Wait()
-			if serr := b.start(); serr != nil {
-				return nil, serr
-			}
+		// The process ended. A partial clone's filtered object: git cannot
+		// fetch it (fetching is refused) and exits instead of answering
+		// "missing". The object is absent; a new process serves the next
+		// requests. Its error output is complete once it has been waited
+		// for.
+		b.in.Close()
+		_ = b.cmd.Wait()
+		msg := b.errs.String()
+		failed := b.failed(err)
+		if serr := b.start(); serr != nil {
+			return nil, serr
+		}
+		if strings.Contains(msg, "could not fetch") || strings.Contains(msg, "promisor") {
 			return nil, ErrMissing
 		}
-		return nil, b.failed(err)
+		return nil, failed
 	}
 	head = strings.TrimSuffix(head, "\n")
 	if strings.HasSuffix(head, " missing") || strings.HasSuffix(head, " ambiguous") {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
@@ -432,7 +433,7 @@ func Materialize(stores []*Store, s *Session, root string) []Problem {
 	var problems []Problem
 	for _, p := range s.parts {
 		st := storeOf(stores, p.cp)
-		rel := path.Join(p.cp.ID[:2], p.cp.ID[2:], path.Base(p.dir), s.ID+".jsonl")
+		rel := path.Join(p.cp.ID[:2], p.cp.ID[2:], path.Base(p.dir), layout.SessionOfStem(s.ID))
 		err := writeChunks(st, p.chunks, filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			msg := fmt.Sprintf("the transcript of session %s cannot be read: %v", s.ID, err)
@@ -474,7 +475,6 @@ func storeOf(stores []*Store, cp *Checkpoint) *Store {
 func materializeTasks(stores []*Store, s *Session, root, rel string) []Problem {
 	var problems []Problem
 	done := map[string]bool{}
-	dir := path.Join(path.Dir(rel), s.ID, "subagents")
 	for _, p := range s.parts {
 		st := storeOf(stores, p.cp)
 		for _, t := range p.tasks {
@@ -487,7 +487,7 @@ func materializeTasks(stores []*Store, s *Session, root, rel string) []Problem {
 				problems = append(problems, Problem{File: t.shown, Message: fmt.Sprintf("subagent transcript of tool use %s (session %s) is not stored: %s; what is known of it comes from the parent's rows", t.toolUseID, s.ID, t.unavailable)})
 				continue
 			}
-			out := filepath.Join(root, filepath.FromSlash(path.Join(dir, "agent-"+t.agentID+".jsonl")))
+			out := filepath.Join(root, filepath.FromSlash(layout.SubagentFileOf(rel, t.agentID)))
 			if err := writeChunks(st, []TreeEntry{*t.transcript}, out); err != nil {
 				msg := fmt.Sprintf("subagent transcript of agent %s (tool use %s) cannot be read: %v", t.agentID, t.toolUseID, err)
 				if errors.Is(err, ErrMissing) {
