@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
+func runIn(t testing.TB, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {

@@ -5,6 +5,7 @@
 package entiretest
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -235,4 +236,65 @@ func Transcript(sessionID string, n int, commitLine string) string {
 			fmt.Sprintf(`{"role":"user","content":[{"tool_use_id":"toolu_%d","type":"tool_result","content":"%s","is_error":false}]}`, i, out))
 	}
 	return b.String()
+}
+
+// Generate writes, through one `git fast-import`, a pull request of n
+// commits on branch feat (from main), each naming its own checkpoint, and
+// the entire/checkpoints/v1 branch holding the n checkpoints, each a
+// session of rows Bash calls: a repository of thousands of checkpoints in
+// seconds. It returns main's id (the range's base).
+func (r *Repo) Generate(n, rows int) string {
+	r.T.Helper()
+	base := r.Git("rev-parse", "HEAD")
+	// The stream goes to a file, not memory: a benchmark measures the
+	// check's peak memory in this process.
+	stream := filepath.Join(r.T.TempDir(), "fast-import")
+	f, err := os.Create(stream)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	in := bufio.NewWriter(f)
+	mark := 0
+	ts := 1778058000
+	commit := func(ref, msg, parent string, files map[string]string) {
+		mark++
+		fmt.Fprintf(in, "commit %s\nmark :%d\ncommitter Dev <dev@example.com> %d +0000\ndata %d\n%s\n", ref, mark, ts+mark, len(msg), msg)
+		if parent != "" {
+			fmt.Fprintf(in, "from %s\n", parent)
+		}
+		paths := make([]string, 0, len(files))
+		for p := range files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			fmt.Fprintf(in, "M 100644 inline %s\ndata %d\n%s\n", p, len(files[p]), files[p])
+		}
+		in.WriteString("\n")
+	}
+	cpParent := ""
+	for i := range n {
+		id := fmt.Sprintf("%012x", 0xa00000000000+i)
+		sess := fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i)
+		parent := ""
+		if i == 0 {
+			parent = base
+		}
+		commit("refs/heads/feat", fmt.Sprintf("change %d\n\nEntire-Checkpoint: %s\n", i, id), parent, map[string]string{fmt.Sprintf("src/f%d.go", i): "package src\n"})
+		files := map[string]string{}
+		for p, data := range Files(id, []Session{{ID: sess, Agent: "Claude Code", Transcript: Transcript(sess, rows, "")}}) {
+			files[id[:2]+"/"+id[2:]+"/"+p] = data
+		}
+		commit("refs/heads/entire/checkpoints/v1", "Checkpoint: "+id+"\n", cpParent, files)
+		cpParent = ""
+	}
+	if err := in.Flush(); err != nil {
+		r.T.Fatal(err)
+	}
+	f.Close()
+	cmd := exec.Command("sh", "-c", `exec git -C "$1" fast-import --quiet < "$2"`, "sh", r.Dir, stream)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.T.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	return base
 }
