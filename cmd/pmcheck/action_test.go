@@ -73,8 +73,10 @@ func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code
 			switch {
 			case m == nil:
 				t.Fatalf("action.yml: env %s=%q is not an input or step output", k, v)
-			case m[1] == "steps":
+			case m[1] == "steps" && m[2] == "install.outputs.path":
 				v = stub // the install step's pmcheck
+			case m[1] == "steps":
+				v = inputs["step:"+m[2]] // another step's output, as the test gives it
 			default:
 				in, ok := action.Inputs[m[2]]
 				if !ok {
