@@ -99,14 +99,14 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if c.FailLevel == "" {
 		c.FailLevel = "error"
 	}
-	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
-		return nil, usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
-	}
 	if c.Commits != "" && c.Git != "" {
 		return nil, usageError("--commits with --git: --commits reads the branch under check from the range; drop --git, --base and --head")
 	}
 	if c.Commits == "" && (c.Repo != "" || len(c.Checkpoints) > 0) {
 		return nil, usageError("--repo and --checkpoints go with --commits BASE..HEAD")
+	}
+	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
+		return nil, usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
 	}
 	ropts := rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity, Range: c.Commits != ""}
 	var packOf func() (*rules.Pack, error)

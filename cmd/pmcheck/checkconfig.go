@@ -121,13 +121,15 @@ func (c *CheckCmd) applyConfig() error {
 			c.Checkpoints = append(c.Checkpoints, inProject(p))
 		}
 	}
-	if c.Base == "" {
+	// A range (flag or config) reads the branch under check itself: the
+	// config's base and head are not joined on top of it.
+	if c.Base == "" && c.Commits == "" {
 		c.Base = cfg.Git.Base
 	}
-	if c.Head == "" {
+	if c.Head == "" && c.Commits == "" {
 		c.Head = cfg.Git.Head
 	}
-	if (c.Base != "" || c.Head != "") && c.Git == "" && (cfg.Git.Base != "" || cfg.Git.Head != "") {
+	if (c.Base != "" || c.Head != "") && c.Git == "" && c.Commits == "" && (cfg.Git.Base != "" || cfg.Git.Head != "") {
 		c.Git = inProject(".") // a config that names revisions joins the project's repository
 	}
 	if len(c.Format) == 0 {

@@ -322,3 +322,31 @@ func TestCheckpointSubagentsAndOtherAgents(t *testing.T) {
 		t.Errorf("the other agent's session is not named:\n%s", stdout)
 	}
 }
+
+// The range can come from .pmcheck.yaml; the config's base and head are
+// then not joined on top of it.
+func TestRangeFromConfig(t *testing.T) {
+	r, base := prRepo(t)
+	writeFile(t, filepath.Join(r.Dir, ".pmcheck.yaml"), []byte("version: 1\ngit:\n  repo: .\n  base: main\n  head: HEAD\n  commits: "+base+"..feat\n"))
+	code, stdout, stderr := runIn(t, r.Dir, "check")
+	if code != 0 || !strings.Contains(stdout, "3 commits: 2 traced to 2 runs") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// Bad ranges are usage errors with a one-line message.
+func TestBadRanges(t *testing.T) {
+	r, base := prRepo(t)
+	for args, want := range map[string]string{
+		"--commits " + base + "...feat":                           "write BASE..HEAD",
+		"--commits nosuch..feat":                                  `"nosuch" is not a commit`,
+		"--commits " + base + "..feat --git .":                    "--commits with --git",
+		"--repo . " + base:                                        "--repo and --checkpoints go with --commits",
+		"--commits " + base + "..feat --checkpoints /nonexistent": "--checkpoints /nonexistent",
+	} {
+		code, _, stderr := runIn(t, r.Dir, append([]string{"check", "--no-config"}, strings.Fields(args)...)...)
+		if code != 2 || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", args, code, stderr, want)
+		}
+	}
+}
