@@ -60,6 +60,11 @@ type Store struct {
 	Label    string
 	batch    *Batch
 	branches []string // refs of the branch backend found in it
+	// v2main and v2full are the refs of the v2 layout: metadata (and
+	// compact transcripts) on v2/main, the raw transcripts on the full
+	// refs (the current generation first, then archived ones).
+	v2main string
+	v2full []string
 }
 
 // Problem is something about the checkpoints a report must name.
@@ -129,7 +134,7 @@ func OpenStore(dir, label string) (*Store, error) {
 	}
 	s := &Store{Dir: dir, Label: label, batch: b}
 	cmd := exec.Command("git", gitArgs(dir, "for-each-ref", "--format=%(refname)",
-		"refs/heads/"+CheckpointBranch, "refs/remotes/*/"+CheckpointBranch, checkpointRefs+"v1/full")...)
+		"refs/heads/"+CheckpointBranch, "refs/remotes/*/"+CheckpointBranch, checkpointRefs+"v1", checkpointRefs+"v2")...)
 	gitEnv(cmd)
 	out, err := cmd.Output()
 	if err != nil {
@@ -137,8 +142,25 @@ func OpenStore(dir, label string) (*Store, error) {
 		return nil, fmt.Errorf("%s (%s) is not a git repository: give a clone with --checkpoints", label, dir)
 	}
 	for _, ref := range strings.Fields(string(out)) {
-		s.branches = append(s.branches, ref)
+		switch {
+		case ref == checkpointRefs+"v2/main":
+			s.v2main = ref
+		case strings.HasPrefix(ref, checkpointRefs+"v2/full/"):
+			s.v2full = append(s.v2full, ref)
+		case strings.HasPrefix(ref, checkpointRefs+"v2/"):
+		default:
+			s.branches = append(s.branches, ref)
+		}
 	}
+	slices.SortStableFunc(s.v2full, func(a, b string) int {
+		rank := func(ref string) int {
+			if strings.HasSuffix(ref, "/current") {
+				return 0
+			}
+			return 1
+		}
+		return cmp.Compare(rank(a), rank(b))
+	})
 	// The local branch first, then the full alias, then remote-tracking
 	// branches by name: the first that holds a checkpoint answers.
 	slices.SortStableFunc(s.branches, func(a, b string) int { return cmp.Compare(branchRank(a), branchRank(b)) })
@@ -172,23 +194,31 @@ func Lookup(stores []*Store, id string) *Checkpoint {
 		return cp
 	}
 	var tried []string
+	var first *Checkpoint // the first place that holds the id, when none can be read
 	for _, s := range stores {
 		for _, at := range s.places(id) {
 			entries, err := s.batch.Tree(at.tree)
 			if errors.Is(err, ErrMissing) {
 				continue
 			}
-			cp.Where = at.shown
+			try := &Checkpoint{ID: id, Where: at.shown}
 			if s.Label != "" {
-				cp.Where += " in " + s.Label
+				try.Where += " in " + s.Label
 			}
 			if err != nil {
-				cp.Problem = fmt.Sprintf("cannot be read from %s: %v", cp.Where, err)
-				return cp
+				try.Problem = fmt.Sprintf("cannot be read from %s: %v", try.Where, err)
+			} else {
+				s.read(try, at, entries)
 			}
-			s.read(cp, at, entries)
-			cp.Found = cp.Problem == ""
-			return cp
+			if try.Problem == "" {
+				try.Found = true
+				return try
+			}
+			// Another place may hold it whole (a compact copy without the
+			// transcript on one ref, the full one on another).
+			if first == nil {
+				first = try
+			}
 		}
 		where := "the checkpoint refs"
 		if len(s.branches) > 0 {
@@ -198,6 +228,9 @@ func Lookup(stores []*Store, id string) *Checkpoint {
 			where += " of " + s.Label
 		}
 		tried = append(tried, where)
+	}
+	if first != nil {
+		return first
 	}
 	cp.Problem = "is in none of " + strings.Join(tried, "; ") + " (was it pushed? fetch " + CheckpointBranch + " and " + checkpointRefs + "*, or give the checkpoint repository with --checkpoints)"
 	if len(stores) == 0 {
@@ -209,6 +242,9 @@ func Lookup(stores []*Store, id string) *Checkpoint {
 type place struct {
 	tree  string // a tree name for cat-file
 	shown string // how reports name the folder
+	// v2 is the folder's path in the v2 refs, whose transcripts are in
+	// the full refs (empty for the other layouts).
+	v2 string
 }
 
 // places are where id may be, in order: its own ref, then each branch.
@@ -218,6 +254,10 @@ func (s *Store) places(id string) []place {
 	for _, b := range s.branches {
 		short := strings.TrimPrefix(strings.TrimPrefix(b, "refs/heads/"), "refs/remotes/")
 		out = append(out, place{tree: b + ":" + id[:2] + "/" + id[2:], shown: short + ":" + id[:2] + "/" + id[2:]})
+	}
+	if s.v2main != "" {
+		shard := id[:2] + "/" + id[2:]
+		out = append(out, place{tree: s.v2main + ":" + shard, shown: strings.TrimPrefix(s.v2main, "refs/") + ":" + shard, v2: shard})
 	}
 	return out
 }
@@ -309,6 +349,9 @@ func (s *Store) readSession(cp *Checkpoint, at place, dir TreeEntry) (*sessionPa
 	if part.start == 0 {
 		part.start = m.TranscriptLinesAtStart
 	}
+	if len(part.chunks) == 0 && at.v2 != "" {
+		part.chunks = s.v2Transcript(at.v2 + "/" + dir.Name)
+	}
 	if len(part.chunks) == 0 {
 		return nil, fmt.Errorf("%s has no %s", shown, transcriptName)
 	}
@@ -317,8 +360,40 @@ func (s *Store) readSession(cp *Checkpoint, at place, dir TreeEntry) (*sessionPa
 }
 
 func chunkIndex(name string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(name, transcriptName), "."))
+	name = strings.TrimPrefix(strings.TrimPrefix(name, transcriptName), v2TranscriptName)
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, "."))
 	return n
+}
+
+// v2TranscriptName is a v2 session's raw transcript, on the full refs.
+const v2TranscriptName = "raw_transcript"
+
+// v2Transcript is the raw transcript of a v2 session folder (shard/n): the
+// parts of raw_transcript on the first full ref that has them.
+func (s *Store) v2Transcript(folder string) []TreeEntry {
+	for _, ref := range s.v2full {
+		entries, err := s.batch.Tree(ref + ":" + folder)
+		if err != nil {
+			continue
+		}
+		var parts []TreeEntry
+		for _, e := range entries {
+			if e.IsTree() {
+				continue
+			}
+			if e.Name == v2TranscriptName {
+				parts = append(parts, e)
+			} else if rest, ok := strings.CutPrefix(e.Name, v2TranscriptName+"."); ok {
+				if n, err := strconv.Atoi(rest); err == nil && n > 0 {
+					parts = append(parts, e)
+				}
+			}
+		}
+		if len(parts) > 0 {
+			return parts
+		}
+	}
+	return nil
 }
 
 var agentFile = lazyre.New(`^agent-([A-Za-z0-9_-]{1,128})\.jsonl$`)

@@ -350,3 +350,19 @@ func TestBadRanges(t *testing.T) {
 		}
 	}
 }
+
+// The v2 layout: metadata on refs/entire/checkpoints/v2/main, the raw
+// transcript on refs/entire/checkpoints/v2/full/current.
+func TestV2Checkpoints(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("agent\n\nEntire-Checkpoint: 2d2d2d2d2d2d", "a.go", "package a\n")
+	r.V2Checkpoint("2d2d2d2d2d2d", []entiretest.Session{{ID: sessA, Agent: "Claude Code", Transcript: entiretest.Transcript(sessA, 3, "")}})
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got, want := coverageOf(t, doc)["summary"], "1 commit: 1 traced to 1 run"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}

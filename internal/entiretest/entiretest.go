@@ -298,3 +298,32 @@ func (r *Repo) Generate(n, rows int) string {
 	}
 	return base
 }
+
+// V2Checkpoint adds a checkpoint in the v2 layout: metadata (and no full
+// transcript) on refs/entire/checkpoints/v2/main, the raw transcript as
+// <shard>/<n>/raw_transcript on refs/entire/checkpoints/v2/full/current.
+func (r *Repo) V2Checkpoint(id string, sessions []Session) {
+	r.T.Helper()
+	shard := id[:2] + "/" + id[2:] + "/"
+	meta, full := map[string]string{}, map[string]string{}
+	for p, data := range Files(id, sessions) {
+		if dir, name, ok := strings.Cut(p, "/"); ok && name == "full.jsonl" {
+			full[shard+dir+"/raw_transcript"] = data
+			meta[shard+dir+"/transcript.jsonl"] = "{\"v\":1}\n"
+			continue
+		}
+		meta[shard+p] = data
+	}
+	for ref, files := range map[string]map[string]string{"refs/entire/checkpoints/v2/main": meta, "refs/entire/checkpoints/v2/full/current": full} {
+		parent, base := "", ""
+		if out, err := exec.Command("git", "-C", r.Dir, "rev-parse", "--verify", "--quiet", ref).Output(); err == nil {
+			parent = strings.TrimSpace(string(out))
+			base = parent + "^{tree}"
+		}
+		args := []string{"commit-tree", r.tree(base, files), "-m", "Checkpoint: " + id}
+		if parent != "" {
+			args = append(args, "-p", parent)
+		}
+		r.Git("update-ref", ref, r.Git(args...))
+	}
+}
