@@ -203,4 +203,3 @@ func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
 func (r *CommitRange) RangeFacts(commits []model.CommitFact) RunFacts {
 	return RunFacts{Run: model.RunFact{Kind: model.KindRange, ID: r.Spec}, Commits: commits}
 }
-

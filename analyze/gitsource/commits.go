@@ -205,4 +205,3 @@ func firstLine(s string, err error) string {
 	}
 	return s
 }
-
