@@ -366,3 +366,48 @@ func TestV2Checkpoints(t *testing.T) {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 }
+
+// Coverage is in every format, and `pmcheck render` of the saved JSON gives
+// the bytes of a direct run.
+func TestCoverageInEveryFormat(t *testing.T) {
+	r, base := prRepo(t)
+	r.Commit("agent work three\n\nEntire-Checkpoint: 0123456789ab", "four.go", "package four\n")
+	out := t.TempDir()
+	formats := map[string]string{"text": "coverage of ", "markdown": "### Coverage of", "html": `<section id="coverage">`,
+		"json": `"coverage": {`, "sarif": `"pmcheck/coverage"`, "junit": `classname="commit"`}
+	args := []string{"check", "--no-config", "--commits", base + "..feat"}
+	for f := range formats {
+		args = append(args, "--format", f+"="+filepath.Join(out, f))
+	}
+	if code, _, stderr := runIn(t, r.Dir, args...); code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	for f, want := range formats {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s report lacks %q", f, want)
+		}
+		if !strings.Contains(string(data), "4 commits: 2 traced to 2 runs, 1 checkpoint missing, 1 with no agent evidence") {
+			t.Errorf("%s report lacks the coverage sentence", f)
+		}
+		if f == "json" {
+			continue
+		}
+		code, rendered, stderr := runIn(t, r.Dir, "render", "--format", f, filepath.Join(out, "json"))
+		if code != 0 || rendered != string(data) {
+			t.Errorf("render --format %s of the saved JSON differs from the direct run (exit %d, %s)", f, code, stderr)
+		}
+	}
+	junit, _ := os.ReadFile(filepath.Join(out, "junit"))
+	if n := strings.Count(string(junit), `classname="commit"`); n != 4 {
+		t.Errorf("%d JUnit cases for commits, want one per commit (4)", n)
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "html"))
+	// Runs are sorted by path: the ref-backend checkpoint (01J9…) first.
+	if !strings.Contains(string(html), `<a href="#r1"><code>`+sessA+`</code></a> (entire-checkpoint)`) || !strings.Contains(string(html), `<section class="run" id="r1">`) {
+		t.Errorf("the HTML coverage table does not link the run to its timeline")
+	}
+}
