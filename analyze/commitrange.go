@@ -116,7 +116,7 @@ func ReadRange(o RangeOptions) (*CommitRange, error) {
 	r.Sessions = gitsource.Sessions(order)
 	for _, s := range r.Sessions {
 		if !s.IsClaudeCode() {
-			r.Problems = append(r.Problems, Problem{At: model.Evidence{File: CheckpointsShown}, Message: fmt.Sprintf("session %s of checkpoint %s was made by %s: pmcheck reads Claude Code transcripts only, so its commits count as made by an agent without a run", s.ID, strings.Join(s.Checkpoints, ", "), s.Agent)})
+			r.Problems = append(r.Problems, Problem{At: model.Evidence{File: CheckpointsShown}, Message: fmt.Sprintf("session %s of checkpoint %s was made by %s: pmcheck reads Claude Code transcripts only, so its commits count as made by an agent without a run", s.ID, strings.Join(s.Checkpoints, ", "), agentName(s.Agent))})
 			continue
 		}
 		if r.Dir == "" {
@@ -202,4 +202,13 @@ func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
 // only its commit facts.
 func (r *CommitRange) RangeFacts(commits []model.CommitFact) RunFacts {
 	return RunFacts{Run: model.RunFact{Kind: model.KindRange, ID: r.Spec}, Commits: commits}
+}
+
+// agentName is an agent's name as a message quotes it: the metadata is the
+// pull request's, so a long name is cut.
+func agentName(name string) string {
+	if len(name) > 64 {
+		return fmt.Sprintf("%q…", name[:64])
+	}
+	return fmt.Sprintf("%q", name)
 }

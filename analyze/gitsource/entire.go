@@ -98,6 +98,7 @@ type sessionPart struct {
 	sessionID string
 	agent     string
 	start     int
+	seq       int         // the checkpoint's place in the range (Sessions)
 	chunks    []TreeEntry // full.jsonl, full.jsonl.001, … in order
 	size      int64
 	tasks     []taskPart
@@ -454,8 +455,9 @@ func (s *Store) readTasks(id, shown string) ([]taskPart, error) {
 func Sessions(cps []*Checkpoint) []*Session {
 	by := map[string]*Session{}
 	var order []string
-	for _, cp := range cps {
+	for i, cp := range cps {
 		for _, p := range cp.sess {
+			p.seq = i
 			s := by[p.sessionID]
 			if s == nil {
 				s = &Session{ID: p.sessionID, Agent: p.agent}
@@ -471,7 +473,9 @@ func Sessions(cps []*Checkpoint) []*Session {
 	out := make([]*Session, 0, len(order))
 	for _, id := range order {
 		s := by[id]
-		slices.SortStableFunc(s.parts, func(a, b *sessionPart) int { return cmp.Compare(b.start, a.start) })
+		// The latest start first; of equal starts, the checkpoint named
+		// later in the range (it was written later).
+		slices.SortStableFunc(s.parts, func(a, b *sessionPart) int { return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(b.seq, a.seq)) })
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b *Session) int { return cmp.Compare(a.ID, b.ID) })

@@ -156,6 +156,13 @@ func TestSplitTranscript(t *testing.T) {
 // A session spread over three checkpoints is one run, read from the last
 // checkpoint (its full.jsonl holds the whole session): no row counted twice.
 func TestSessionOverThreeCheckpoints(t *testing.T) {
+	t.Run("with starts", func(t *testing.T) { sessionOverThree(t, true) })
+	// Older versions write no checkpoint_transcript_start: the checkpoint
+	// named last in the range is read.
+	t.Run("without starts", func(t *testing.T) { sessionOverThree(t, false) })
+}
+
+func sessionOverThree(t *testing.T, withStarts bool) {
 	r := entiretest.New(t)
 	base := r.Git("rev-parse", "HEAD")
 	ids := []string{"c0c0c0c0c001", "c0c0c0c0c002", "c0c0c0c0c003"}
@@ -165,6 +172,9 @@ func TestSessionOverThreeCheckpoints(t *testing.T) {
 		r.Commit("agent step\n\nEntire-Checkpoint: "+id, "f.go", "package f // "+id+"\n")
 		upTo := 7 * (i + 1) // rows so far
 		start := 7 * i
+		if !withStarts {
+			start = 0
+		}
 		r.BranchCheckpoint(id, []entiretest.Session{{ID: sessA, Start: start, Transcript: strings.Join(lines[:upTo], "")}})
 	}
 	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
@@ -318,7 +328,7 @@ func TestCheckpointSubagentsAndOtherAgents(t *testing.T) {
 	if !strings.Contains(stdout, "subagent transcript exceeded the size limit") || !strings.Contains(stdout, "toolu_02") {
 		t.Errorf("the unavailable subagent transcript is not an input problem:\n%s", stdout)
 	}
-	if !strings.Contains(stdout, "made by Cursor") || !strings.Contains(stdout, "warning agent-commit-without-run") {
+	if !strings.Contains(stdout, "made by \"Cursor\"") || !strings.Contains(stdout, "warning agent-commit-without-run") {
 		t.Errorf("the other agent's session is not named:\n%s", stdout)
 	}
 }
