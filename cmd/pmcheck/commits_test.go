@@ -421,3 +421,41 @@ func TestCoverageInEveryFormat(t *testing.T) {
 		t.Errorf("the HTML coverage table does not link the run to its timeline")
 	}
 }
+
+// With a range, on_shipped_branch means "in the pull request's head": a
+// killed subagent (read from a checkpoint's tasks/) whose file the range
+// changes is an error; when the range does not carry its work, a warning.
+func TestRangeIsTheShippedBranch(t *testing.T) {
+	const (
+		dir     = "../../fixtures/runs/rule-killed-subagent-unreviewed-bad/"
+		session = "50000000-0000-4000-8000-000000000015"
+	)
+	main, err := os.ReadFile(dir + session + ".jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := os.ReadFile(dir + session + "/subagents/agent-a5000000000000011.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file string
+		code int
+		want string
+	}{
+		{"billing.go", 1, "error unreviewed-killed-subagent"},
+		{"other.go", 0, "warning killed-subagent-unreviewed"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			r := entiretest.New(t)
+			base := r.Git("rev-parse", "HEAD")
+			r.Commit("refactor\n\nEntire-Checkpoint: 4e4e4e4e4e4e", tc.file, "package billing\n")
+			r.BranchCheckpoint("4e4e4e4e4e4e", []entiretest.Session{{ID: session, Agent: "Claude Code", Transcript: string(main),
+				Tasks: []entiretest.Task{{ToolUseID: "toolu_r0101", AgentID: "a5000000000000011", Transcript: string(agent)}}}})
+			code, _, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+			if code != tc.code || !strings.Contains(stdout, tc.want) {
+				t.Fatalf("exit %d, want %d with %q\n%s\n%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
