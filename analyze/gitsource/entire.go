@@ -100,7 +100,6 @@ type sessionPart struct {
 	start     int
 	seq       int         // the checkpoint's place in the range (Sessions)
 	chunks    []TreeEntry // full.jsonl, full.jsonl.001, … in order
-	size      int64
 	tasks     []taskPart
 }
 
