@@ -34,6 +34,34 @@ type Coverage struct {
 	NoAgentEvidence   int `json:"no_agent_evidence"`
 	// List holds every commit of the range, oldest first.
 	List []CoverageCommit `json:"list"`
+	// PullRequests are the pull requests the runs name (pr-link rows, a
+	// gitOperation's pr), by run: evidence that ties a run to a pull
+	// request, not to a commit.
+	PullRequests []CoveragePR `json:"pull_requests"`
+}
+
+// CoveragePR is one pull request a run names.
+type CoveragePR struct {
+	Run        string         `json:"run"`
+	Number     int            `json:"number,omitempty"`
+	URL        string         `json:"url,omitempty"`
+	Repository string         `json:"repository,omitempty"`
+	By         string         `json:"by"`
+	At         model.Evidence `json:"at"`
+}
+
+func (p CoveragePR) text() string {
+	s := "pull request"
+	if p.Number > 0 {
+		s += fmt.Sprintf(" #%d", p.Number)
+	}
+	if p.Repository != "" {
+		s += " of " + p.Repository
+	}
+	if p.URL != "" {
+		s += " (" + p.URL + ")"
+	}
+	return s
 }
 
 // CoverageCommit is one commit of the range, as coverage shows it.
@@ -58,8 +86,11 @@ const (
 )
 
 // NewCoverage sums up the commit facts of a range.
-func NewCoverage(spec, base, head string, commits []model.CommitFact) *Coverage {
-	c := &Coverage{Range: spec, Base: base, Head: head, Commits: len(commits), List: make([]CoverageCommit, 0, len(commits))}
+func NewCoverage(spec, base, head string, commits []model.CommitFact, prs []CoveragePR) *Coverage {
+	c := &Coverage{Range: spec, Base: base, Head: head, Commits: len(commits), List: make([]CoverageCommit, 0, len(commits)), PullRequests: prs}
+	if c.PullRequests == nil {
+		c.PullRequests = []CoveragePR{}
+	}
 	runs := map[string]bool{}
 	for _, f := range commits {
 		cc := CoverageCommit{SHA: f.SHA, Subject: f.Subject, Author: f.Author, Checkpoints: nonNilStrings(f.Checkpoints),
@@ -159,6 +190,9 @@ func textCoverage(doc *Document) string {
 		}
 		b.WriteString("\n")
 	}
+	for _, p := range c.PullRequests {
+		fmt.Fprintf(&b, "  run %s names %s (%s at %s)\n", singleLine(p.Run), singleLine(p.text()), p.By, location(doc.displayPath(p.At.File), p.At.Line))
+	}
 	b.WriteString("\n")
 	return b.String()
 }
@@ -180,6 +214,15 @@ func markdownCoverage(doc *Document) string {
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", shortSHA(cc.SHA), cc.Status, mdCell(cc.Subject), mdCell(cc.linkText()))
 		}
+		b.WriteString("\n")
+	}
+	for i, p := range c.PullRequests {
+		if i == markdownMaxListed {
+			break
+		}
+		fmt.Fprintf(&b, "- run %s names %s (%s)\n", mdCell(p.Run), mdCell(p.text()), p.By)
+	}
+	if len(c.PullRequests) > 0 {
 		b.WriteString("\n")
 	}
 	return b.String()

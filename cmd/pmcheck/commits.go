@@ -25,7 +25,13 @@ func rangeFindings(rng *analyze.CommitRange, ev *evaluated, pack *rules.Pack) (*
 		// a reference points into.
 		findings[i].Fact = nil
 	}
-	return report.NewCoverage(rng.Spec, rng.Base, rng.Head, commits), findings, nil
+	var prs []report.CoveragePR
+	for _, l := range links {
+		for _, p := range l.PRs {
+			prs = append(prs, report.CoveragePR{Run: l.RunID, Number: p.Number, URL: p.URL, Repository: p.Repository, By: p.By, At: p.At})
+		}
+	}
+	return report.NewCoverage(rng.Spec, rng.Base, rng.Head, commits, prs), findings, nil
 }
 
 // rangeProblems adds what could not be read of the range's checkpoints to

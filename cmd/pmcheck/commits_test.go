@@ -298,6 +298,9 @@ func TestLinksFromRunEvidence(t *testing.T) {
 			t.Errorf("commit %s linked by %q, want %q", sha[:7], by[sha], want)
 		}
 	}
+	if !strings.Contains(stdout, "run "+sessA+" names pull request #12 of o/r (https://github.com/o/r/pull/12) (pr-link at ") {
+		t.Errorf("the run's pr-link row is not reported:\n%s", stdout)
+	}
 	if !strings.Contains(stdout, "warning agent-commit-without-run") || !strings.Contains(stdout, orphan[:12]) {
 		t.Errorf("no agent-commit-without-run warning for %s:\n%s", orphan[:12], stdout)
 	}
