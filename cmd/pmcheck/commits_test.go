@@ -462,3 +462,18 @@ func TestRangeIsTheShippedBranch(t *testing.T) {
 		})
 	}
 }
+
+// explain on a saved report names a commit finding without a crash (its
+// fact is in the coverage, not among the runs').
+func TestExplainCommitFinding(t *testing.T) {
+	r, base := prRepo(t)
+	r.Commit("agent work three\n\nEntire-Checkpoint: 0123456789ab", "four.go", "package four\n")
+	saved := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runIn(t, r.Dir, "check", "--no-config", "--commits", base+"..feat", "--format", "json="+saved); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runIn(t, r.Dir, "explain", "checkpoint-missing", "--report", saved)
+	if code != 2 || !strings.Contains(stderr, "is about a commit of the range") {
+		t.Fatalf("explain: exit %d, want 2 saying the finding is about a commit\n%s\n%s", code, stdout, stderr)
+	}
+}
