@@ -175,10 +175,32 @@ func (r *CommitRange) ScanRun(run *Run) RunEvidence {
 // CommitFacts links the range's commits to the runs and derives a commit
 // fact for each, in the range's order.
 //
+// A Claude Code session read from a checkpoint that gave no run (an empty
+// file, or rows that are not a Claude Code transcript) leaves its
+// checkpoints unreadable: a checkpoint's claim that an agent made a commit
+// is never satisfied by a transcript pmcheck could not check.
+//
 // A commit's evidence is the first path it changes (line 0: the whole
 // file), so that a finding about it lands on the pull request's diff; a
 // commit that changes none points at the root.
 func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
+	read := map[string]bool{}
+	for _, ev := range runs {
+		if strings.HasPrefix(ev.RunPath, CheckpointsShown+"/") {
+			read[ev.RunID] = true
+		}
+	}
+	for _, s := range r.Sessions {
+		if s.File == "" || read[s.ID] {
+			continue
+		}
+		for _, id := range s.Checkpoints {
+			if cp := r.Checkpoints[id]; cp != nil && cp.Found {
+				cp.Found = false
+				cp.Problem = fmt.Sprintf("its Claude Code session %s gave no run: %s holds no row of a Claude Code transcript", s.ID, s.Shown+"/"+"full.jsonl")
+			}
+		}
+	}
 	facts := trace.Facts(r.Commits, r.Checkpoints, runs)
 	paths := map[string]string{}
 	if r.Branch != nil {

@@ -102,6 +102,9 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if c.Commits != "" && c.Git != "" {
 		return nil, usageError("--commits with --git: --commits reads the branch under check from the range; drop --git, --base and --head")
 	}
+	if c.Commits != "" && c.Shard != "" {
+		return nil, usageError("--commits with --shard: a range's coverage needs every run; check the range in one job")
+	}
 	if c.Commits == "" && (c.Repo != "" || len(c.Checkpoints) > 0) {
 		return nil, usageError("--repo and --checkpoints go with --commits BASE..HEAD")
 	}

@@ -477,3 +477,20 @@ func TestExplainCommitFinding(t *testing.T) {
 		t.Fatalf("explain: exit %d, want 2 saying the finding is about a commit\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// A checkpoint whose Claude Code transcript is empty, or not a transcript,
+// gives no run: it cannot vouch for the commit, which fails the check.
+func TestEmptyCheckpointTranscriptFails(t *testing.T) {
+	for name, transcript := range map[string]string{"empty": "", "not a transcript": "{\"hello\":1}\n"} {
+		t.Run(name, func(t *testing.T) {
+			r := entiretest.New(t)
+			base := r.Git("rev-parse", "HEAD")
+			r.Commit("agent\n\nEntire-Checkpoint: 3e3e3e3e3e3e", "a.go", "package a\n")
+			r.BranchCheckpoint("3e3e3e3e3e3e", []entiretest.Session{{ID: sessA, Agent: "Claude Code", Transcript: transcript}})
+			code, _, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+			if code != 1 || !strings.Contains(stdout, "gave no run") {
+				t.Fatalf("exit %d, want 1 (checkpoint-missing: gave no run)\n%s\n%s", code, stdout, stderr)
+			}
+		})
+	}
+}
