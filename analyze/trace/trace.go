@@ -6,7 +6,9 @@
 //
 //   - entire-checkpoint: the commit's Entire-Checkpoint trailer names a
 //     checkpoint that holds the run's session;
-//   - claude-session: the commit's Claude-Session trailer names the run;
+//   - claude-session: the commit's Claude-Session trailer names the run's
+//     session id, or a value the run's own Bash commands wrote (Claude Code
+//     on the web writes its session's address into the message it commits);
 //   - git-operation: a Bash row's toolUseResult.gitOperation.commit.sha;
 //   - commit-line: the summary line `git commit` printed in a Bash result
 //     ("[branch abc1234] subject"), matched by abbreviated sha.
@@ -28,6 +30,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/gitsource"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
 // Evidence is what one run says about the commits and pull requests it
@@ -41,6 +44,11 @@ type Evidence struct {
 	// PRs are the pull requests the run names ("#12 owner/repo", a URL),
 	// with the evidence (pr-link, git-operation).
 	PRs []PREvidence
+	// Sessions are the Claude-Session trailer values the run's own Bash
+	// commands wrote (Claude Code on the web writes
+	// "Claude-Session: https://claude.ai/code/session_…" into the commit
+	// message it runs): a commit carrying one of them is the run's.
+	Sessions []string
 }
 
 // CommitEvidence is one commit id a run reported making.
@@ -75,6 +83,11 @@ func Scan(run *model.Run, open func(file string) (io.ReadCloser, error)) Evidenc
 			if c.Name() != "Bash" || c.Result == nil || c.Result.IsError() {
 				continue
 			}
+			for _, m := range sessionTrailer().FindAllStringSubmatch(c.Command(), -1) {
+				if !slices.Contains(ev.Sessions, m[1]) {
+					ev.Sessions = append(ev.Sessions, m[1])
+				}
+			}
 			for _, id := range detect.CommitIDsIn(c.Result.Text) {
 				ev.Commits = append(ev.Commits, CommitEvidence{ID: id, By: model.LinkCommitLine, At: c.At()})
 			}
@@ -98,6 +111,10 @@ func transcripts(run *model.Run) []*model.Transcript {
 	}
 	return out
 }
+
+// sessionTrailer finds a Claude-Session trailer in a command line (a
+// message given with -m, a heredoc).
+var sessionTrailer = lazyre.New(`Claude-Session:[ \t]*([^\s"'\\]+)`)
 
 var (
 	markGitOperation = []byte(`"gitOperation"`)
@@ -210,9 +227,12 @@ func isHexID(s string) bool {
 // the range's order. runs are the evidence of every run in the input,
 // checkpoints the lookups by id.
 func Facts(commits []gitsource.Commit, checkpoints map[string]*gitsource.Checkpoint, runs []Evidence) []model.CommitFact {
-	byID := map[string][]int{}
+	byID, bySession := map[string][]int{}, map[string][]int{}
 	for i, r := range runs {
 		byID[r.RunID] = append(byID[r.RunID], i)
+		for _, s := range r.Sessions {
+			bySession[s] = append(bySession[s], i)
+		}
 	}
 	// Commit ids the runs reported, sorted for a prefix search.
 	type reported struct {
@@ -265,6 +285,9 @@ func Facts(commits []gitsource.Commit, checkpoints map[string]*gitsource.Checkpo
 		}
 		for _, s := range c.Sessions {
 			for _, i := range byID[s] {
+				link(i, model.LinkSession, model.Evidence{})
+			}
+			for _, i := range bySession[s] {
 				link(i, model.LinkSession, model.Evidence{})
 			}
 		}

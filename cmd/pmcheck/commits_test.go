@@ -266,6 +266,7 @@ func TestLinksFromRunEvidence(t *testing.T) {
 	y := r.Commit("by git operation", "y.go", "package y\n")
 	z := r.Commit("by trailer\n\nClaude-Session: "+sessB, "z.go", "package z\n")
 	r.Commit("human", "h.go", "package h\n")
+	web := r.Commit("by a web session's trailer\n\nClaude-Session: https://claude.ai/code/session_01WebWebWeb", "w.go", "package w\n")
 	orphan := r.Commit("agent, run not given\n\nClaude-Session: c3000000-0000-4000-8000-000000000003", "o.go", "package o\n")
 
 	runs := t.TempDir()
@@ -274,13 +275,16 @@ func TestLinksFromRunEvidence(t *testing.T) {
 	a += `{"type":"pr-link","sessionId":"` + sessA + `","prNumber":12,"prUrl":"https://github.com/o/r/pull/12","prRepository":"o/r","timestamp":"2026-05-06T09:00:11.000Z"}` + "\n"
 	writeFile(t, filepath.Join(runs, sessA+".jsonl"), []byte(a))
 	writeFile(t, filepath.Join(runs, sessB+".jsonl"), []byte(entiretest.Transcript(sessB, 1, "")))
+	const sessC = "c3000000-0000-4000-8000-0000000000cc"
+	webRun := strings.Replace(entiretest.Transcript(sessC, 1, "[feat 0000000] x"), "git commit -am work", `git commit -m \"w\n\nClaude-Session: https://claude.ai/code/session_01WebWebWeb\"`, 1)
+	writeFile(t, filepath.Join(runs, sessC+".jsonl"), []byte(webRun))
 
 	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD", runs)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	c := coverageOf(t, doc)
-	if got, want := c["summary"], "5 commits: 3 traced to 2 runs, 1 made by an agent whose run is not in the input, 1 with no agent evidence"; got != want {
+	if got, want := c["summary"], "6 commits: 4 traced to 3 runs, 1 made by an agent whose run is not in the input, 1 with no agent evidence"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	by := map[string]string{}
@@ -293,7 +297,7 @@ func TestLinksFromRunEvidence(t *testing.T) {
 		}
 		by[cc["sha"].(string)] = strings.Join(links, ", ")
 	}
-	for sha, want := range map[string]string{x: sessA + " commit-line", y: sessA + " git-operation", z: sessB + " claude-session", orphan: ""} {
+	for sha, want := range map[string]string{x: sessA + " commit-line", y: sessA + " git-operation", z: sessB + " claude-session", web: sessC + " claude-session", orphan: ""} {
 		if by[sha] != want {
 			t.Errorf("commit %s linked by %q, want %q", sha[:7], by[sha], want)
 		}
