@@ -220,10 +220,15 @@ func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
 	return facts
 }
 
+// RangeRunID is the run id of a range's facts. It does not name the range:
+// a finding's fingerprint hashes it, and a commit's findings must keep
+// their fingerprints (and baselines) as the pull request's head moves.
+const RangeRunID = "commits"
+
 // RangeFacts are the facts the range rules are evaluated on: a range holds
 // only its commit facts.
 func (r *CommitRange) RangeFacts(commits []model.CommitFact) RunFacts {
-	return RunFacts{Run: model.RunFact{Kind: model.KindRange, ID: r.Spec}, Commits: commits}
+	return RunFacts{Run: model.RunFact{Kind: model.KindRange, ID: RangeRunID}, Commits: commits}
 }
 
 // agentName is an agent's name as a message quotes it: the metadata is the

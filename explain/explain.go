@@ -343,7 +343,7 @@ func factsAt(rf *report.RunFacts, match func(model.Evidence) bool) []rules.FactR
 
 func (e *explainer) finding(f *rules.Finding) (Explanation, error) {
 	if f.Fact == nil && f.RunKind == model.KindRange {
-		return Explanation{}, fmt.Errorf("finding %s is about a commit of the range %s, not a run: its evidence is the report's coverage (pmcheck render --format text shows it)", f.Fingerprint, f.RunID)
+		return Explanation{}, fmt.Errorf("finding %s is about a commit of the range under check, not a run: its evidence is the report's coverage (pmcheck render --format text shows it)", f.Fingerprint)
 	}
 	if f.Fact == nil {
 		return Explanation{}, fmt.Errorf("finding %s names no fact (a report written by schema version 1): run pmcheck check again", f.Fingerprint)

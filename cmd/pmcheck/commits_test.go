@@ -498,3 +498,20 @@ func TestEmptyCheckpointTranscriptFails(t *testing.T) {
 		})
 	}
 }
+
+// A commit's finding keeps its fingerprint when the pull request's head
+// moves: a baseline written for it still suppresses it.
+func TestCommitFindingFingerprintSurvivesNewCommits(t *testing.T) {
+	r, base := prRepo(t)
+	// As the action gives it: base.sha..head.sha, the head a new id.
+	head := r.Commit("agent work three\n\nEntire-Checkpoint: 0123456789ab", "four.go", "package four\n")
+	bl := filepath.Join(t.TempDir(), "baseline.json")
+	if code, _, stderr := runIn(t, r.Dir, "check", "--no-config", "--commits", base+".."+head, "--write-baseline", bl); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	head = r.Commit("more work", "five.go", "package five\n")
+	code, stdout, stderr := runIn(t, r.Dir, "check", "--no-config", "--commits", base+".."+head, "--baseline", bl)
+	if code != 0 || !strings.Contains(stdout, "suppressed") {
+		t.Fatalf("with the baseline, after a new commit: exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+}
