@@ -70,3 +70,21 @@ func TestBatchSkipsUnreadContent(t *testing.T) {
 		t.Errorf("a blob over the limit was read whole")
 	}
 }
+
+// A SHA-256 repository's trees hold 32-byte ids.
+func TestTreeOfSHA256Repository(t *testing.T) {
+	r := entiretest.New(t)
+	dir := filepath.Join(t.TempDir(), "s")
+	r.GitIn(r.Dir, nil, "", "init", "-q", "--object-format=sha256", dir)
+	b, err := gitsource.OpenBatch(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	blob := r.GitIn(dir, nil, "data\n", "hash-object", "-w", "--stdin")
+	tree := r.GitIn(dir, nil, "100644 blob "+blob+"\tf.txt\n", "mktree")
+	entries, err := b.Tree(tree)
+	if err != nil || len(entries) != 1 || entries[0].ID != blob || entries[0].Name != "f.txt" {
+		t.Fatalf("%+v, %v; want f.txt %s", entries, err, blob)
+	}
+}

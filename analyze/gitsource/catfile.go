@@ -13,6 +13,7 @@ package gitsource
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,9 @@ type Batch struct {
 	// Started counts the processes started: one, plus one after each
 	// object a partial clone lacks (git exits on it rather than answer).
 	Started int
+	// idLen is the length of a binary object id in a tree (20 bytes; 32 in
+	// a SHA-256 repository).
+	idLen int
 }
 
 // gitEnv keeps git offline, unprompted and free of repository locks: a
@@ -67,7 +71,12 @@ func gitArgs(dir string, args ...string) []string {
 
 // OpenBatch starts the batch process in the repository at dir.
 func OpenBatch(dir string) (*Batch, error) {
-	b := &Batch{dir: dir}
+	b := &Batch{dir: dir, idLen: 20}
+	cmd := exec.Command("git", gitArgs(dir, "rev-parse", "--show-object-format")...)
+	gitEnv(cmd)
+	if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) == "sha256" {
+		b.idLen = 32
+	}
 	if err := b.start(); err != nil {
 		return nil, err
 	}
@@ -226,11 +235,12 @@ func (b *Batch) Tree(name string) ([]TreeEntry, error) {
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		nul := bytes.IndexByte(data, 0)
-		if sp < 0 || nul < sp || len(data) < nul+21 {
+		end := nul + 1 + b.idLen
+		if sp < 0 || nul < sp || len(data) < end {
 			return nil, fmt.Errorf("tree %s is malformed", name)
 		}
-		out = append(out, TreeEntry{Mode: string(data[:sp]), Name: string(data[sp+1 : nul]), ID: fmt.Sprintf("%x", data[nul+1:nul+21])})
-		data = data[nul+21:]
+		out = append(out, TreeEntry{Mode: string(data[:sp]), Name: string(data[sp+1 : nul]), ID: hex.EncodeToString(data[nul+1 : end])})
+		data = data[end:]
 	}
 	return out, nil
 }
