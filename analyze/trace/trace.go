@@ -18,7 +18,6 @@
 package trace
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/gitsource"
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
@@ -149,34 +149,14 @@ func scanFile(ev *Evidence, file string, open func(string) (io.ReadCloser, error
 		return // the reader already reported an unreadable file
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 256<<10)
-	var long []byte
-	line := 0
+	r := jsonl.NewReader(f, maxScanLine)
 	for {
-		chunk, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			if len(long) <= maxScanLine {
-				long = append(long, chunk...)
-			}
-			continue
-		}
-		data := chunk
-		if long != nil {
-			if len(long) <= maxScanLine {
-				data = append(long, chunk...)
-			} else {
-				data = nil
-			}
-			long = long[:0:0]
-		}
-		if len(bytes.TrimSpace(data)) > 0 {
-			line++
-		}
-		if len(data) > 0 && len(data) <= maxScanLine && (bytes.Contains(data, markGitOperation) || bytes.Contains(data, markPRLink)) {
-			scanRow(ev, data, model.Evidence{File: file, Line: line})
-		}
+		l, err := r.Next()
 		if err != nil {
 			return
+		}
+		if !l.OverCap && (bytes.Contains(l.Data, markGitOperation) || bytes.Contains(l.Data, markPRLink)) {
+			scanRow(ev, l.Data, model.Evidence{File: file, Line: l.N})
 		}
 	}
 }
