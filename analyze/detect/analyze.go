@@ -60,6 +60,12 @@ type Options struct {
 	// Classifications, when set, caches shell-command classifications
 	// across the runs analysed with these options (classcache.go).
 	Classifications *Classifications
+	// UnreadChildIsUnknown: a subagent launched without a transcript of its
+	// own in the input did work nobody can list, so its ledger is partial
+	// (a range check, where checkpoints may not store subagent
+	// transcripts: what is known is the parent's rows, and the facts say
+	// so). Off, such a subagent's ledger is empty, as before.
+	UnreadChildIsUnknown bool
 }
 
 // ReviewOptions say what counts as evidence that a killed subagent's or
@@ -305,6 +311,10 @@ func subagentFacts(a *pass) any {
 			}
 		}
 		l := ledgerOf(sc.Child, a.classify)
+		if sc.Child == nil && a.opts.UnreadChildIsUnknown && f.Outcome != OutcomeRejected {
+			l.Partial, l.CommitsUnknown = true, true
+			f.Reasons = append(f.Reasons, model.Reason{What: "no transcript of its own in the input: its work is known only from the parent's rows", At: f.At})
+		}
 		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown
 		var item *killedItem
 		if f.Killed || f.FalseDone {

@@ -515,3 +515,30 @@ func TestCommitFindingFingerprintSurvivesNewCommits(t *testing.T) {
 		t.Fatalf("with the baseline, after a new commit: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// A killed subagent whose transcript the checkpoint did not store: its work
+// is unknown (the facts say so), so on a range that changes files it counts
+// as shipped and fails the check.
+func TestUnstoredSubagentTranscriptIsUnknownWork(t *testing.T) {
+	const (
+		dir     = "../../fixtures/runs/rule-killed-subagent-unreviewed-bad/"
+		session = "50000000-0000-4000-8000-000000000015"
+	)
+	main, err := os.ReadFile(dir + session + ".jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("refactor\n\nEntire-Checkpoint: 4f4f4f4f4f4f", "other.go", "package other\n")
+	r.BranchCheckpoint("4f4f4f4f4f4f", []entiretest.Session{{ID: session, Agent: "Claude Code", Transcript: string(main),
+		Tasks: []entiretest.Task{{ToolUseID: "toolu_r0101", AgentID: "a5000000000000011", Unavailable: "agent transcript too large"}}}})
+	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
+	if code != 1 || !strings.Contains(stdout, "error unreviewed-killed-subagent") || !strings.Contains(stdout, "agent transcript too large") {
+		t.Fatalf("exit %d, want 1 (unreviewed-killed-subagent) naming the unavailable transcript\n%s\n%s", code, stdout, stderr)
+	}
+	sub := doc["facts"].([]any)[0].(map[string]any)["subagents"].([]any)[0].(map[string]any)
+	if sub["paths_partial"] != true || sub["commits_unknown"] != true {
+		t.Errorf("the subagent's facts do not say its work is unknown: %v", sub)
+	}
+}

@@ -185,7 +185,8 @@ func (p pipeline) detectOptions() analyze.DetectOptions {
 			ReviewerKeywords: set.ReviewerKeywords,
 			AgentAuthors:     set.AgentAuthors,
 		},
-		Git: p.Git,
+		Git:                  p.Git,
+		UnreadChildIsUnknown: p.Range != nil,
 	}
 	if len(p.PublishTools) > 0 {
 		dopts.PublishTools = p.PublishTools
