@@ -33,12 +33,13 @@ func TestParseCommit(t *testing.T) {
 
 func TestValidCheckpointID(t *testing.T) {
 	for id, want := range map[string]bool{
-		"a1b2c3d4e5f6":               true,
-		"01J9ZQ3XKX4RMA6P8SF7TBV2C0": true,
-		"A1B2C3D4E5F6":               false, // hex ids are lowercase
-		"a1b2c3d4e5f":                false,
-		"01J9ZQ3XKX4RMA6P8SF7TBV2CU": false, // U is not Crockford base 32
-		"../../etc/pa":               false,
+		"a1b2c3d4e5f6":                             true,
+		"01J9ZQ3XKX4RMA6P8SF7TBV2C0":               true,
+		"0123456789abcdef0123456789abcdef01234567": true,
+		"A1B2C3D4E5F6":                             false, // hex ids are lowercase
+		"a1b2c3d4e5f":                              false,
+		"01J9ZQ3XKX4RMA6P8SF7TBV2CU":               false, // U is not Crockford base 32
+		"../../etc/pa":                             false,
 	} {
 		if got := ValidCheckpointID(id); got != want {
 			t.Errorf("ValidCheckpointID(%q) = %v, want %v", id, got, want)

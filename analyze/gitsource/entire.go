@@ -39,9 +39,10 @@ const (
 	transcriptName   = "full.jsonl"
 )
 
-// checkpointID is a checkpoint id: 12 lowercase hex digits, or a ULID
-// (26 characters of Crockford's base 32) in newer versions.
-var checkpointID = lazyre.New(`^(?:[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26})$`)
+// checkpointID is a checkpoint id: 12 lowercase hex digits, a ULID (26
+// characters of Crockford's base 32) in newer versions, or 40 hex digits
+// (reported for carried-forward entries).
+var checkpointID = lazyre.New(`^(?:[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}|[0-9a-f]{40})$`)
 
 // ValidCheckpointID reports whether id has a checkpoint id's shape.
 func ValidCheckpointID(id string) bool { return checkpointID().MatchString(id) }
@@ -190,7 +191,7 @@ func (s *Store) Branches() []string { return s.branches }
 func Lookup(stores []*Store, id string) *Checkpoint {
 	cp := &Checkpoint{ID: id}
 	if !ValidCheckpointID(id) {
-		cp.Problem = "is not a checkpoint id (12 hex digits, or a 26-character ULID)"
+		cp.Problem = "is not a checkpoint id (12 or 40 hex digits, or a 26-character ULID)"
 		return cp
 	}
 	var tried []string
