@@ -186,12 +186,16 @@ func (r *CommitRange) ScanRun(run *Run) RunEvidence {
 func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
 	read := map[string]bool{}
 	for _, ev := range runs {
-		if strings.HasPrefix(ev.RunPath, CheckpointsShown+"/") {
-			read[ev.RunID] = true
-		}
+		read[ev.RunPath] = true
 	}
+	files := map[string]string{}
 	for _, s := range r.Sessions {
-		if s.File == "" || read[s.ID] {
+		if s.File == "" {
+			continue
+		}
+		shown := CheckpointsShown + "/" + s.File
+		files[s.ID] = shown
+		if read[shown] {
 			continue
 		}
 		for _, id := range s.Checkpoints {
@@ -201,7 +205,7 @@ func (r *CommitRange) CommitFacts(runs []RunEvidence) []model.CommitFact {
 			}
 		}
 	}
-	facts := trace.Facts(r.Commits, r.Checkpoints, runs)
+	facts := trace.Facts(r.Commits, r.Checkpoints, runs, files)
 	paths := map[string]string{}
 	if r.Branch != nil {
 		for _, c := range r.Branch.Commits {

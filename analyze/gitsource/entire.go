@@ -2,7 +2,9 @@ package gitsource
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +51,20 @@ func ValidCheckpointID(id string) bool { return checkpointID().MatchString(id) }
 
 // sessionName is what a session id may be to become a file name.
 var sessionName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// datedSession is an older Entire session id: the agent's session id
+// after the day it started ("2026-01-12-<uuid>"). One Claude Code session
+// that went on the next day has two of them.
+var datedSession = lazyre.New(`^\d{4}-\d{2}-\d{2}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`)
+
+// SessionID is the agent's session id an Entire session id names: older
+// versions put the day before it.
+func SessionID(entire string) string {
+	if m := datedSession().FindStringSubmatch(entire); m != nil {
+		return m[1]
+	}
+	return entire
+}
 
 // maxMetadata caps a metadata.json or task.json read.
 const maxMetadata = 16 << 20
@@ -345,7 +361,7 @@ func (s *Store) readSession(cp *Checkpoint, at place, dir TreeEntry) (*sessionPa
 	if !sessionName().MatchString(m.SessionID) || strings.HasPrefix(m.SessionID, "agent-") {
 		return nil, fmt.Errorf("%s/metadata.json: session_id %q is not a session id", shown, m.SessionID)
 	}
-	part.sessionID, part.agent = m.SessionID, m.Agent
+	part.sessionID, part.agent = SessionID(m.SessionID), m.Agent
 	part.start = m.CheckpointTranscriptStart
 	if part.start == 0 {
 		part.start = m.TranscriptLinesAtStart
@@ -504,30 +520,163 @@ func (s *Session) IsClaudeCode() bool {
 // Materialize writes a session's transcript (and its subagents') under
 // root, laid out as Claude Code lays out a project folder
 // (<id[:2]>/<id[2:]>/<n>/<session>.jsonl, subagents beside it in
-// <session>/subagents/), streaming each blob from git to the file. A
-// checkpoint whose transcript object is absent is unreadable: it is marked
-// so (not read as empty), and the session is read from its next
-// checkpoint, if any. Problems name what could not be read.
+// <session>/subagents/), streaming each blob from git to the file.
+//
+// The session's checkpoints are joined in order (checkpoint_transcript_start,
+// then the range's order), each row written once: a row that an earlier
+// checkpoint already held is skipped (rows are compared by a SHA-256 of
+// their bytes). Current versions store the whole session up to each
+// checkpoint, so the result is the latest checkpoint's file, line for line;
+// older ones stored the part since the previous checkpoint, and the result
+// is the parts joined. The file is named after the latest checkpoint read.
+//
+// A checkpoint whose transcript object is absent is unreadable: it is
+// marked so (not read as empty), and the session is read from the others.
+// Problems name what could not be read.
 func Materialize(stores []*Store, s *Session, root string) []Problem {
 	var problems []Problem
-	for _, p := range s.parts {
+	tmp := filepath.Join(root, ".session-"+s.ID)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return []Problem{{File: s.parts[0].dir, Message: fmt.Sprintf("the transcript of session %s cannot be written to a temporary file: %v", s.ID, err)}}
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	rows := &rowSet{w: w, seen: map[[16]byte]struct{}{}}
+	var last *sessionPart
+	for i := len(s.parts) - 1; i >= 0; i-- { // oldest first
+		p := s.parts[i]
 		st := storeOf(stores, p.cp)
-		rel := path.Join(p.cp.ID[:2], p.cp.ID[2:], path.Base(p.dir), layout.SessionOfStem(s.ID))
-		err := writeChunks(st, p.chunks, filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			msg := fmt.Sprintf("the transcript of session %s cannot be read: %v", s.ID, err)
-			if errors.Is(err, ErrMissing) {
-				msg = fmt.Sprintf("the transcript of session %s is absent from the repository (a partial clone, a --filter=blob:limit fetch or a snapshot without its largest files): the checkpoint is unreadable, not empty", s.ID)
+		var err error
+		for _, c := range p.chunks {
+			if _, err = st.batch.CopyBlob(c.ID, rows); err != nil {
+				break
 			}
+			rows.endPart()
+		}
+		if err != nil {
+			if !errors.Is(err, ErrMissing) || rows.written {
+				// Part of a blob was written, or git failed: what the file
+				// holds is not the session.
+				f.Close()
+				os.Remove(tmp)
+				msg := fmt.Sprintf("the transcript of session %s cannot be read: %v", s.ID, err)
+				p.cp.Found, p.cp.Problem = false, joinProblem(p.cp.Problem, msg)
+				return append(problems, Problem{File: p.dir + "/" + transcriptName, Message: msg})
+			}
+			msg := fmt.Sprintf("the transcript of session %s is absent from the repository (a partial clone, a --filter=blob:limit fetch or a snapshot without its largest files): the checkpoint is unreadable, not empty", s.ID)
 			p.cp.Found, p.cp.Problem = false, joinProblem(p.cp.Problem, msg)
 			problems = append(problems, Problem{File: p.dir + "/" + transcriptName, Message: msg})
 			continue
 		}
-		s.File, s.Shown = rel, p.dir
-		problems = append(problems, materializeTasks(stores, s, root, rel)...)
+		rows.written = false
+		last = p
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if last == nil || err != nil {
+		os.Remove(tmp)
+		if err != nil {
+			problems = append(problems, Problem{File: s.parts[0].dir, Message: fmt.Sprintf("the transcript of session %s cannot be written to a temporary file: %v", s.ID, err)})
+		}
 		return problems
 	}
-	return problems
+	rel := path.Join(last.cp.ID[:2], last.cp.ID[2:], path.Base(last.dir), layout.SessionOfStem(s.ID))
+	file := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		os.Remove(tmp)
+		return append(problems, Problem{File: last.dir, Message: err.Error()})
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		os.Remove(tmp)
+		return append(problems, Problem{File: last.dir, Message: err.Error()})
+	}
+	s.File, s.Shown = rel, last.dir
+	return append(problems, materializeTasks(stores, s, root, rel)...)
+}
+
+// maxRowKept caps a row held to be compared: a longer one is written
+// through, uncompared (the reader skips lines over its cap anyway).
+const maxRowKept = 64 << 20
+
+// rowSet writes the rows of a session's checkpoints once each: Write
+// splits what it is given into lines, and a line whose SHA-256 was seen
+// before is skipped.
+type rowSet struct {
+	w       *bufio.Writer
+	seen    map[[16]byte]struct{}
+	line    []byte
+	through bool // the current line is over maxRowKept: written as it comes
+	written bool // bytes of the current part were written
+}
+
+func (r *rowSet) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i+1]
+		}
+		p = p[len(chunk):]
+		if r.through {
+			r.written = true
+			if _, err := r.w.Write(chunk); err != nil {
+				return 0, err
+			}
+		} else {
+			r.line = append(r.line, chunk...)
+			if len(r.line) > maxRowKept && i < 0 {
+				r.through, r.written = true, true
+				if _, err := r.w.Write(r.line); err != nil {
+					return 0, err
+				}
+				r.line = r.line[:0]
+			}
+		}
+		if i >= 0 {
+			if err := r.endLine(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// endLine writes the line held, unless it was seen.
+func (r *rowSet) endLine() error {
+	if r.through {
+		r.through = false
+		return nil
+	}
+	line := bytes.TrimRight(r.line, "\r\n")
+	defer func() { r.line = r.line[:0] }()
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	sum := sha256.Sum256(line)
+	var key [16]byte
+	copy(key[:], sum[:])
+	if _, ok := r.seen[key]; ok {
+		return nil
+	}
+	r.seen[key] = struct{}{}
+	r.written = true
+	if _, err := r.w.Write(line); err != nil {
+		return err
+	}
+	return r.w.WriteByte('\n')
+}
+
+// endPart ends a part whose last line has no line feed.
+func (r *rowSet) endPart() {
+	if len(r.line) > 0 || r.through {
+		if r.through {
+			r.w.WriteByte('\n')
+		}
+		r.endLine()
+	}
 }
 
 func joinProblem(a, b string) string {

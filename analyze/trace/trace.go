@@ -206,10 +206,15 @@ func isHexID(s string) bool {
 // Facts links the commits to the runs and derives the commit facts, in
 // the range's order. runs are the evidence of every run in the input,
 // checkpoints the lookups by id.
-func Facts(commits []gitsource.Commit, checkpoints map[string]*gitsource.Checkpoint, runs []Evidence) []model.CommitFact {
-	byID, bySession := map[string][]int{}, map[string][]int{}
+//
+// A checkpoint's session is linked to the run read from the file it was
+// written to (sessionFiles: session id → run path), and to any run of that
+// id given as a path.
+func Facts(commits []gitsource.Commit, checkpoints map[string]*gitsource.Checkpoint, runs []Evidence, sessionFiles map[string]string) []model.CommitFact {
+	byID, bySession, byPath := map[string][]int{}, map[string][]int{}, map[string][]int{}
 	for i, r := range runs {
 		byID[r.RunID] = append(byID[r.RunID], i)
+		byPath[r.RunPath] = append(byPath[r.RunPath], i)
 		for _, s := range r.Sessions {
 			bySession[s] = append(bySession[s], i)
 		}
@@ -260,6 +265,11 @@ func Facts(commits []gitsource.Commit, checkpoints map[string]*gitsource.Checkpo
 			for _, s := range cp.Sessions {
 				for _, i := range byID[s] {
 					link(i, model.LinkCheckpoint, model.Evidence{})
+				}
+				if p, ok := sessionFiles[s]; ok {
+					for _, i := range byPath[p] {
+						link(i, model.LinkCheckpoint, model.Evidence{})
+					}
 				}
 			}
 		}

@@ -39,7 +39,7 @@ func TestFactsMatchAbbreviatedIDs(t *testing.T) {
 		{RunID: "r2", Commits: []CommitEvidence{{ID: "123456", By: model.LinkCommitLine}}}, // too short
 		{RunID: "r3", Commits: []CommitEvidence{{ID: "1234567", By: model.LinkGitOperation}}},
 	}
-	facts := Facts(commits, nil, runs)
+	facts := Facts(commits, nil, runs, nil)
 	if got := strings.Join(facts[0].Runs, ","); got != "r1,r3" && got != "r3,r1" {
 		t.Errorf("first commit linked to %q, want r1 and r3", got)
 	}

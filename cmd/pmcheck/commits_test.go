@@ -156,26 +156,34 @@ func TestSplitTranscript(t *testing.T) {
 // A session spread over three checkpoints is one run, read from the last
 // checkpoint (its full.jsonl holds the whole session): no row counted twice.
 func TestSessionOverThreeCheckpoints(t *testing.T) {
-	t.Run("with starts", func(t *testing.T) { sessionOverThree(t, true) })
-	// Older versions write no checkpoint_transcript_start: the checkpoint
-	// named last in the range is read.
-	t.Run("without starts", func(t *testing.T) { sessionOverThree(t, false) })
+	t.Run("with starts", func(t *testing.T) { sessionOverThree(t, true, false) })
+	// Older versions write no checkpoint_transcript_start: the checkpoints
+	// are joined in the range's order.
+	t.Run("without starts", func(t *testing.T) { sessionOverThree(t, false, false) })
+	// Older versions also stored only the part of the session since the
+	// previous checkpoint (entireio/cli's own checkpoints of January 2026):
+	// the parts are joined, no row lost.
+	t.Run("parts", func(t *testing.T) { sessionOverThree(t, false, true) })
 }
 
-func sessionOverThree(t *testing.T, withStarts bool) {
+func sessionOverThree(t *testing.T, withStarts, parts bool) {
 	r := entiretest.New(t)
 	base := r.Git("rev-parse", "HEAD")
 	ids := []string{"c0c0c0c0c001", "c0c0c0c0c002", "c0c0c0c0c003"}
-	full := entiretest.Transcript(sessA, 10, "") // 21 rows
+	full := entiretest.Transcript(sessA, 10, "") // 21 rows, 09:00:00 to 09:00:20
 	lines := strings.SplitAfter(full, "\n")
 	for i, id := range ids {
 		r.Commit("agent step\n\nEntire-Checkpoint: "+id, "f.go", "package f // "+id+"\n")
-		upTo := 7 * (i + 1) // rows so far
+		from, upTo := 0, 7*(i+1) // rows so far
+		if parts {
+			from = 7 * i
+		}
 		start := 7 * i
 		if !withStarts {
 			start = 0
 		}
-		r.BranchCheckpoint(id, []entiretest.Session{{ID: sessA, Start: start, Transcript: strings.Join(lines[:upTo], "")}})
+		// The session id as older versions wrote it: the day it started first.
+		r.BranchCheckpoint(id, []entiretest.Session{{ID: "2026-05-06-" + sessA, Start: start, Transcript: strings.Join(lines[from:upTo], "")}})
 	}
 	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
 	if code != 0 {
@@ -193,6 +201,13 @@ func sessionOverThree(t *testing.T, withStarts bool) {
 	}
 	if n := doc["inputs"].(map[string]any)["files"].(float64); n != 1 {
 		t.Errorf("%v files read, want 1", n)
+	}
+	run := doc["facts"].([]any)[0].(map[string]any)["run"].(map[string]any)
+	if run["start"] != "2026-05-06T09:00:00Z" || run["end"] != "2026-05-06T09:00:20Z" {
+		t.Errorf("run from %v to %v, want every row once (09:00:00 to 09:00:20)", run["start"], run["end"])
+	}
+	if bad := run["malformed"].(float64); bad != 0 {
+		t.Errorf("%v malformed lines", bad)
 	}
 }
 
