@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"hash"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -523,12 +524,11 @@ func (s *Session) IsClaudeCode() bool {
 // <session>/subagents/), streaming each blob from git to the file.
 //
 // The session's checkpoints are joined in order (checkpoint_transcript_start,
-// then the range's order), each row written once: a row that an earlier
-// checkpoint already held is skipped (rows are compared by a SHA-256 of
-// their bytes). Current versions store the whole session up to each
-// checkpoint, so the result is the latest checkpoint's file, line for line;
-// older ones stored the part since the previous checkpoint, and the result
-// is the parts joined. The file is named after the latest checkpoint read.
+// then the range's order), each row once (rowSet): current versions store
+// the whole session up to each checkpoint, so the result is the latest
+// checkpoint's file, line for line; older ones stored the part since the
+// previous checkpoint, and the result is the parts joined. The file is
+// named after the latest checkpoint read.
 //
 // A checkpoint whose transcript object is absent is unreadable: it is
 // marked so (not read as empty), and the session is read from the others.
@@ -541,17 +541,18 @@ func Materialize(stores []*Store, s *Session, root string) []Problem {
 		return []Problem{{File: s.parts[0].dir, Message: fmt.Sprintf("the transcript of session %s cannot be written to a temporary file: %v", s.ID, err)}}
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
-	rows := &rowSet{w: w, seen: map[[16]byte]struct{}{}}
+	rows := &rowSet{w: w, uuids: map[[16]byte]struct{}{}}
 	var last *sessionPart
 	for i := len(s.parts) - 1; i >= 0; i-- { // oldest first
 		p := s.parts[i]
 		st := storeOf(stores, p.cp)
 		var err error
+		rows.beginPart()
 		for _, c := range p.chunks {
 			if _, err = st.batch.CopyBlob(c.ID, rows); err != nil {
 				break
 			}
-			rows.endPart()
+			rows.endChunk()
 		}
 		if err != nil {
 			if !errors.Is(err, ErrMissing) || rows.written {
@@ -568,7 +569,6 @@ func Materialize(stores []*Store, s *Session, root string) []Problem {
 			problems = append(problems, Problem{File: p.dir + "/" + transcriptName, Message: msg})
 			continue
 		}
-		rows.written = false
 		last = p
 	}
 	err = w.Flush()
@@ -600,16 +600,28 @@ func Materialize(stores []*Store, s *Session, root string) []Problem {
 // through, uncompared (the reader skips lines over its cap anyway).
 const maxRowKept = 64 << 20
 
-// rowSet writes the rows of a session's checkpoints once each: Write
-// splits what it is given into lines, and a line whose SHA-256 was seen
-// before is skipped.
+// rowSet joins the parts of a session, each row once. A part that starts
+// with the rows written so far (a checkpoint holding the whole session up
+// to it) has that prefix skipped, so the result is that part line for
+// line; after it, a row with a uuid already written is skipped (a part
+// that repeats rows it does not start with). Rows without a uuid (mode,
+// title, permission-mode rows) repeat legitimately and are kept.
 type rowSet struct {
 	w       *bufio.Writer
-	seen    map[[16]byte]struct{}
+	rows    [][16]byte            // SHA-256 prefixes of the rows written, in order
+	uuids   map[[16]byte]struct{} // of the rows written that carry a uuid
+	pos     int                   // rows of the current part that matched rows[:pos]
+	prefix  bool                  // the current part still matches rows[:pos]
 	line    []byte
-	through bool // the current line is over maxRowKept: written as it comes
-	written bool // bytes of the current part were written
+	through bool      // the current line is over maxRowKept: written as it comes
+	sum     hash.Hash // of a line written through
+	written bool      // bytes of the current part were written
 }
+
+var markUUID = []byte(`"uuid":"`)
+
+// beginPart starts a checkpoint's part of the session.
+func (r *rowSet) beginPart() { r.pos, r.prefix, r.written = 0, true, false }
 
 func (r *rowSet) Write(p []byte) (int, error) {
 	n := len(p)
@@ -621,14 +633,16 @@ func (r *rowSet) Write(p []byte) (int, error) {
 		}
 		p = p[len(chunk):]
 		if r.through {
-			r.written = true
+			r.sum.Write(chunk)
 			if _, err := r.w.Write(chunk); err != nil {
 				return 0, err
 			}
 		} else {
 			r.line = append(r.line, chunk...)
 			if len(r.line) > maxRowKept && i < 0 {
-				r.through, r.written = true, true
+				r.through, r.written, r.prefix = true, true, false
+				r.sum = sha256.New()
+				r.sum.Write(r.line)
 				if _, err := r.w.Write(r.line); err != nil {
 					return 0, err
 				}
@@ -644,10 +658,14 @@ func (r *rowSet) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// endLine writes the line held, unless it was seen.
+// endLine writes the line held unless the part's prefix or a uuid shows
+// it was written before.
 func (r *rowSet) endLine() error {
+	var key [16]byte
 	if r.through {
 		r.through = false
+		copy(key[:], r.sum.Sum(nil))
+		r.rows = append(r.rows, key)
 		return nil
 	}
 	line := bytes.TrimRight(r.line, "\r\n")
@@ -656,12 +674,20 @@ func (r *rowSet) endLine() error {
 		return nil
 	}
 	sum := sha256.Sum256(line)
-	var key [16]byte
 	copy(key[:], sum[:])
-	if _, ok := r.seen[key]; ok {
+	if r.prefix && r.pos < len(r.rows) && r.rows[r.pos] == key {
+		r.pos++
 		return nil
 	}
-	r.seen[key] = struct{}{}
+	r.prefix = false
+	withUUID := bytes.Contains(line, markUUID)
+	if _, ok := r.uuids[key]; ok && withUUID {
+		return nil
+	}
+	if withUUID {
+		r.uuids[key] = struct{}{}
+	}
+	r.rows = append(r.rows, key)
 	r.written = true
 	if _, err := r.w.Write(line); err != nil {
 		return err
@@ -669,12 +695,14 @@ func (r *rowSet) endLine() error {
 	return r.w.WriteByte('\n')
 }
 
-// endPart ends a part whose last line has no line feed.
-func (r *rowSet) endPart() {
-	if len(r.line) > 0 || r.through {
-		if r.through {
-			r.w.WriteByte('\n')
-		}
+// endChunk ends a blob whose last line has no line feed.
+func (r *rowSet) endChunk() {
+	if r.through {
+		r.w.WriteByte('\n')
+		r.endLine()
+		return
+	}
+	if len(r.line) > 0 {
 		r.endLine()
 	}
 }
