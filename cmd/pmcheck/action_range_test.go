@@ -33,7 +33,7 @@ func runActionStep(t *testing.T, id, dir string, values map[string]string) map[s
 		t.Fatal(err)
 	}
 	output := filepath.Join(t.TempDir(), "github-output")
-	expr := regexp.MustCompile(`^\$\{\{\s*([a-z_]+)\.([a-z0-9._-]+)\s*\}\}$`)
+	expr := regexp.MustCompile(`^\$\{\{\s*([a-z_]+)\.([a-z0-9._-]+)\s*(?:\|\|\s*([a-z_]+)\.([a-z0-9._-]+)\s*)?\}\}$`)
 	for _, step := range action.Runs.Steps {
 		if step.ID != id {
 			continue
@@ -47,6 +47,9 @@ func runActionStep(t *testing.T, id, dir string, values map[string]string) map[s
 			val, given := values[m[1]+"."+m[2]]
 			if m[1] == "inputs" && !given {
 				val = action.Inputs[m[2]].Default
+			}
+			if val == "" && m[3] != "" { // a || b
+				val = values[m[3]+"."+m[4]]
 			}
 			env = append(env, k+"="+val)
 		}
@@ -133,5 +136,15 @@ func TestActionPassesRangeInputs(t *testing.T) {
 	}
 	if args[len(args)-1] != projects {
 		t.Errorf("the projects folder is not the last path: %q", args)
+	}
+}
+
+// In a merge queue, "auto" is the merge group's range.
+func TestActionRangeOnMergeGroup(t *testing.T) {
+	ws := entiretest.New(t).Dir
+	out := runActionStep(t, "range", ws, map[string]string{"github.event_name": "merge_group", "inputs.fetch-checkpoints": "false",
+		"github.event.merge_group.base_sha": "aaa", "github.event.merge_group.head_sha": "bbb"})
+	if out["commits"] != "aaa..bbb" {
+		t.Errorf("merge_group: commits=%q, want aaa..bbb", out["commits"])
 	}
 }
