@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze"
@@ -35,11 +35,11 @@ type CheckCmd struct {
 	Base string `name:"base" placeholder:"REV" help:"Base revision of the branch under check."`
 	Head string `name:"head" placeholder:"REV" help:"Head revision of the branch under check."`
 
-	AllowedSigners  string `name:"allowed-signers" placeholder:"FILE" help:"SSH allowed-signers file (git's gpg.ssh.allowedSignersFile) whose keys sign review commits; strict review (review.agent_authors) counts only commits whose signature verifies."`
-	VerifiedCommits string `name:"verified-commits" placeholder:"FILE" help:"Commit ids (one a line) the hosting platform reports as verified, for strict review (the action writes it); ignored without --git."`
-	Commits     string   `name:"commits" placeholder:"BASE..HEAD" help:"Check a commit range: read its commits from the repository (--repo), the runs its Entire checkpoints hold, and link each commit to the runs that made them (coverage in every report). Paths given are read too."`
-	Repo        string   `name:"repo" placeholder:"DIR" help:"Repository of --commits (default: the working directory)."`
-	Checkpoints []string `name:"checkpoints" placeholder:"DIR" help:"Local clone of a separate Entire checkpoint repository, read after --repo (repeatable)."`
+	AllowedSigners  string   `name:"allowed-signers" placeholder:"FILE" help:"SSH allowed-signers file (git's gpg.ssh.allowedSignersFile) whose keys sign review commits; strict review (review.agent_authors) counts only commits whose signature verifies."`
+	VerifiedCommits string   `name:"verified-commits" placeholder:"FILE" help:"Commit ids (one a line) the hosting platform reports as verified, for strict review (the action writes it); ignored without --git."`
+	Commits         string   `name:"commits" placeholder:"BASE..HEAD" help:"Check a commit range: read its commits from the repository (--repo), the runs its Entire checkpoints hold, and link each commit to the runs that made them (coverage in every report). Paths given are read too."`
+	Repo            string   `name:"repo" placeholder:"DIR" help:"Repository of --commits (default: the working directory)."`
+	Checkpoints     []string `name:"checkpoints" placeholder:"DIR" help:"Local clone of a separate Entire checkpoint repository, read after --repo (repeatable)."`
 
 	PublishTools []string `name:"publish-tool" placeholder:"NAME" help:"Tool name (glob allowed) whose calls count as publish actions; replaces the default list (repeatable)."`
 	DeployLabels []string `name:"deploy-label" placeholder:"LABEL" help:"PR label whose addition deploys (repeatable; default: labels containing 'deploy')."`
