@@ -557,3 +557,31 @@ func TestUnstoredSubagentTranscriptIsUnknownWork(t *testing.T) {
 		t.Errorf("the subagent's facts do not say its work is unknown: %v", sub)
 	}
 }
+
+// A commit's subject and author are the pull request's: every format
+// escapes them.
+func TestHostileCommitTextIsEscaped(t *testing.T) {
+	r := entiretest.New(t)
+	base := r.Git("rev-parse", "HEAD")
+	r.Commit("<img src=x onerror=alert(1)> | ::error::x\n\nEntire-Checkpoint: 0123456789ab", "a.go", "package a\n")
+	out := t.TempDir()
+	args := []string{"check", "--no-config", "--commits", base + "..HEAD"}
+	for _, f := range []string{"html", "markdown", "text", "junit"} {
+		args = append(args, "--format", f+"="+filepath.Join(out, f))
+	}
+	if code, _, stderr := runIn(t, r.Dir, args...); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"html", "markdown", "junit"} {
+		data, _ := os.ReadFile(filepath.Join(out, f))
+		if strings.Contains(string(data), "<img") {
+			t.Errorf("%s report holds the subject's markup unescaped", f)
+		}
+	}
+	text, _ := os.ReadFile(filepath.Join(out, "text"))
+	for _, line := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") {
+			t.Errorf("text report line starts a workflow command: %q", line)
+		}
+	}
+}
