@@ -66,9 +66,12 @@ func (p CoveragePR) text() string {
 
 // CoverageCommit is one commit of the range, as coverage shows it.
 type CoverageCommit struct {
-	SHA     string `json:"sha"`
-	Subject string `json:"subject"`
-	Author  string `json:"author"`
+	SHA       string `json:"sha"`
+	Subject   string `json:"subject"`
+	Author    string `json:"author"`
+	Committer string `json:"committer"`
+	// ByAgent: a trailer or a link says an agent made it.
+	ByAgent bool `json:"by_agent"`
 	// Status: traced, checkpoint-missing, agent-without-run or
 	// no-agent-evidence.
 	Status             string             `json:"status"`
@@ -93,7 +96,7 @@ func NewCoverage(spec, base, head string, commits []model.CommitFact, prs []Cove
 	}
 	runs := map[string]bool{}
 	for _, f := range commits {
-		cc := CoverageCommit{SHA: f.SHA, Subject: f.Subject, Author: f.Author, Checkpoints: nonNilStrings(f.Checkpoints),
+		cc := CoverageCommit{SHA: f.SHA, Subject: f.Subject, Author: f.Author, Committer: f.Committer, ByAgent: f.ByAgent, Checkpoints: nonNilStrings(f.Checkpoints),
 			CheckpointProblems: nonNilStrings(f.CheckpointProblems), Links: f.Links}
 		if cc.Links == nil {
 			cc.Links = []model.CommitLink{}
