@@ -266,7 +266,23 @@ func htmlCoverage(doc *Document) string {
 		}
 		b.WriteString("</td></tr>\n")
 	}
-	b.WriteString("</tbody></table>\n</section>\n")
+	b.WriteString("</tbody></table>\n")
+	if len(c.PullRequests) > 0 {
+		b.WriteString("<ul>\n")
+		for i, p := range c.PullRequests {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&b, "<li>… and %d more</li>\n", len(c.PullRequests)-i)
+				break
+			}
+			run := "<code>" + esc(p.Run) + "</code>"
+			if ri, ok := anchor[p.Run]; ok {
+				run = fmt.Sprintf("<a href=\"#r%d\">%s</a>", ri, run)
+			}
+			fmt.Fprintf(&b, "<li>run %s names %s (%s)</li>\n", run, esc(p.text()), esc(p.By))
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("</section>\n")
 	return b.String()
 }
 

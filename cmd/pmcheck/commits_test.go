@@ -317,6 +317,13 @@ func TestLinksFromRunEvidence(t *testing.T) {
 			t.Errorf("commit %s linked by %q, want %q", sha[:7], by[sha], want)
 		}
 	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, stderr := runIn(t, r.Dir, "check", "--no-config", "--commits", base+"..HEAD", "--format", "html="+page, runs); code != 0 {
+		t.Fatalf("html: exit %d: %s", code, stderr)
+	}
+	if html, _ := os.ReadFile(page); !strings.Contains(string(html), "names pull request #12 of o/r (https://github.com/o/r/pull/12) (pr-link)</li>") {
+		t.Errorf("the HTML page does not list the run's pull request")
+	}
 	if !strings.Contains(stdout, "run "+sessA+" names pull request #12 of o/r (https://github.com/o/r/pull/12) (pr-link at ") {
 		t.Errorf("the run's pr-link row is not reported:\n%s", stdout)
 	}
