@@ -420,6 +420,11 @@ func Merge(docs ...*Document) (*Document, error) {
 		return nil, errors.New("no reports to merge")
 	}
 	first := docs[0]
+	for i, d := range docs {
+		if d.Coverage != nil && len(docs) > 1 {
+			return nil, fmt.Errorf("report %d checks the commit range %s: a range is checked in one job (check --commits refuses --shard), so its report is not merged with others", i+1, d.Coverage.Range)
+		}
+	}
 	in := Input{
 		Tool:      first.Tool,
 		Root:      first.Root,

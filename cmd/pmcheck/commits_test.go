@@ -592,3 +592,16 @@ func TestHostileCommitTextIsEscaped(t *testing.T) {
 		}
 	}
 }
+
+// A range's report is not merged with others (its coverage would be lost).
+func TestRangeReportIsNotMerged(t *testing.T) {
+	r, base := prRepo(t)
+	saved := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runIn(t, r.Dir, "check", "--no-config", "--commits", base+"..feat", "--format", "json="+saved); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runIn(t, r.Dir, "render", "--format", "text", saved, saved)
+	if code != 2 || !strings.Contains(stderr, "is not merged") {
+		t.Errorf("render of two range reports: exit %d, %q; want 2 saying it is not merged", code, stderr)
+	}
+}
