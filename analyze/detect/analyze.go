@@ -275,12 +275,22 @@ func subagentFacts(a *pass) any {
 		}
 	}
 	scans := map[string]*ownerScan{}
+	byT := map[*model.Transcript]*ownerScan{}
 	for _, sc := range run.Subagents {
 		owner := owners[sc.Owner]
 		scan, ok := scans[sc.Owner]
+		if t := sc.OwnerTranscript; t != nil {
+			// An SDK stream's transcripts share one file name.
+			owner = t
+			scan, ok = byT[t]
+		}
 		if !ok {
 			scan = newOwnerScan(owner)
-			scans[sc.Owner] = scan
+			if sc.OwnerTranscript != nil {
+				byT[owner] = scan
+			} else {
+				scans[sc.Owner] = scan
+			}
 		}
 		f := model.SubagentFact{
 			RunID: run.ID, ToolUseID: sc.ToolUseID, Description: sc.Description, Mode: sc.Mode,

@@ -484,6 +484,10 @@ type Run struct {
 	// Problems are things pmcheck could not read or link, each a one-line
 	// message with where it happened.
 	Problems []Problem `json:"problems,omitempty"`
+
+	// Runtime is set for a run read from an Agent SDK message stream: the
+	// runtime's own account of the run (runtime.go).
+	Runtime *Runtime `json:"runtime,omitempty"`
 }
 
 // Problem is a non-fatal input problem attached to a run.
@@ -503,13 +507,17 @@ type SubagentCall struct {
 	Call *ToolCall `json:"-"`
 	// Owner is the transcript that holds the call (the main transcript, or a
 	// subagent transcript for nested spawns).
-	Owner        string   `json:"owner"`
-	ToolUseID    string   `json:"tool_use_id"`
-	Tool         string   `json:"tool"`
-	Description  string   `json:"description"`
-	SubagentType string   `json:"subagent_type,omitempty"`
-	Mode         string   `json:"mode"`
-	At           Evidence `json:"at"`
+	Owner string `json:"owner"`
+	// OwnerTranscript is the transcript that holds the call, when Owner
+	// does not tell it apart: the transcripts of an SDK message stream
+	// all live in the stream's one file.
+	OwnerTranscript *Transcript `json:"-"`
+	ToolUseID       string      `json:"tool_use_id"`
+	Tool            string      `json:"tool"`
+	Description     string      `json:"description"`
+	SubagentType    string      `json:"subagent_type,omitempty"`
+	Mode            string      `json:"mode"`
+	At              Evidence    `json:"at"`
 
 	AgentID string `json:"agent_id,omitempty"`
 	// LinkedBy lists every independent source that named AgentID, sorted:
@@ -527,6 +535,9 @@ type SubagentCall struct {
 	// Status is the most authoritative status seen: the last notification's,
 	// else the tool result's toolUseResult status.
 	Status string `json:"status,omitempty"`
+	// Denied is where the runtime listed the call in its result's
+	// permission_denials (SDK message streams only): it never ran.
+	Denied *Evidence `json:"denied,omitempty"`
 }
 
 // WorkflowLaunch is one Workflow call in a session.

@@ -1,0 +1,151 @@
+package jsonl
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type elem struct {
+	n    int
+	data string
+	over bool
+}
+
+func readArray(t *testing.T, r io.Reader, cap int64) ([]elem, error) {
+	t.Helper()
+	a := NewArrayReader(r, cap)
+	var out []elem
+	for {
+		l, err := a.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, elem{l.N, string(l.Data), l.OverCap})
+	}
+}
+
+func TestArrayReaderElements(t *testing.T) {
+	in := "\ufeff[\n  {\n    \"type\": \"system\",\n    \"s\": \"a ] } [ { \\\" \\\\\"\n  },\n  {\"type\":\"user\",\"x\":[1,{\"y\":\"]\"}]},\n  \"str\", 12, true\n  ,null]\n \n"
+	want := []elem{
+		{2, "{\n    \"type\": \"system\",\n    \"s\": \"a ] } [ { \\\" \\\\\"\n  }", false},
+		{6, `{"type":"user","x":[1,{"y":"]"}]}`, false},
+		{7, `"str"`, false},
+		{7, `12`, false},
+		{7, `true`, false},
+		{8, `null`, false},
+	}
+	for name, r := range map[string]io.Reader{
+		"whole":    strings.NewReader(in),
+		"one byte": iotest.OneByteReader(strings.NewReader(in)),
+		"half":     iotest.HalfReader(strings.NewReader(in)),
+	} {
+		got, err := readArray(t, r, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: got %d elements %+v, want %d", name, len(got), got, len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: element %d = %+v, want %+v", name, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestArrayReaderEmpty(t *testing.T) {
+	got, err := readArray(t, strings.NewReader(" [ ] "), 0)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+// A file cut off while it was written is an error naming where, never a
+// shorter array.
+func TestArrayReaderTruncated(t *testing.T) {
+	for _, c := range []struct {
+		in        string
+		line, els int
+	}{
+		{"[\n  {\"type\":\"user\"},\n  {\"type\":\"assis", 3, 1},
+		{"[\n  {\"type\":\"user\"},\n  {\"type\":\"assistant\"}\n", 4, 2},
+		{"[\n  {\"type\":\"user\"},", 2, 1},
+		{"[", 1, 0},
+		{"[{\"a\":\"unterminated \\\"string", 1, 0},
+	} {
+		got, err := readArray(t, iotest.HalfReader(strings.NewReader(c.in)), 0)
+		var ae *ArrayError
+		if !errors.As(err, &ae) || !ae.Truncated {
+			t.Fatalf("%q: got %v, %v; want a truncation error", c.in, got, err)
+		}
+		if ae.Line != c.line || ae.Elements != c.els || len(got) != c.els {
+			t.Errorf("%q: error at line %d after %d elements (%d returned), want line %d after %d: %v", c.in, ae.Line, ae.Elements, len(got), c.line, c.els, err)
+		}
+		if !strings.Contains(err.Error(), "unterminated") {
+			t.Errorf("%q: message %q does not say the array is unterminated", c.in, err)
+		}
+	}
+}
+
+func TestArrayReaderNotAnArray(t *testing.T) {
+	for _, in := range []string{"", "  \n", "{\"type\":\"user\"}", "[{}] x", "[{} {}]", "[,{}]", "[{},]", "[{}]]"} {
+		_, err := readArray(t, strings.NewReader(in), 0)
+		var ae *ArrayError
+		if !errors.As(err, &ae) {
+			t.Errorf("%q: got %v, want an *ArrayError", in, err)
+		}
+	}
+}
+
+// An element over the cap is skipped, its length reported, with the
+// elements around it intact.
+func TestArrayReaderOverCap(t *testing.T) {
+	big := `{"t":"` + strings.Repeat("x\\\"", 200) + `"}`
+	in := "[{\"a\":1},\n" + big + ",\n{\"b\":2}]"
+	got, err := readArray(t, iotest.OneByteReader(strings.NewReader(in)), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []elem{{1, `{"a":1}`, false}, {2, "", true}, {3, `{"b":2}`, false}}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	a := NewArrayReader(strings.NewReader(in), 100)
+	a.Next()
+	l, _ := a.Next()
+	if l.Len != int64(len(big)) {
+		t.Errorf("over-cap length %d, want %d", l.Len, len(big))
+	}
+}
+
+// Large elements across many buffer fills come back whole.
+func TestArrayReaderLarge(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("[")
+	var want []string
+	for i := range 50 {
+		e := `{"i":"` + strings.Repeat(string(rune('a'+i%26)), 40000+i) + `"}`
+		want = append(want, e)
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		sb.WriteString(e)
+	}
+	sb.WriteString("]")
+	got, err := readArray(t, strings.NewReader(sb.String()), 0)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %d elements, %v", len(got), err)
+	}
+	for i := range want {
+		if got[i].data != want[i] || got[i].n != i+1 {
+			t.Fatalf("element %d differs (line %d)", i, got[i].n)
+		}
+	}
+}
