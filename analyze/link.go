@@ -38,6 +38,12 @@ func (l *loader) sessionRun(rel string) {
 	if main == nil {
 		return
 	}
+	if isStreamTranscript(main) {
+		// Told apart by its rows: an SDK message stream saved as .jsonl.
+		delete(l.transcripts, rel)
+		l.streamRun(rel, false) // sdkrun.go
+		return
+	}
 	if why := notTranscript(main); why != "" {
 		l.notARun(main, why)
 		return

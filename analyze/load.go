@@ -163,6 +163,8 @@ func Load(paths []string, opts Options) (*Result, error) {
 type target struct {
 	session  string // rel path of a session transcript
 	workflow string // rel path of a workflow run directory
+	stream   string // rel path of an Agent SDK message stream (sdkrun.go)
+	array    bool   // the stream is a JSON array (an execution file)
 }
 
 func loadPath(res *Result, given string, opts Options, out *sink, input int) error {
@@ -181,6 +183,12 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 		}
 	case filepath.Base(given) == layout.Journal:
 		root, tgt.workflow = layout.WorkflowRoot(filepath.Dir(given))
+	case layout.IsTranscriptName(given) && isStreamFile(given):
+		root, tgt.stream = filepath.Dir(given), filepath.Base(given)
+	case strings.HasSuffix(given, ".json") && !layout.IsMetaName(filepath.Base(given)):
+		// A JSON file given by name is read as an execution file: one
+		// that is not a message array is an input problem, not a pass.
+		root, tgt.stream, tgt.array = filepath.Dir(given), filepath.Base(given), true
 	case layout.IsTranscriptName(given):
 		root = filepath.Dir(given)
 		tgt.session = filepath.Base(given)
@@ -188,7 +196,7 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 			return fmt.Errorf("%s: is a subagent transcript; give its parent session transcript or the folder that holds both", given)
 		}
 	default:
-		return fmt.Errorf("%s: not a .jsonl transcript, a journal.jsonl or a directory", given)
+		return fmt.Errorf("%s: not a .jsonl transcript or message stream, a .json execution file, a journal.jsonl or a directory", given)
 	}
 	display := displayRoot(root)
 	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
@@ -401,8 +409,13 @@ func readReason(err error) string {
 }
 
 func (l *loader) load(tgt target) {
+	if tgt.stream != "" {
+		l.streamRun(tgt.stream, tgt.array) // sdkrun.go
+		return
+	}
 	if tgt.workflow == "" && tgt.session == "" {
 		l.stream() // stream.go
+		l.streamCandidates()
 		return
 	}
 	l.sidecarsFirst()

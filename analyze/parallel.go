@@ -178,6 +178,11 @@ func (s Shard) filter(inv *discover.Inventory) *discover.Inventory {
 			out.WorkflowDirs = append(out.WorkflowDirs, d)
 		}
 	}
+	for _, f := range inv.Streams {
+		if s.Has(f) {
+			out.Streams = append(out.Streams, f)
+		}
+	}
 	for id, fs := range inv.AgentFiles {
 		for _, f := range fs {
 			if s.Has(f) {

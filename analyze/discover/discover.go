@@ -34,6 +34,10 @@ type Inventory struct {
 	// (at layout.MetaOf of the path; a fleet has one per subagent, so the
 	// sidecar's path is not kept too).
 	Metas map[string]bool
+	// Streams are *.json files that may be Agent SDK message streams (the
+	// GitHub action's execution files); the loader reads their first
+	// element to tell (analyze/sdkrun.go).
+	Streams []string
 	// Refused lists entries that were not used, each with the reason.
 	Refused []Refusal
 }
@@ -112,6 +116,7 @@ func WalkJobs(root string, jobs int) (*Inventory, error) {
 	for i, f := range found {
 		inv.Sessions = append(inv.Sessions, f.inv.Sessions...)
 		inv.WorkflowDirs = append(inv.WorkflowDirs, f.inv.WorkflowDirs...)
+		inv.Streams = append(inv.Streams, f.inv.Streams...)
 		inv.Refused = append(inv.Refused, f.inv.Refused...)
 		for id, files := range f.inv.AgentFiles {
 			inv.AgentFiles[id] = append(inv.AgentFiles[id], files...)
@@ -131,6 +136,7 @@ func WalkJobs(root string, jobs int) (*Inventory, error) {
 	}
 	sort.Strings(inv.Sessions)
 	sort.Strings(inv.WorkflowDirs)
+	sort.Strings(inv.Streams)
 	for id := range inv.AgentFiles {
 		sort.Strings(inv.AgentFiles[id])
 	}
@@ -211,6 +217,8 @@ func (f *walkFound) visit(root, realRoot string) fs.WalkDirFunc {
 			inv.WorkflowDirs = append(inv.WorkflowDirs, dir)
 		case layout.IsMetaName(name):
 			f.metas[rel] = true
+		case layout.IsStreamName(name):
+			inv.Streams = append(inv.Streams, rel)
 		case layout.IsTranscriptName(name):
 			// Only agent-<id>.jsonl is a subagent, wherever it lies; every
 			// other transcript is a session candidate, inside a subagents/

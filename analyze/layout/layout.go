@@ -47,6 +47,12 @@ func IsMetaName(name string) bool {
 	return strings.HasPrefix(name, agentPrefix) && strings.HasSuffix(name, meta)
 }
 
+// IsStreamName reports whether a file name may be an Agent SDK message
+// stream written as a JSON array (the GitHub action's execution file,
+// claude-execution-output.json): any .json file but a sidecar. Only its
+// first element tells (analyze/sdkrun.go).
+func IsStreamName(name string) bool { return strings.HasSuffix(name, ".json") && !IsMetaName(name) }
+
 // MetaOf is the sidecar path of an agent transcript path.
 func MetaOf(agentFile string) string { return strings.TrimSuffix(agentFile, transcript) + meta }
 

@@ -344,8 +344,12 @@ type Transcript struct {
 	// ClaudeCodeRows counts the rows Claude Code wrote (a known row type with
 	// a sessionId, uuid, leafUuid or messageId); a file with none is not a
 	// transcript.
-	ClaudeCodeRows int            `json:"claude_code_rows"`
-	Types          map[string]int `json:"types"`
+	ClaudeCodeRows int `json:"claude_code_rows"`
+	// SDKRows counts rows spelled as the Agent SDK's message stream spells
+	// them (session_id, not sessionId): a file of them is a stream, not a
+	// session file (analyze/sdkrun.go).
+	SDKRows int            `json:"-"`
+	Types   map[string]int `json:"types"`
 	// Malformed lists the first MalformedExamples malformed lines, in order;
 	// MalformedCount counts them all and MalformedSkipped those skipped (a
 	// row read with replacement characters is malformed but not skipped).

@@ -199,7 +199,7 @@ func (s *fastScanner) object(field func(k jsonscan.Key) bool) bool {
 
 var rowNames = jsonscan.NewNames("type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
 	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid",
-	"leafUuid", "messageId")
+	"leafUuid", "messageId", "session_id", "parent_tool_use_id", "tool_use_result")
 
 func (s *fastScanner) rowObject(r *row) bool {
 	return s.object(func(k jsonscan.Key) bool {
@@ -259,6 +259,12 @@ func (s *fastScanner) rowObject(r *row) bool {
 			return s.str(&r.LeafUUID)
 		case 20:
 			return s.str(&r.MessageID)
+		case 21:
+			return s.str(&r.SDKSessionID)
+		case 22:
+			return s.str(&r.SDKParent)
+		case 23:
+			return s.toolUseResult(&r.SDKToolUseResult)
 		}
 		return s.SkipValue()
 	})

@@ -361,6 +361,8 @@ type builder struct {
 	shellByCommand smallIndex[string]
 	// keys counts the entries added to other and pending (free).
 	keys int
+	// sdk is set while an Agent SDK message stream is read (sdkstream.go).
+	sdk bool
 }
 
 // arenas keeps decoding arenas between files: a fleet scan reads thousands
@@ -545,6 +547,11 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	}
 	if badUTF8 { // as !utf8.Valid(data): decodeRow checks each string
 		b.malformed(l.N, "invalid UTF-8 (read with replacement characters)", false, 0)
+	}
+	if b.sdk {
+		sdkRow(r) // sdkstream.go
+	} else if r.SDKSessionID != "" && r.SessionID == "" {
+		t.SDKRows++
 	}
 	t.Rows++
 	typ := r.Type

@@ -1,0 +1,174 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+)
+
+// Agent SDK message streams (transcript/sdkstream.go) as runs: the GitHub
+// action's execution file (a JSON array) or `claude -p --output-format
+// stream-json` output (JSON Lines). A stream is one session: its parent's
+// transcript, its subagents' (grouped by parent_tool_use_id) and the
+// runtime's own account (model.Runtime). Discovery tells a stream from a
+// session file by its rows: a .jsonl whose rows spell session_id, a .json
+// whose first element is such a message.
+
+// LinkParentToolUse names the stream's own link from a call to its
+// subagent's messages: they carry the call's id in parent_tool_use_id.
+const LinkParentToolUse = "parent_tool_use_id"
+
+// isStreamTranscript reports whether a file read as a session is a
+// stream: most of its rows spell session_id.
+func isStreamTranscript(t *model.Transcript) bool {
+	return t.SDKRows > 0 && 2*t.SDKRows >= t.ClaudeCodeRows
+}
+
+// streamCandidates links the .json files of a walk that are streams.
+func (l *loader) streamCandidates() {
+	for k, rel := range l.inv.Streams {
+		l.key = problemKey{4, k}
+		ok, err := transcript.SniffStreamArray(l.abs(rel))
+		if err != nil {
+			l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
+			continue
+		}
+		if ok {
+			l.streamRun(rel, true)
+			l.evict()
+		}
+	}
+}
+
+// streamRun reads a stream and links its run.
+func (l *loader) streamRun(rel string, array bool) {
+	show := l.show(rel)
+	st, err := transcript.ReadStreamFile(l.abs(rel), show, array, l.readOptions(rel))
+	var gaveUp *jsonl.GaveUpError
+	switch {
+	case errors.As(err, &gaveUp):
+		l.addUntrusted(fmt.Sprintf("%s; a message stream that is mostly not JSON cannot be checked; repair it or remove it from the input", gaveUp))
+		return
+	case err != nil:
+		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))
+		return
+	}
+	if b := st.Broken; b != nil {
+		// The action writes its execution file as the run goes; a job
+		// cancelled mid-write leaves an array without its end, and what
+		// the missing messages said is unknown.
+		l.addUntrusted(fmt.Sprintf("%s:%d: %s; a run whose record is cut off cannot be checked; give the complete execution file (or the runner's session transcripts)", show, b.Line, b.Msg))
+	}
+	if st.FirstInvalid > 0 {
+		l.addUntrusted(fmt.Sprintf("%s:%d: an element of the message array is not a JSON object; the execution file was damaged and cannot be checked; give an intact copy", show, st.FirstInvalid))
+	}
+	all := append([]*model.Transcript{st.Main}, agentTranscripts(st)...)
+	for _, t := range all {
+		if t.OverCap > 0 {
+			l.addUntrusted(fmt.Sprintf("%s:%d: a message of %d bytes is over the line cap (%d bytes) and was not read; a stream with unread messages cannot be checked; pass --line-cap %d or more to read it, or remove the file from the input",
+				show, t.FirstOverCap, t.FirstOverCapLen, l.lineCap(), t.FirstOverCapLen))
+			break
+		}
+	}
+	if !array && st.Main.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(st.Main.MalformedSkipped, st.Main.Rows) {
+		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON messages (first at line %d); a stream that is mostly not JSON cannot be checked; repair it or remove it from the input",
+			show, st.Main.MalformedSkipped, st.Main.Lines, st.Main.Malformed[0].Line))
+	}
+	if st.Runtime.Messages == 0 && st.Broken == nil {
+		l.addSkipped(model.Problem{At: model.Evidence{File: show}, Message: "holds no messages; not a run"})
+		return
+	}
+	l.emit(l.linkStream(rel, st))
+}
+
+func agentTranscripts(st *transcript.Stream) []*model.Transcript {
+	out := make([]*model.Transcript, len(st.Agents))
+	for i, a := range st.Agents {
+		out[i] = a.T
+	}
+	return out
+}
+
+// linkStream builds the run of a stream: every Agent/Task call is linked
+// as a session's is (its result, its notifications), and to its
+// subagent's messages by their parent_tool_use_id; nested calls in the
+// subagents' transcripts too.
+func (l *loader) linkStream(rel string, st *transcript.Stream) *model.Run {
+	main := st.Main
+	run := &model.Run{Kind: model.KindSession, ID: main.SessionID, Path: main.File, Main: main, Runtime: st.Runtime}
+	if in := st.Runtime.Init; in != nil && in.SessionID != "" {
+		run.ID = in.SessionID
+	}
+	byCall := map[string]*model.Transcript{}
+	for _, a := range st.Agents {
+		byCall[a.ToolUseID] = a.T
+	}
+	denied := map[string]model.Evidence{}
+	if res := st.Runtime.Result; res != nil {
+		for _, d := range res.PermissionDenials {
+			if d.ToolUseID != "" {
+				denied[d.ToolUseID] = res.At
+			}
+		}
+	}
+	used := map[*model.Transcript]bool{}
+	queue := []*model.Transcript{main}
+	seen := map[*model.Transcript]bool{main: true}
+	for len(queue) > 0 {
+		owner := queue[0]
+		queue = queue[1:]
+		for _, c := range owner.ToolCalls {
+			switch {
+			case c.IsSubagentSpawn():
+				// No agent file can be the child: the stream holds them.
+				sc := l.linkSubagent(run, owner, c, streamAgents{})
+				sc.OwnerTranscript = owner
+				sc.Child, sc.ChildFile = nil, ""
+				if child := byCall[c.ID()]; child != nil && !used[child] {
+					used[child] = true
+					sc.Child, sc.ChildFile = child, child.File
+					sc.LinkedBy = append(sc.LinkedBy, LinkParentToolUse)
+					sort.Strings(sc.LinkedBy)
+					if child.AgentID == "" {
+						child.AgentID = sc.AgentID
+					}
+					if !seen[child] {
+						seen[child] = true
+						queue = append(queue, child)
+					}
+				}
+				if at, ok := denied[c.ID()]; ok {
+					sc.Denied = &at
+				}
+				run.Subagents = append(run.Subagents, sc)
+			case c.Name() == "Workflow" && owner == main:
+				run.Launches = append(run.Launches, l.linkLaunch(main, c))
+			}
+		}
+	}
+	for _, a := range st.Agents {
+		run.Agents = append(run.Agents, a.T)
+		if !used[a.T] {
+			line := a.T.FirstRowLine
+			run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: a.T.File, Line: line},
+				Message: fmt.Sprintf("messages with parent_tool_use_id %s name no Agent or Task call of the stream; read as a subagent nobody spawned", a.ToolUseID)})
+		}
+	}
+	return run
+}
+
+// streamAgents is linkSubagent's agent map for a stream: empty, as no
+// agent file belongs to it.
+type streamAgents = map[string]*model.Transcript
+
+// isStreamFile reports whether a .jsonl file given by name is a message
+// stream (a file that cannot be read is left to the session reader, which
+// says why).
+func isStreamFile(path string) bool {
+	ok, _ := transcript.SniffStreamLines(path)
+	return ok
+}

@@ -1,0 +1,428 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/jsonl"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// The Agent SDK's message stream: what `claude -p --output-format
+// stream-json --verbose` prints, one message a line, and what the GitHub
+// action writes as its execution_file, a JSON array of the same messages.
+// Its assistant and user messages are the session files' rows with three
+// fields spelled its own way (session_id, parent_tool_use_id,
+// tool_use_result); a subagent's messages are interleaved with the
+// parent's, each naming the Agent/Task call that runs it in
+// parent_tool_use_id. The reader decodes each message once and hands it to
+// the builder of the transcript it belongs to, so the stream becomes the
+// transcripts a session folder would have given: the parent's, and one per
+// subagent. The system and result messages say what session files do not:
+// the init message, the background tasks' starts and ends, and the
+// runtime's own account of the run (model.Runtime).
+//
+// What session files hold and the stream does not (agent_progress rows,
+// sidechain flags, the first prompt of a `claude -p` run) is not made up.
+
+// Stream formats (model.Runtime.Format).
+const (
+	StreamArray = "json-array"
+	StreamLines = "jsonl"
+)
+
+// Stream is an Agent SDK message stream read into transcripts.
+type Stream struct {
+	// Main is the parent's transcript: the messages without a
+	// parent_tool_use_id.
+	Main *model.Transcript
+	// Agents are the subagents' transcripts, in the order of their first
+	// message.
+	Agents []StreamAgent
+	// Runtime is the stream's init, task and result messages.
+	Runtime *model.Runtime
+	// Broken is set when the file is not one complete JSON array (a job
+	// cancelled while it was written): what came before is read, and the
+	// run cannot be judged.
+	Broken *jsonl.ArrayError
+	// FirstInvalid is the line of the first array element that is not a
+	// JSON object (0: none); an execution file is written whole by one
+	// JSON encoder, so one such element means the file was damaged.
+	FirstInvalid int
+}
+
+// StreamAgent is one subagent's transcript.
+type StreamAgent struct {
+	// ToolUseID is the parent_tool_use_id its messages carry: the id of the
+	// Agent/Task call that runs it.
+	ToolUseID string
+	T         *model.Transcript
+}
+
+// lineSource yields the messages of a stream: lines or array elements.
+type lineSource interface {
+	Next() (jsonl.Line, error)
+}
+
+// ReadStreamFile opens path and reads it as a stream; array says whether it
+// is a JSON array (an execution file) or JSON Lines.
+func ReadStreamFile(path, file string, array bool, opts Options) (*Stream, error) {
+	f, _, err := jsonl.OpenRead(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadStream(f, file, array, opts)
+}
+
+// ReadStream reads a message stream. Only I/O errors are returned; a file
+// that is not a whole array is Stream.Broken.
+func ReadStream(r io.Reader, file string, array bool, opts Options) (*Stream, error) {
+	s := newStreamReader(file, opts)
+	var src lineSource
+	if array {
+		src = jsonl.NewArrayReader(r, opts.LineCap)
+		s.rt.Format = StreamArray
+	} else {
+		src = jsonl.NewReader(r, opts.LineCap)
+		s.rt.Format = StreamLines
+	}
+	s.array = array
+	for {
+		l, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		var ae *jsonl.ArrayError
+		if errors.As(err, &ae) {
+			s.out.Broken = ae
+			break
+		}
+		if err != nil {
+			s.free()
+			return nil, fmt.Errorf("%s: read error after %d messages: %w", file, s.rt.Messages, err)
+		}
+		s.line(l)
+		if s.main.gaveUp != nil {
+			err := s.main.gaveUp
+			s.free()
+			return nil, err
+		}
+	}
+	return s.finish(), nil
+}
+
+type streamReader struct {
+	file  string
+	opts  Options
+	array bool
+	main  *builder
+	// subs are the subagents' builders by parent_tool_use_id, in order.
+	subs  map[string]*builder
+	order []string
+	// spawner is the builder that holds each Agent/Task/Workflow call (a
+	// task's start and end go to the transcript of the call that ran it),
+	// and taskOwner the one of each task started.
+	spawner   map[string]*builder
+	taskOwner map[string]*builder
+	d         decoded
+	shells    []shellCall
+	rt        *model.Runtime
+	out       Stream
+}
+
+func newStreamReader(file string, opts Options) *streamReader {
+	s := &streamReader{file: file, opts: opts, subs: map[string]*builder{},
+		spawner: map[string]*builder{}, taskOwner: map[string]*builder{},
+		rt: &model.Runtime{File: file}}
+	s.main = s.newBuilder()
+	return s
+}
+
+func (s *streamReader) newBuilder() *builder {
+	b := newBuilder(s.file)
+	b.setOptions(s.opts)
+	b.sdk = true
+	return b
+}
+
+// sub is the builder of the subagent run by the call id.
+func (s *streamReader) sub(id string) *builder {
+	if b, ok := s.subs[id]; ok {
+		return b
+	}
+	id = strings.Clone(id)
+	b := s.newBuilder()
+	s.subs[id] = b
+	s.order = append(s.order, id)
+	return b
+}
+
+// sdkRow gives a stream message the session row's spelling of its fields.
+func sdkRow(r *row) {
+	if r.SessionID == "" {
+		r.SessionID = r.SDKSessionID
+	}
+	if !r.ToolUseResult.present {
+		r.ToolUseResult = r.SDKToolUseResult
+	}
+}
+
+// line decodes one message (with the parent's arena and shell reader: the
+// decoding does not depend on whose message it is) and applies it to the
+// builder of the transcript it belongs to.
+func (s *streamReader) line(l jsonl.Line) {
+	d := &s.d
+	*d = decoded{}
+	data := bytes.TrimSpace(l.Data)
+	s.shells = s.shells[:0]
+	arena := s.main.arena
+	if !l.OverCap && len(data) > 0 {
+		decodeLine(data, d, arena, s.main.shell, &s.shells)
+		s.rt.Messages++
+	} else if l.OverCap {
+		s.rt.Messages++
+	}
+	if s.array && !l.OverCap && !d.valid && s.out.FirstInvalid == 0 {
+		s.out.FirstInvalid = l.N
+	}
+	b := s.main
+	if d.valid && d.r.SDKParent != "" {
+		b = s.sub(d.r.SDKParent)
+	}
+	b.lineShells = s.shells
+	b.apply(l, data, d)
+	b.lineShells = nil
+	if d.valid {
+		switch d.r.Type {
+		case "assistant":
+			s.spawns(b, &d.r)
+		case "system", "result":
+			s.system(b, l, data)
+		}
+	}
+	arena.reset(1 << 20)
+}
+
+// spawns records which builder holds the spawning calls of a message.
+func (s *streamReader) spawns(b *builder, r *row) {
+	if r.Message == nil {
+		return
+	}
+	for i := range r.Message.Content.blocks {
+		blk := &r.Message.Content.blocks[i]
+		if blk.Type == "tool_use" && blk.ID != "" && (blk.Name == "Agent" || blk.Name == "Task" || blk.Name == "Workflow") {
+			if _, ok := s.spawner[blk.ID]; !ok {
+				s.spawner[strings.Clone(blk.ID)] = b
+			}
+		}
+	}
+}
+
+// sdkSystem is what pmcheck reads of the stream's system and result
+// messages (a few per run, decoded with encoding/json).
+type sdkSystem struct {
+	Type           string `json:"type"`
+	Subtype        string `json:"subtype"`
+	SessionID      string `json:"session_id"`
+	Cwd            string `json:"cwd"`
+	Version        string `json:"claude_code_version"`
+	Model          string `json:"model"`
+	PermissionMode string `json:"permissionMode"`
+
+	TaskID      looseString `json:"task_id"`
+	ToolUseID   string      `json:"tool_use_id"`
+	Description string      `json:"description"`
+	TaskType    string      `json:"task_type"`
+	Status      string      `json:"status"`
+	Summary     string      `json:"summary"`
+	OutputFile  string      `json:"output_file"`
+	Patch       struct {
+		Status string `json:"status"`
+	} `json:"patch"`
+
+	IsError           bool            `json:"is_error"`
+	TerminalReason    string          `json:"terminal_reason"`
+	NumTurns          int             `json:"num_turns"`
+	DurationMS        float64         `json:"duration_ms"`
+	APIErrorStatus    json.RawMessage `json:"api_error_status"`
+	Errors            []looseString   `json:"errors"`
+	PermissionDenials []struct {
+		ToolName  string `json:"tool_name"`
+		ToolUseID string `json:"tool_use_id"`
+	} `json:"permission_denials"`
+	SubagentStats *model.SubagentStats `json:"subagent_stats"`
+}
+
+// system reads a system or result message.
+func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
+	var m sdkSystem
+	if json.Unmarshal(data, &m) != nil {
+		return // a type mismatch deep inside: the row is counted, its facts unread
+	}
+	at := model.Evidence{File: s.file, Line: l.N, Time: b.curMax}
+	switch {
+	case m.Type == "result":
+		res := &model.RuntimeResult{At: at, Subtype: capString(m.Subtype, model.DescriptionLimit), IsError: m.IsError,
+			TerminalReason: capString(m.TerminalReason, model.DescriptionLimit), NumTurns: m.NumTurns, DurationMS: int64(m.DurationMS),
+			SubagentStats: m.SubagentStats}
+		if st := bytes.TrimSpace(m.APIErrorStatus); len(st) > 0 && string(st) != "null" {
+			res.APIErrorStatus = capString(strings.Trim(string(st), `"`), model.DescriptionLimit)
+		}
+		for i, e := range m.Errors {
+			if i == model.ListLimit {
+				break
+			}
+			res.Errors = append(res.Errors, capString(string(e), model.DescriptionLimit))
+		}
+		for _, d := range m.PermissionDenials {
+			res.PermissionDenials = append(res.PermissionDenials, model.PermissionDenial{
+				Tool: capString(d.ToolName, model.DescriptionLimit), ToolUseID: capID(d.ToolUseID)})
+		}
+		if st := res.SubagentStats; st != nil && len(st.ByType) > model.ListLimit*5 {
+			st.ByType = nil // a made-up map: the counts stand, the types do not
+		}
+		s.rt.Result = res // the last one wins: a resumed stream has several
+	case m.Subtype == "init":
+		if s.rt.Init == nil {
+			s.rt.Init = &model.RuntimeInit{At: at, SessionID: capID(m.SessionID), Version: capString(m.Version, model.DescriptionLimit),
+				Cwd: capString(m.Cwd, model.PromptLimit), Model: capString(m.Model, model.DescriptionLimit),
+				PermissionMode: capString(m.PermissionMode, model.DescriptionLimit)}
+		}
+	case m.Subtype == "task_started":
+		task := model.RuntimeTask{At: at, TaskID: capID(string(m.TaskID)), ToolUseID: capID(m.ToolUseID),
+			TaskType: capString(m.TaskType, model.DescriptionLimit), Description: capString(m.Description, model.DescriptionLimit)}
+		s.rt.Tasks = append(s.rt.Tasks, task)
+		if owner := s.spawner[m.ToolUseID]; owner != nil && task.TaskID != "" {
+			s.taskOwner[task.TaskID] = owner
+		}
+	case m.Subtype == "task_notification":
+		s.notify(b, l, "sdk-task_notification", string(m.TaskID), m.ToolUseID, m.Status, m.Summary, m.OutputFile)
+	case m.Subtype == "task_updated":
+		switch m.Patch.Status {
+		case "completed", "failed", "killed", "stopped":
+			s.notify(b, l, "sdk-task_updated", string(m.TaskID), m.ToolUseID, m.Patch.Status, "", "")
+		}
+	}
+}
+
+// notify adds a task's end to the transcript that holds the call that ran
+// it, as its <task-notification> would have been: by the call's id, else
+// the task's.
+func (s *streamReader) notify(b *builder, l jsonl.Line, source, taskID, toolUseID, status, summary, output string) {
+	owner := s.spawner[toolUseID]
+	if owner == nil {
+		owner = s.taskOwner[taskID]
+	}
+	if owner == nil {
+		owner = b
+	}
+	n := &model.Notification{At: model.Evidence{File: s.file, Line: l.N, Time: owner.curMax}, Source: source,
+		TaskID: capID(taskID), ToolUseID: capID(toolUseID), Status: capString(status, model.DescriptionLimit),
+		HasStatus: status != "", Summary: capString(summary, model.DescriptionLimit), OutputFile: capString(output, model.DescriptionLimit)}
+	owner.t.Notifications = append(owner.t.Notifications, n)
+}
+
+func (s *streamReader) finish() *Stream {
+	out := &s.out
+	out.Runtime = s.rt
+	out.Main = s.finishOne(s.main)
+	s.main = nil
+	for _, id := range s.order {
+		out.Agents = append(out.Agents, StreamAgent{ToolUseID: id, T: s.finishOne(s.subs[id])})
+	}
+	s.subs = nil
+	return out
+}
+
+// finishOne finishes a transcript, with what only the init message says of
+// every row (the CLI version, the working directory).
+func (s *streamReader) finishOne(b *builder) *model.Transcript {
+	t := b.finish()
+	b.free()
+	if in := s.rt.Init; in != nil {
+		if t.Version == "" {
+			t.Version = in.Version
+		}
+		if t.Cwd == "" {
+			t.Cwd = in.Cwd
+		}
+		if t.SessionID == "" {
+			t.SessionID = in.SessionID
+		}
+	}
+	return t
+}
+
+func (s *streamReader) free() {
+	if s.main != nil {
+		s.main.free()
+	}
+	for _, b := range s.subs {
+		b.free()
+	}
+}
+
+// SniffStreamArray reports whether the JSON file at path is an Agent SDK
+// message stream: a JSON array whose first element is a message with a
+// session_id. Only that element is read.
+func SniffStreamArray(path string) (bool, error) {
+	f, _, err := jsonl.OpenRead(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	l, err := jsonl.NewArrayReader(f, 1<<20).Next()
+	if err != nil || l.OverCap {
+		return false, nil
+	}
+	return isStreamMessage(l.Data), nil
+}
+
+// isStreamMessage reports whether data is a message of an SDK stream.
+func isStreamMessage(data []byte) bool {
+	var r row
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return false
+	}
+	ok, _ := decodeRow(data, &r)
+	return ok && r.Type != "" && r.SDKSessionID != "" && r.SessionID == ""
+}
+
+// SniffStreamLines reports whether the JSON Lines file at path is an
+// Agent SDK message stream: its first row that names a session spells it
+// session_id. At most the first 16 lines are read.
+func SniffStreamLines(path string) (bool, error) {
+	f, _, err := jsonl.OpenRead(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	lr := jsonl.NewReader(f, 0)
+	for range 16 {
+		l, err := lr.Next()
+		if err != nil {
+			return false, nil
+		}
+		data := bytes.TrimSpace(l.Data)
+		if l.OverCap || len(data) == 0 || data[0] != '{' {
+			continue
+		}
+		var r row
+		if ok, _ := decodeRow(data, &r); !ok {
+			continue
+		}
+		if r.SessionID != "" {
+			return false, nil
+		}
+		if r.SDKSessionID != "" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
