@@ -70,6 +70,13 @@ func factsOnJobs(runs []*model.Run, opts FactsOptions, jobs int, out []model.Fac
 // attempts: 90 MB of replay beside 85 MB of attempt facts). A session's
 // replay holds little; with many subagents it runs beside the detectors.
 func runFacts(run *model.Run, opts FactsOptions) model.Facts {
+	f := detectorFacts(run, opts)
+	withRuntime(&f, run) // runtime_facts.go
+	return f
+}
+
+// detectorFacts is the detectors' and the replay's facts of one run.
+func detectorFacts(run *model.Run, opts FactsOptions) model.Facts {
 	var (
 		watchdogs []model.WatchdogFact
 		verdict   string

@@ -72,6 +72,7 @@ func NewRunFacts(f model.Facts) RunFacts {
 	c := capper{om: &om}
 	rf := RunFacts{Facts: model.Facts{Run: f.Run}}
 	rf.Run.ID, rf.Run.Path, rf.Run.Branch = c.str(f.Run.ID), f.Run.Path, c.str(f.Run.Branch)
+	rf.Run.EndingDetail, rf.Run.CountsDisagree, rf.Run.Reasons = c.str(f.Run.EndingDetail), c.list(f.Run.CountsDisagree), c.reasons(f.Run.Reasons)
 	rf.Attempts = capFacts(f.Attempts, &om.Attempts)
 	for i := range rf.Attempts {
 		a := &rf.Attempts[i]

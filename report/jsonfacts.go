@@ -224,6 +224,7 @@ func writeRunFacts(spill io.Writer, b []byte, rf *RunFacts, prefix string) ([]by
 	w.bool("shipped", r.Shipped)
 	w.str("branch", r.Branch)
 	w.evidence("at", r.At)
+	writeStreamRun(&w, r) // jsonstream.go
 	w.close()
 	w.list("attempts", len(rf.Attempts), rf.Attempts == nil, func(i int) {
 		a := &rf.Attempts[i]

@@ -48,6 +48,8 @@ func randomFill(rng *rand.Rand, v reflect.Value, str func() string, tm func() ti
 		}
 	case reflect.String:
 		v.SetString(str())
+	case reflect.Map: // only in fields reports leave out (RunFact.RuntimeStats)
+		v.SetZero()
 	case reflect.Int:
 		v.SetInt([]int64{0, -1, 1, 42, math.MaxInt64, math.MinInt64}[rng.IntN(6)] * int64(rng.IntN(2)))
 	case reflect.Bool:

@@ -22,6 +22,15 @@ var fieldDocs = map[string]string{
 	"run.shipped":   "the run pushed or merged, or its branch is the branch under check",
 	"run.branch":    "the git branch the run worked on, when known",
 
+	"run.source":             "what the run was read from: `sdk-stream`, or `sdk-stream+session-files` when the runner's session transcripts were joined to it; empty for session files",
+	"run.stream_format":      "`json-array` (the GitHub action's execution file) or `jsonl` (`claude -p --output-format stream-json`); empty for session files",
+	"run.ending":             "how the run ended, as the stream's result message says: `completed`, `max-turns`, `interrupted`, `api-error`, `failed` or `no-result`; empty for session files",
+	"run.ending_detail":      "the result's subtype and terminal_reason behind `ending`",
+	"run.permission_denials": "how many tool calls the result lists in permission_denials",
+	"run.runtime_counted":    "the result carries the runtime's own subagent_stats",
+	"run.counts_disagree":    "each subagent count (spawned, completed, failed, killed, refused, spawned by subagents, max depth, by type) where the runtime's subagent_stats differ from what the messages show, with both numbers",
+	"run.reasons":            "the rows behind the stream's fields: the format read, the result, the counts compared",
+
 	"attempt.key":               "the journal key of the agent",
 	"attempt.agent":             "the agent's display name, as reports show it",
 	"attempt.agent_id":          "the attempt's agent id (`agent-<id>.jsonl`)",

@@ -45,6 +45,8 @@ func subagentReasons(sc *model.SubagentCall, end interpret.SubagentEnd) []model.
 		out = append(out, model.Reason{What: "output poll says " + end.Outcome, At: end.At})
 	case "none":
 		out = append(out, model.Reason{What: "no tool result and no notification follow", At: end.At})
+	case "permission_denials":
+		out = append(out, model.Reason{What: "the runtime's result lists the call among its permission denials", At: end.At})
 	}
 	return out
 }

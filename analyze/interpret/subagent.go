@@ -37,7 +37,8 @@ type SubagentEnd struct {
 	Outcome string
 	At      model.Evidence
 	// By names the evidence: "notification", "poll" (a TaskOutput result),
-	// "result" (the call's tool result) or "none".
+	// "result" (the call's tool result), "permission_denials" (the SDK
+	// result's list) or "none".
 	By string
 }
 
@@ -47,6 +48,11 @@ type SubagentEnd struct {
 // call's tool result. polls are the owner transcript's TaskOutput-style
 // results for the call's agent, in file order (see Polls).
 func SubagentOutcome(sc *model.SubagentCall, polls []*model.ToolResult) SubagentEnd {
+	if sc.Denied != nil && !ran(sc) {
+		// The runtime's result lists the call among its permission
+		// denials (an SDK stream): it was refused before it ran.
+		return SubagentEnd{OutcomeRejected, *sc.Denied, "permission_denials"}
+	}
 	if n := sc.LastNotification; n != nil {
 		switch {
 		case !n.HasStatus:

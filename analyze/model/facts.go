@@ -49,6 +49,37 @@ type RunFact struct {
 	Shipped bool     `json:"shipped" expr:"shipped"`
 	Branch  string   `json:"branch" expr:"branch"`
 	At      Evidence `json:"at" expr:"at"`
+
+	// The fields below are set for a run read from an Agent SDK message
+	// stream (runtime_facts.go in package analyze); empty for session files.
+
+	// Source is what the run was read from: "sdk-stream", or
+	// "sdk-stream+session-files" when the runner's session transcripts of
+	// the same session were read with it; StreamFormat is "json-array"
+	// (the action's execution file) or "jsonl" (stream-json output).
+	Source       string `json:"source,omitempty" expr:"source"`
+	StreamFormat string `json:"stream_format,omitempty" expr:"stream_format"`
+	// Ending is how the run itself ended, as its result message says
+	// (package interpret decides): completed | max-turns | interrupted |
+	// api-error | failed | no-result. EndingDetail quotes the result's
+	// subtype and terminal_reason.
+	Ending       string `json:"ending,omitempty" expr:"ending"`
+	EndingDetail string `json:"ending_detail,omitempty" expr:"ending_detail"`
+	// PermissionDenials counts the result's permission_denials.
+	PermissionDenials int `json:"permission_denials,omitempty" expr:"permission_denials"`
+	// RuntimeCounted is set when the result carries the runtime's own
+	// subagent_stats; CountsDisagree then lists each count where it
+	// differs from what pmcheck derived from the messages, with both
+	// numbers ("completed: the runtime counted 3, the messages show 2").
+	RuntimeCounted bool     `json:"runtime_counted,omitempty" expr:"runtime_counted"`
+	CountsDisagree []string `json:"counts_disagree,omitempty" expr:"counts_disagree"`
+	// RuntimeStats and DerivedStats are the two sets of counts compared
+	// (DerivedStats fills what the messages can tell).
+	// (not in reports: CountsDisagree and Reasons carry the numbers).
+	RuntimeStats *SubagentStats `json:"-"`
+	DerivedStats *SubagentStats `json:"-"`
+	// Reasons are the rows behind the fields above.
+	Reasons []Reason `json:"reasons,omitempty" expr:"reasons"`
 }
 
 // AttemptFact is one Workflow agent attempt.

@@ -1,0 +1,86 @@
+package interpret
+
+import (
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Run endings (RunFact.Ending): how a run read from an Agent SDK message
+// stream ended, as its result message says. Session files carry no such
+// message, and their runs have none.
+const (
+	RunCompleted   = "completed"
+	RunMaxTurns    = "max-turns"
+	RunInterrupted = "interrupted"
+	RunAPIError    = "api-error"
+	RunFailed      = "failed"
+	// RunNoResult: the stream ends without a result (the process died, the
+	// job was cancelled before the runtime could say how it ended).
+	RunNoResult = "no-result"
+)
+
+// RunEnd is how a run ended and the row that says so.
+type RunEnd struct {
+	Ending string
+	// Detail quotes the result's subtype and terminal_reason (or says why
+	// there is none).
+	Detail string
+	At     model.Evidence
+}
+
+// RunEnding decides how a stream's run ended from its result message:
+// subtype, is_error and terminal_reason. main is the parent's transcript,
+// whose interruptions tell an aborted execution from another error.
+func RunEnding(rt *model.Runtime, main *model.Transcript) RunEnd {
+	if rt == nil {
+		return RunEnd{}
+	}
+	res := rt.Result
+	if res == nil {
+		end := RunEnd{Ending: RunNoResult, Detail: "the stream ends without a result message"}
+		if main != nil && main.LastRowLine > 0 {
+			end.At = model.Evidence{File: main.File, Line: main.LastRowLine, Time: main.LastTime}
+		}
+		return end
+	}
+	end := RunEnd{At: res.At, Detail: detail(res)}
+	reason := strings.ToLower(res.TerminalReason)
+	switch {
+	case res.Subtype == "error_max_turns" || reason == "max_turns":
+		end.Ending = RunMaxTurns
+	case strings.Contains(reason, "abort") || strings.Contains(reason, "interrupt"):
+		end.Ending = RunInterrupted
+	case res.Subtype == "error_during_execution" && main != nil && len(main.Interrupts) > 0:
+		// The user (or the SDK's abort) interrupted a turn, and the run
+		// stopped there.
+		end.Ending = RunInterrupted
+	case reason == "api_error" || res.APIErrorStatus != "":
+		end.Ending = RunAPIError
+	case res.IsError || res.Subtype != "success" && res.Subtype != "":
+		end.Ending = RunFailed
+	default:
+		end.Ending = RunCompleted
+	}
+	return end
+}
+
+func detail(res *model.RuntimeResult) string {
+	var parts []string
+	if res.Subtype != "" {
+		parts = append(parts, "subtype "+res.Subtype)
+	}
+	if res.IsError {
+		parts = append(parts, "is_error")
+	}
+	if res.TerminalReason != "" {
+		parts = append(parts, "terminal_reason "+res.TerminalReason)
+	}
+	if res.APIErrorStatus != "" {
+		parts = append(parts, "api_error_status "+res.APIErrorStatus)
+	}
+	if len(res.Errors) > 0 {
+		parts = append(parts, "errors: "+res.Errors[0])
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,158 @@
+package analyze
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pmcheck/pmcheck/analyze/interpret"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// withRuntime adds what a stream's runtime says of its run to the run's
+// fact: the format read, how the run ended (package interpret decides),
+// the permission denials, and the runtime's own subagent counts next to
+// the ones derived from the messages, with every count where they differ.
+// Session runs are left as they are.
+func withRuntime(f *model.Facts, run *model.Run) {
+	rt := run.Runtime
+	if rt == nil {
+		return
+	}
+	rf := &f.Run
+	rf.Source = "sdk-stream"
+	if len(rt.SessionFiles) > 0 {
+		rf.Source = "sdk-stream+session-files"
+	}
+	rf.StreamFormat = rt.Format
+	rf.Reasons = append(rf.Reasons, model.Reason{What: fmt.Sprintf("read from an Agent SDK message stream (%s, %d messages); rows only session files hold (agent_progress, sidechain flags, the first prompt) are not in it", rt.Format, rt.Messages), At: model.Evidence{File: rt.File}})
+	for _, d := range rt.Disagreements {
+		rf.Reasons = append(rf.Reasons, model.Reason{What: "stream and session files disagree: " + d.Message, At: d.At})
+	}
+	end := interpret.RunEnding(rt, run.Main)
+	rf.Ending, rf.EndingDetail = end.Ending, end.Detail
+	rf.Reasons = append(rf.Reasons, model.Reason{What: "run ended: " + end.Ending + " (" + end.Detail + ")", At: end.At})
+	res := rt.Result
+	if res == nil {
+		return
+	}
+	rf.PermissionDenials = len(res.PermissionDenials)
+	for _, d := range res.PermissionDenials {
+		rf.Reasons = append(rf.Reasons, model.Reason{What: "permission denied: " + d.Tool + " call " + d.ToolUseID, At: res.At})
+	}
+	if res.SubagentStats == nil {
+		return
+	}
+	rf.RuntimeCounted = true
+	rf.RuntimeStats = res.SubagentStats
+	derived := deriveStats(run, f.Subagents)
+	rf.DerivedStats = derived
+	rf.CountsDisagree = compareStats(res.SubagentStats, derived)
+	what := "the runtime's subagent_stats agree with the messages"
+	if len(rf.CountsDisagree) > 0 {
+		what = fmt.Sprintf("the runtime's subagent_stats differ from the messages in %d counts", len(rf.CountsDisagree))
+	}
+	rf.Reasons = append(rf.Reasons, model.Reason{What: what, At: res.At})
+	for _, d := range rf.CountsDisagree {
+		rf.Reasons = append(rf.Reasons, model.Reason{What: d, At: res.At})
+	}
+}
+
+// deriveStats counts the subagents as the messages show them, in the
+// runtime's categories. A call started when anything shows its agent ran
+// (its messages, an agent id, a task_started row); of the others, a call
+// the result lists among its permission denials or one rejected before
+// launch (input validation, an unknown agent type, a declined prompt) is
+// neither spawned nor refused, and the rest were refused by the runtime
+// (depth, concurrency, budget). Outcomes are interpret's.
+func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStats {
+	st := &model.SubagentStats{ByType: map[string]int{}}
+	outcome := map[string]string{}
+	for _, f := range facts {
+		outcome[f.ToolUseID] = f.Outcome
+	}
+	started := map[string]bool{}
+	for _, t := range run.Runtime.Tasks {
+		if t.ToolUseID != "" {
+			started[t.ToolUseID] = true
+		}
+	}
+	depth := map[*model.Transcript]int{run.Main: 0}
+	for _, sc := range run.Subagents {
+		if model.CopiedCall(sc) {
+			continue
+		}
+		d := depth[sc.OwnerTranscript] + 1
+		if sc.Child != nil {
+			depth[sc.Child] = d
+		}
+		ran := sc.Child != nil || sc.AgentID != "" || started[sc.ToolUseID]
+		out := outcome[sc.ToolUseID]
+		if !ran {
+			if sc.Denied == nil && out != interpret.OutcomeRejected {
+				st.Refused.DepthLimit++ // the reason is not in the messages: counted as refused
+			}
+			continue
+		}
+		st.Spawned++
+		st.MaxDepth = max(st.MaxDepth, d)
+		if sc.OwnerTranscript != nil && sc.OwnerTranscript != run.Main {
+			st.SpawnedBySubagents++
+		}
+		typ := sc.SubagentType
+		if typ == "" {
+			typ = "general-purpose"
+		}
+		st.ByType[typ]++
+		switch out {
+		case interpret.OutcomeCompleted:
+			st.Completed++
+		case interpret.OutcomeFailed, interpret.OutcomeTerminatedEarly, interpret.OutcomeUnknown:
+			st.Failed++
+		case interpret.OutcomeKilled, interpret.OutcomeStopped:
+			st.Killed.System++ // who killed it is not in the messages
+		}
+	}
+	return st
+}
+
+// compareStats lists the counts where the runtime and the messages
+// differ, each with both numbers.
+func compareStats(rt, derived *model.SubagentStats) []string {
+	var out []string
+	cmp := func(name string, runtime, messages int) {
+		if runtime != messages {
+			out = append(out, fmt.Sprintf("%s: the runtime counted %d, the messages show %d", name, runtime, messages))
+		}
+	}
+	cmp("spawned", rt.Spawned, derived.Spawned)
+	cmp("completed", rt.Completed, derived.Completed)
+	cmp("failed", rt.Failed, derived.Failed)
+	if rt.KilledTotal() != derived.KilledTotal() {
+		out = append(out, fmt.Sprintf("killed: the runtime counted %d (parent %d, user %d, system %d), the messages show %d",
+			rt.KilledTotal(), rt.Killed.Parent, rt.Killed.User, rt.Killed.System, derived.KilledTotal()))
+	}
+	if rt.RefusedTotal() != derived.RefusedTotal() {
+		out = append(out, fmt.Sprintf("refused: the runtime counted %d (depth limit %d, concurrency limit %d, budget %d), the messages show %d calls that never started",
+			rt.RefusedTotal(), rt.Refused.DepthLimit, rt.Refused.ConcurrencyLimit, rt.Refused.Budget, derived.RefusedTotal()))
+	}
+	cmp("spawned by subagents", rt.SpawnedBySubagents, derived.SpawnedBySubagents)
+	cmp("max depth", rt.MaxDepth, derived.MaxDepth)
+	if rt.ByType != nil {
+		types := map[string]bool{}
+		for k := range rt.ByType {
+			types[k] = true
+		}
+		for k := range derived.ByType {
+			types[k] = true
+		}
+		keys := make([]string, 0, len(types))
+		for k := range types {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			cmp(fmt.Sprintf("by type %q", k), rt.ByType[k], derived.ByType[k])
+		}
+	}
+	return out
+}
