@@ -34,7 +34,7 @@ func TestSessionReplayBesideDetectorsIsSerial(t *testing.T) {
 				many.Subagents = append(many.Subagents, run.Subagents...)
 			}
 			opts := FactsOptions{}
-			got := runFacts(&many, opts)
+			got := detectorFacts(&many, opts)
 			want := withWatchdogs(detect.Analyze(&many, opts.Detect), replay.Session(&many, opts.Replay), "")
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: facts with the replay beside the detectors differ from one after the other", run.ID)

@@ -59,11 +59,10 @@ func withRuntime(f *model.Facts, run *model.Run) {
 
 // deriveStats counts the subagents as the messages show them, in the
 // runtime's categories. A call started when anything shows its agent ran
-// (its messages, an agent id, a task_started row); of the others, a call
-// the result lists among its permission denials or one rejected before
-// launch (input validation, an unknown agent type, a declined prompt) is
-// neither spawned nor refused, and the rest were refused by the runtime
-// (depth, concurrency, budget). Outcomes are interpret's.
+// (its messages, an agent id, a task_started row); of the others, one
+// whose error result names a spawn limit was refused (interpret decides),
+// and the rest (permission denials, input the runtime rejected) are
+// neither. Outcomes are interpret's.
 func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStats {
 	st := &model.SubagentStats{ByType: map[string]int{}}
 	outcome := map[string]string{}
@@ -88,8 +87,8 @@ func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStat
 		ran := sc.Child != nil || sc.AgentID != "" || started[sc.ToolUseID]
 		out := outcome[sc.ToolUseID]
 		if !ran {
-			if sc.Denied == nil && out != interpret.OutcomeRejected {
-				st.Refused.DepthLimit++ // the reason is not in the messages: counted as refused
+			if interpret.RefusedBySpawnLimit(sc) {
+				st.Refused.DepthLimit++ // which limit is not told apart: compared as a total
 			}
 			continue
 		}

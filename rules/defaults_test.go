@@ -91,7 +91,19 @@ func defaultRuleCases() map[string]defaultRuleCase {
 	consumedFailure := unshipped // killed, but the parent consumed the report: no signature
 	consumedFailure.Signature, consumedFailure.Rule, consumedFailure.Mode, consumedFailure.Outcome = "", "", "async", "failed"
 
+	streamRun := session("s1")
+	streamRun.Source, streamRun.StreamFormat, streamRun.RuntimeCounted = "sdk-stream", "json-array", true
+	agreeing := streamRun
+	streamRun.CountsDisagree = []string{"spawned: the runtime counted 3, the messages show 2", "completed: the runtime counted 3, the messages show 2",
+		"failed: the runtime counted 0, the messages show 1", "killed: the runtime counted 1 (parent 1, user 0, system 0), the messages show 0",
+		"max depth: the runtime counted 2, the messages show 1", `by type "pruefer": the runtime counted 2, the messages show 1`}
+
 	return map[string]defaultRuleCase{
+		"runtime-counts-disagree": {
+			bad:  model.Facts{Run: streamRun},
+			good: model.Facts{Run: agreeing},
+			want: `the runtime's subagent_stats disagree with what the messages show: spawned: the runtime counted 3, the messages show 2; completed: the runtime counted 3, the messages show 2; failed: the runtime counted 0, the messages show 1; killed: the runtime counted 1 (parent 1, user 0, system 0), the messages show 0; max depth: the runtime counted 2, the messages show 1 and 1 more`,
+		},
 		"killed-subagent-unreviewed": {
 			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{unshipped}},
 			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{unshippedReviewed, consumedFailure, shippedKill}},

@@ -96,6 +96,7 @@ var nearMiss = map[string]struct{ kind, where string }{
 	"subagent-open-at-end":          {"subagent", `outcome == "launched-never-returned"`},
 	"watchdog-disagreement":         {"watchdog", `source == "workflow-runtime"`},
 	"quiet-agent":                   {"watchdog", `source == "watch" && kind == "QUIET"`},
+	"runtime-counts-disagree":       {"run", `runtime_counted`},
 }
 
 func others(p *rules.Pack, keep string) []string {

@@ -64,7 +64,7 @@ func TestSettingsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Rules) != 9 || p.Settings.DeployLabels[1] != "ship-it" {
+	if len(p.Rules) != 10 || p.Settings.DeployLabels[1] != "ship-it" {
 		t.Errorf("extending the defaults with a settings file: %d rules, %v", len(p.Rules), p.Settings)
 	}
 	_, err = Build(Options{Files: []string{"+" + a, "+" + b}})

@@ -275,7 +275,7 @@ func subagentFacts(a *pass) any {
 		}
 	}
 	scans := map[string]*ownerScan{}
-	byT := map[*model.Transcript]*ownerScan{}
+	var byT map[*model.Transcript]*ownerScan // only an SDK stream's run fills it
 	for _, sc := range run.Subagents {
 		owner := owners[sc.Owner]
 		scan, ok := scans[sc.Owner]
@@ -287,6 +287,9 @@ func subagentFacts(a *pass) any {
 		if !ok {
 			scan = newOwnerScan(owner)
 			if sc.OwnerTranscript != nil {
+				if byT == nil {
+					byT = map[*model.Transcript]*ownerScan{}
+				}
 				byT[owner] = scan
 			} else {
 				scans[sc.Owner] = scan

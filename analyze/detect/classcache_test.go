@@ -114,12 +114,13 @@ func TestClassificationsAreBounded(t *testing.T) {
 // small runs, allocates little to analyse: its indexes are sized for it
 // (hitOf scans a few signature hits, the plain analyses are listed), not
 // fixed maps (10,035 bytes before, 8,386 after; the map of one hit was
-// 1.2 KB of a fleet run's analysis).
+// 1.2 KB of a fleet run's analysis). The run fact's fields of an SDK
+// message stream (#28) put it in a larger size class: 9,192 bytes.
 func TestOneSubagentSessionAllocatesLittle(t *testing.T) {
 	run := loadRun(t, "detect-sync-killed", model.KindSession)
 	best := allocs.LeastPerCall(50, func() { detect.Analyze(run, detect.Options{}) })
 	t.Logf("one killed subagent: %d bytes", best)
-	if best > 9000 {
-		t.Errorf("analysing a session of one killed subagent allocated %d bytes, want at most 9,000", best)
+	if best > 9300 {
+		t.Errorf("analysing a session of one killed subagent allocated %d bytes, want at most 9,300", best)
 	}
 }

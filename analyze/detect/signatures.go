@@ -17,6 +17,10 @@ const (
 	// user row, for an Agent/Task call that has no queue accounting in the
 	// segment, whose latest status is not "completed".
 	RuleBUserRow = "B:user-row"
+	// RuleBSDK: the Agent SDK message stream's delivery — a system
+	// task_notification message for an Agent/Task call, whose latest
+	// status is not "completed" (transcript/sdkstream.go).
+	RuleBSDK = "B:sdk-task-notification"
 )
 
 // noDescription labels an Agent call without a description, as the reference does.
@@ -135,11 +139,16 @@ func ScanTranscript(t *model.Transcript) Scan {
 		status    string
 		hasStatus bool
 		at        model.Evidence
+		rule      string
 	}
 	rows := map[string]*delivered{}
 	var rowOrder []string
 	for _, n := range t.Notifications {
-		if n.Source != "user-row" || n.ToolUseID == "" || !w.InWindow(n.At.Line) {
+		rule := RuleBUserRow
+		if n.Source == model.SourceSDKNotification {
+			rule = RuleBSDK
+		}
+		if n.Source != "user-row" && rule != RuleBSDK || n.ToolUseID == "" || !w.InWindow(n.At.Line) {
 			continue
 		}
 		if _, accounted := queue[n.ToolUseID]; accounted {
@@ -151,13 +160,13 @@ func ScanTranscript(t *model.Transcript) Scan {
 			rows[n.ToolUseID] = d
 			rowOrder = append(rowOrder, n.ToolUseID)
 		}
-		d.status, d.hasStatus, d.at = n.Status, n.HasStatus, n.At
+		d.status, d.hasStatus, d.at, d.rule = n.Status, n.HasStatus, n.At, rule
 	}
 	for _, id := range rowOrder {
 		d := rows[id]
 		desc, ok := calls[id]
 		if ok && !(d.hasStatus && d.status == "completed") {
-			s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: RuleBUserRow, Status: d.status, At: d.at})
+			s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: d.rule, Status: d.status, At: d.at})
 		}
 	}
 

@@ -84,3 +84,22 @@ func detail(res *model.RuntimeResult) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// RefusedBySpawnLimit reports whether a call that never started was
+// refused by one of the runtime's spawn limits (nesting depth, concurrent
+// agents, budget), as its error result says: what subagent_stats counts
+// under refused. A call refused for its input (an unknown agent type, a
+// missing prompt) or declined at a permission prompt is not.
+func RefusedBySpawnLimit(sc *model.SubagentCall) bool {
+	r := sc.Result
+	if r == nil || !r.IsError() || ran(sc) || sc.Denied != nil {
+		return false
+	}
+	text := strings.ToLower(r.Text + " " + r.ResultString())
+	for _, w := range []string{"depth", "nesting", "concurren", "budget", "too many agents", "limit"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}

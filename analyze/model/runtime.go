@@ -100,3 +100,11 @@ type RuntimeTask struct {
 	TaskType    string   `json:"task_type,omitempty"`
 	Description string   `json:"description,omitempty"`
 }
+
+// Notification sources of an SDK stream: a system task_notification
+// message, and a task_updated message with a final status (the session
+// files' are "user-row" and "queue-<operation>").
+const (
+	SourceSDKNotification = "sdk-task_notification"
+	SourceSDKUpdate       = "sdk-task_updated"
+)

@@ -301,11 +301,11 @@ func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
 			s.taskOwner[task.TaskID] = owner
 		}
 	case m.Subtype == "task_notification":
-		s.notify(b, l, "sdk-task_notification", string(m.TaskID), m.ToolUseID, m.Status, m.Summary, m.OutputFile)
+		s.notify(b, l, model.SourceSDKNotification, string(m.TaskID), m.ToolUseID, m.Status, m.Summary, m.OutputFile)
 	case m.Subtype == "task_updated":
 		switch m.Patch.Status {
 		case "completed", "failed", "killed", "stopped":
-			s.notify(b, l, "sdk-task_updated", string(m.TaskID), m.ToolUseID, m.Patch.Status, "", "")
+			s.notify(b, l, model.SourceSDKUpdate, string(m.TaskID), m.ToolUseID, m.Patch.Status, "", "")
 		}
 	}
 }
