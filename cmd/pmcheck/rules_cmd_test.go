@@ -40,6 +40,7 @@ subagent-open-at-end           warning   subagent          Run ended with a suba
 false-done                     warning   attempt,subagent  Agent reported done but its transcript ends in an error
 watchdog-disagreement          warning   watchdog          Watchdog prediction disagrees with the observed kill
 quiet-agent                    note      watchdog          Agent quiet for 10 minutes or more
+runtime-counts-disagree        warning   run               The runtime's own subagent counts disagree with the messages
 `
 	if code != 0 || out != want || errOut != "" {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
@@ -63,7 +64,7 @@ func TestRulesListWithFlags(t *testing.T) {
 	for _, m := range metas {
 		got = append(got, m.ID+"="+m.Severity)
 	}
-	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-unreviewed=warning ship-while-killed-outstanding=error subagent-open-at-end=warning team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
+	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-unreviewed=warning runtime-counts-disagree=warning ship-while-killed-outstanding=error subagent-open-at-end=warning team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -101,7 +102,7 @@ func TestRulesErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, ship-while-killed-outstanding, subagent-open-at-end, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
+		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, runtime-counts-disagree, ship-while-killed-outstanding, subagent-open-at-end, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
 		{[]string{"rules", "list", "--severity", "quiet-agent=loud"}, `pmcheck: --severity quiet-agent=loud: unknown level "loud"; expected one of "error", "note", "warning"` + "\n"},
 		{[]string{"rules", "list", "--rules", "nope.yaml"}, `pmcheck: cannot read rule file "nope.yaml": no such file or directory` + "\n"},
 	} {
