@@ -399,6 +399,9 @@ func (e *explainer) fact(rf *report.RunFacts, ref rules.FactRef, f *rules.Findin
 	case model.FactRun:
 		fact.Summary = runSummary(rf.Run)
 		x.Decision = append(x.Decision, e.step("run starts", rf.Run.At))
+		// A stream's run: the format read, how it ended, the runtime's
+		// counts next to the messages' (each with both numbers).
+		x.Decision = append(x.Decision, e.reasons(rf.Run.Reasons)...)
 	case model.FactSubagent:
 		s := rf.Subagents[ref.Index]
 		fact.Summary = subagentSummary(s)
@@ -549,6 +552,9 @@ func runSummary(r model.RunFact) string {
 	s := fmt.Sprintf("%s %s: %s, %s, %s", r.Kind, r.ID, plural(r.Agents, "agent"), plural(r.Attempts, "attempt"), plural(r.Segments, "segment"))
 	if r.Verdict != "" {
 		s += ", verdict " + r.Verdict
+	}
+	if r.Source != "" {
+		s += ", read from " + r.Source + " (" + r.StreamFormat + "), ended " + r.Ending
 	}
 	if r.Shipped {
 		s += ", shipped"

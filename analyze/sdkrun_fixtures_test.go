@@ -1,0 +1,127 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The named stream fixtures (fixtures/gen/scenarios_stream.go), each read
+// without session files: how every subagent and the run ended, the counts
+// compared, and what is an input problem.
+func TestStreamFixtures(t *testing.T) {
+	type want struct {
+		format, ending string
+		outcomes       []string // per Agent/Task call, in order
+		rules          []string // Signature rule per call ("" none)
+		agents         int      // subagent transcripts
+		denials        int
+		disagree       []string
+	}
+	cases := map[string]want{
+		"stream-completed":        {format: "json-array", ending: "completed", outcomes: []string{"completed", "completed"}, rules: []string{"", ""}, agents: 2},
+		"stream-completed-jsonl":  {format: "jsonl", ending: "completed", outcomes: []string{"completed", "completed"}, rules: []string{"", ""}, agents: 2},
+		"stream-killed-subagent":  {format: "jsonl", ending: "completed", outcomes: []string{"stopped"}, rules: []string{"B:sdk-task-notification"}, agents: 1},
+		"stream-failed-subagent":  {format: "json-array", ending: "completed", outcomes: []string{"failed"}, rules: []string{"B:sdk-task-notification"}, agents: 1},
+		"stream-stopped-subagent": {format: "jsonl", ending: "completed", outcomes: []string{"stopped"}, rules: []string{""}, agents: 1},
+		"stream-refused-subagent": {format: "json-array", ending: "completed", outcomes: []string{"completed", "completed", "rejected"}, rules: []string{"", "", ""}, agents: 2},
+		"stream-denied-agent":     {format: "jsonl", ending: "completed", outcomes: []string{"rejected"}, rules: []string{""}, denials: 1},
+		"stream-max-turns":        {format: "json-array", ending: "max-turns"},
+		"stream-interrupted":      {format: "jsonl", ending: "interrupted"},
+		"rule-runtime-counts-disagree-bad": {format: "json-array", ending: "completed", outcomes: []string{"completed", "completed"}, rules: []string{"", ""}, agents: 2,
+			disagree: []string{"spawned: the runtime counted 3, the messages show 2", "completed: the runtime counted 3, the messages show 2",
+				`by type "pruefer": the runtime counted 2, the messages show 1`}},
+	}
+	for name, w := range cases {
+		res, err := Load([]string{filepath.Join("..", "fixtures", "runs", name)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.CheckErrors()) > 0 || len(res.Runs) != 1 {
+			t.Fatalf("%s: %d runs, problems %v", name, len(res.Runs), res.CheckErrors())
+		}
+		run := res.Runs[0]
+		f := Facts(res.Runs, FactsOptions{})[0]
+		r := f.Run
+		if r.Source != "sdk-stream" || r.StreamFormat != w.format || r.Ending != w.ending || r.PermissionDenials != w.denials || !r.RuntimeCounted {
+			t.Errorf("%s: run read from %q (%q), ended %q, %d denials, counted %v; want sdk-stream (%q), %q, %d", name, r.Source, r.StreamFormat, r.Ending, r.PermissionDenials, r.RuntimeCounted, w.format, w.ending, w.denials)
+		}
+		if strings.Join(r.CountsDisagree, "|") != strings.Join(w.disagree, "|") {
+			t.Errorf("%s: counts disagree %q, want %q", name, r.CountsDisagree, w.disagree)
+		}
+		if len(run.Agents) != w.agents {
+			t.Errorf("%s: %d subagent transcripts, want %d", name, len(run.Agents), w.agents)
+		}
+		if len(f.Subagents) != len(w.outcomes) {
+			t.Fatalf("%s: %d subagent facts, want %d", name, len(f.Subagents), len(w.outcomes))
+		}
+		for i, s := range f.Subagents {
+			if s.Outcome != w.outcomes[i] || s.Rule != w.rules[i] {
+				t.Errorf("%s: subagent %s ended %s (%q), want %s (%q)", name, s.ToolUseID, s.Outcome, s.Rule, w.outcomes[i], w.rules[i])
+			}
+		}
+		// Every call that ran is linked to its messages by parent_tool_use_id.
+		for _, sc := range run.Subagents {
+			if sc.Child != nil && !strings.Contains(strings.Join(sc.LinkedBy, ","), LinkParentToolUse) {
+				t.Errorf("%s: call %s linked by %v", name, sc.ToolUseID, sc.LinkedBy)
+			}
+		}
+	}
+}
+
+// A refused spawn and a nested one are counted as the runtime counts them.
+func TestStreamNestedCounts(t *testing.T) {
+	res, err := Load([]string{filepath.Join("..", "fixtures", "runs", "stream-refused-subagent")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Facts(res.Runs, FactsOptions{})[0]
+	d := f.Run.DerivedStats
+	if d == nil || d.Spawned != 2 || d.SpawnedBySubagents != 1 || d.MaxDepth != 2 || d.RefusedTotal() != 1 || d.Completed != 2 {
+		t.Fatalf("derived counts %+v; want 2 spawned (1 by a subagent), depth 2, 1 refused, 2 completed", d)
+	}
+	run := res.Runs[0]
+	if owner := run.Subagents[1].OwnerTranscript; owner == nil || owner != run.Subagents[0].Child {
+		t.Errorf("the nested call is not owned by its subagent's transcript")
+	}
+}
+
+// A cut-off execution file is an input problem, named with its line.
+func TestStreamTruncatedFails(t *testing.T) {
+	res, err := Load([]string{filepath.Join("..", "fixtures", "runs", "stream-truncated")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := res.CheckErrors()
+	if len(errs) != 1 || !strings.Contains(errs[0], "claude-execution-output.json:") || !strings.Contains(errs[0], "unterminated") {
+		t.Fatalf("problems %q; want one naming the file, its line and the unterminated array", errs)
+	}
+	// Given by name, the same.
+	res, err = Load([]string{filepath.Join("..", "fixtures", "runs", "stream-truncated", "claude-execution-output.json")}, Options{})
+	if err != nil || len(res.CheckErrors()) != 1 {
+		t.Fatalf("by name: %v %q", err, res.CheckErrors())
+	}
+}
+
+// A .json file given by name that is not a message array is an error, not
+// a pass; in a folder, other JSON files are left alone.
+func TestStreamNotAnArray(t *testing.T) {
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "package.json"), `{"name":"x"}`)
+	res, err := Load([]string{dir}, Options{})
+	if err != nil || len(res.Runs) != 0 || len(res.CheckErrors()) != 0 {
+		t.Fatalf("a folder with package.json: %v, %d runs, %q", err, len(res.Runs), res.CheckErrors())
+	}
+	res, err = Load([]string{filepath.Join(dir, "package.json")}, Options{})
+	if err != nil || len(res.CheckErrors()) != 1 || !strings.Contains(res.CheckErrors()[0], "not a JSON array") {
+		t.Fatalf("package.json by name: %v %q", err, res.CheckErrors())
+	}
+}
+
+func writeTestFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
