@@ -22,6 +22,15 @@ import (
 // while the action was writing it) or holds anything but whitespace
 // around it is an *ArrayError, never a shorter run.
 type ArrayReader struct {
+	// Decode, when set, decodes an object element where it lies in the
+	// buffer: given the bytes from the element's first byte on, it reports
+	// the element's length when they begin with a whole valid object. The
+	// element is then returned with Line.Decoded set and is not scanned a
+	// second time (the decoder validates every byte already, so the array
+	// costs one pass, not two). Otherwise the element is found by its
+	// brackets and handed on undecoded.
+	Decode func(data []byte) (n int, ok bool)
+
 	r   io.Reader
 	cap int64
 	buf []byte
@@ -41,6 +50,7 @@ type ArrayReader struct {
 	inString  bool
 	escape    bool
 	scalar    bool // a string, number or literal at the top level
+	decoding  bool // Decode is tried on it (until it fails at the end of the input or the cap)
 }
 
 type arrayState uint8
@@ -168,6 +178,7 @@ func (a *ArrayReader) punct(c byte) error {
 		a.state = inElem
 		a.start, a.startLine, a.total = a.off, a.line, 0
 		a.depth, a.inString, a.escape, a.scalar = 0, false, false, false
+		a.decoding = a.Decode != nil && c == '{'
 	case afterElem:
 		switch c {
 		case ',':
@@ -201,6 +212,13 @@ func (a *ArrayReader) fill() error {
 		return a.err
 	}
 	if a.eof {
+		if a.state == inElem && a.decoding {
+			// Decode failed with nothing more to read: the element is
+			// found by its brackets instead (or is cut off).
+			a.decoding = false
+			a.off = a.start
+			return nil
+		}
 		return a.atEOF()
 	}
 	keep := 0
@@ -216,20 +234,33 @@ func (a *ArrayReader) fill() error {
 	if a.start >= 0 {
 		a.start -= keep
 	}
-	if cap(a.buf)-len(a.buf) < arrayChunk/2 {
-		grown := make([]byte, len(a.buf), 2*cap(a.buf))
+	// An element Decode is retried on gets at least as much again to
+	// read, and all of it is read before the next try: the tries of one
+	// element cost at most twice its size, however the input is split.
+	need := arrayChunk / 2
+	retry := a.state == inElem && a.decoding
+	if retry {
+		need = max(need, len(a.buf))
+	}
+	if cap(a.buf)-len(a.buf) < need {
+		grown := make([]byte, len(a.buf), max(2*cap(a.buf), len(a.buf)+need))
 		copy(grown, a.buf)
 		a.buf = grown
 	}
-	m, err := a.r.Read(a.buf[len(a.buf):cap(a.buf)])
-	a.buf = a.buf[:len(a.buf)+m]
-	switch {
-	case err == io.EOF:
-		a.eof = true
-	case err != nil:
-		a.err = err
-		if m == 0 {
-			return err
+	for {
+		m, err := a.r.Read(a.buf[len(a.buf):cap(a.buf)])
+		a.buf = a.buf[:len(a.buf)+m]
+		switch {
+		case err == io.EOF:
+			a.eof = true
+		case err != nil:
+			a.err = err
+			if m == 0 {
+				return err
+			}
+		}
+		if !retry || m == 0 || a.eof || a.err != nil || len(a.buf) == cap(a.buf) {
+			break
 		}
 	}
 	return nil
@@ -261,6 +292,24 @@ func (a *ArrayReader) atEOF() error {
 // scanElem scans the element from a.off; ok when it ended (the element is
 // returned and a.off is past it).
 func (a *ArrayReader) scanElem() (Line, bool) {
+	if a.decoding {
+		if n, ok := a.Decode(a.buf[a.start:]); ok {
+			data := a.buf[a.start : a.start+n]
+			a.line += bytes.Count(data, []byte{'\n'})
+			a.off, a.start = a.start+n, -1
+			a.state = afterElem
+			a.n++
+			return Line{N: a.startLine, Data: data, Len: int64(n), Decoded: true}, true
+		}
+		if !a.eof && int64(len(a.buf)-a.start) <= a.cap {
+			a.off = len(a.buf) // perhaps cut off by the buffer: read more, decode again
+			return Line{}, false
+		}
+		// Not a whole valid object: found by its brackets instead, for the
+		// decoder to say what is wrong with it.
+		a.decoding = false
+		a.off = a.start
+	}
 	b := a.buf
 	i := a.off
 	scanStart := i

@@ -1,6 +1,8 @@
 package jsonl
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -146,6 +148,67 @@ func TestArrayReaderLarge(t *testing.T) {
 	for i := range want {
 		if got[i].data != want[i] || got[i].n != i+1 {
 			t.Fatalf("element %d differs (line %d)", i, got[i].n)
+		}
+	}
+}
+
+// objectLen is a Decode for tests: the length of the valid object data
+// starts with.
+func objectLen(data []byte) (int, bool) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	var v map[string]any
+	if d.Decode(&v) != nil {
+		return 0, false
+	}
+	return int(d.InputOffset()), true
+}
+
+// With Decode, object elements come back decoded and whole, however the
+// input is split, and the tries of a large element cost at most a few
+// times its size (the buffer doubles before each try).
+func TestArrayReaderDecode(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("[\n")
+	var want []string
+	for i := range 30 {
+		e := "{\n    \"i\": \"" + strings.Repeat("x", 1<<(i%18)) + "\"\n  }"
+		if i%7 == 3 {
+			e = "{\"bad\": }" // not valid: found by its brackets, handed on undecoded
+		}
+		want = append(want, e)
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		sb.WriteString("  " + e)
+	}
+	sb.WriteString("\n]\n")
+	in := sb.String()
+	for name, r := range map[string]func() io.Reader{
+		"whole":    func() io.Reader { return strings.NewReader(in) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(in)) },
+	} {
+		a := NewArrayReader(r(), 0)
+		tried := 0
+		a.Decode = func(data []byte) (int, bool) { tried += len(data); return objectLen(data) }
+		line := 2
+		for i := 0; ; i++ {
+			l, err := a.Next()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("%s: %d elements, want %d", name, i, len(want))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if string(l.Data) != want[i] || l.N != line || l.Decoded != (i%7 != 3) {
+				t.Fatalf("%s: element %d at line %d (decoded %v) = %.40q, want line %d", name, i, l.N, l.Decoded, l.Data, line)
+			}
+			line += strings.Count(want[i], "\n") + 1
+		}
+		if tried > 8*len(in)+30*arrayChunk {
+			t.Errorf("%s: Decode was given %d bytes for an input of %d", name, tried, len(in))
 		}
 	}
 }

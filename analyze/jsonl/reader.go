@@ -28,6 +28,8 @@ type Line struct {
 	OverCap bool
 	// Torn is true for a final line with no newline after it.
 	Torn bool
+	// Decoded is set by an ArrayReader whose Decode decoded the element.
+	Decoded bool
 }
 
 // Reader yields the lines of a stream.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/jsonscan"
 )
 
 // The Agent SDK's message stream: what `claude -p --output-format
@@ -85,7 +86,9 @@ func ReadStream(r io.Reader, file string, array bool, opts Options) (*Stream, er
 	s := newStreamReader(file, opts)
 	var src lineSource
 	if array {
-		src = jsonl.NewArrayReader(r, opts.LineCap)
+		ar := jsonl.NewArrayReader(r, opts.LineCap)
+		ar.Decode = s.decodeInPlace
+		src = ar
 		s.rt.Format = StreamArray
 	} else {
 		src = jsonl.NewReader(r, opts.LineCap)
@@ -177,15 +180,28 @@ func sdkRow(r *row) {
 // builder of the transcript it belongs to.
 func (s *streamReader) line(l jsonl.Line) {
 	d := &s.d
-	*d = decoded{}
 	data := bytes.TrimSpace(l.Data)
 	s.shells = s.shells[:0]
 	arena := s.main.arena
-	if !l.OverCap && len(data) > 0 {
+	switch {
+	case l.Decoded:
+		// Decoded where it lay (decodeInPlace): what decodeLine adds.
+		d.mark = mayHoldMark(d.r.Type, data)
+		if s.main.shell != nil {
+			d.shellFrom = 0
+			s.shells = classifyShell(&d.r, s.main.shell, s.shells)
+			d.shellTo = int32(len(s.shells))
+		}
+		s.rt.Messages++
+	case !l.OverCap && len(data) > 0:
+		*d = decoded{}
 		decodeLine(data, d, arena, s.main.shell, &s.shells)
 		s.rt.Messages++
-	} else if l.OverCap {
-		s.rt.Messages++
+	default:
+		*d = decoded{}
+		if l.OverCap {
+			s.rt.Messages++
+		}
 	}
 	if s.array && !l.OverCap && !d.valid && s.out.FirstInvalid == 0 {
 		s.out.FirstInvalid = l.N
@@ -206,6 +222,32 @@ func (s *streamReader) line(l jsonl.Line) {
 		}
 	}
 	arena.reset(1 << 20)
+}
+
+// decodeInPlace is the array reader's Decode: the element is decoded
+// where it lies in the reader's buffer, once (line takes the result).
+func (s *streamReader) decodeInPlace(data []byte) (int, bool) {
+	d := &s.d
+	*d = decoded{}
+	arena := s.main.arena
+	arena.reset(1 << 20)
+	n, ok, bad := decodeRowPrefix(data, &d.r, arena)
+	if !ok {
+		*d = decoded{}
+		return 0, false
+	}
+	d.valid, d.badUTF8 = true, bad
+	return n, true
+}
+
+// decodeRowPrefix is decodeRowArena for an object at the start of data
+// with anything after it: it returns the object's length.
+func decodeRowPrefix(data []byte, r *row, a *arena) (n int, ok, badUTF8 bool) {
+	s := fastScanner{Scanner: jsonscan.Scanner{Data: data}, buf: a.buf, ar: a}
+	ok = s.Peek() == '{' && s.rowObject(r)
+	a.buf = s.buf
+	a.pend = a.pend[:0]
+	return s.I, ok, s.Bad
 }
 
 // spawns records which builder holds the spawning calls of a message.

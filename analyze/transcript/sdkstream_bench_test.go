@@ -1,0 +1,107 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+)
+
+// sessionAndStream makes about size bytes of session rows (the synthetic
+// mix without progress rows, which streams do not carry) and the same
+// rows as an SDK stream: as stream-json lines and as an execution file
+// (a JSON array indented two spaces). A third of the rows belong to a
+// subagent (parent_tool_use_id), as in a run that delegates.
+func sessionAndStream(tb testing.TB, size int64) (session, lines, array []byte) {
+	src := &synthetic{size: size}
+	var sb, lb, ab bytes.Buffer
+	ab.WriteString("[")
+	n := 0
+	for src.written < src.size {
+		row := src.row()
+		src.written += int64(len(row))
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(row), &r); err != nil {
+			tb.Fatal(err)
+		}
+		if string(r["type"]) == `"progress"` {
+			continue
+		}
+		sb.WriteString(row)
+		out := map[string]json.RawMessage{"type": r["type"], "message": r["message"], "session_id": r["sessionId"],
+			"uuid": r["uuid"], "timestamp": r["timestamp"], "parent_tool_use_id": json.RawMessage("null")}
+		if n%3 == 2 {
+			out["parent_tool_use_id"] = json.RawMessage(`"toolu_parent"`)
+		}
+		if v, ok := r["toolUseResult"]; ok {
+			out["tool_use_result"] = v
+		}
+		b, _ := json.Marshal(out)
+		lb.Write(b)
+		lb.WriteByte('\n')
+		if n > 0 {
+			ab.WriteString(",")
+		}
+		ab.Write(b)
+		n++
+	}
+	ab.WriteString("]")
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, ab.Bytes(), "", "  "); err != nil {
+		tb.Fatal(err)
+	}
+	return sb.Bytes(), lb.Bytes(), pretty.Bytes()
+}
+
+// BenchmarkStreamVsSession reads the same rows as a session file (the
+// serial reader), as stream-json lines and as an execution file. Each
+// reports MB/s of the session file's size, so the three compare time for
+// the same rows (docs/performance.md has the ratio):
+//
+//	go test ./analyze/transcript -run '^$' -bench StreamVsSession -count 5
+func BenchmarkStreamVsSession(b *testing.B) {
+	session, lines, array := sessionAndStream(b, 32<<20)
+	read := func(b *testing.B, f func() error) {
+		b.SetBytes(int64(len(session)))
+		for b.Loop() {
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("session", func(b *testing.B) {
+		read(b, func() error { _, err := readPooled(bytes.NewReader(session), "s.jsonl", Options{}); return err })
+	})
+	b.Run("stream-jsonl", func(b *testing.B) {
+		read(b, func() error { _, err := ReadStream(bytes.NewReader(lines), "run.jsonl", false, Options{}); return err })
+	})
+	b.Run("stream-array", func(b *testing.B) {
+		read(b, func() error { _, err := ReadStream(bytes.NewReader(array), "exec.json", true, Options{}); return err })
+	})
+}
+
+// The stream's transcripts hold what the session file's does: the same
+// calls and results, split between the parent and its subagent.
+func TestStreamReadsWhatTheSessionFileHolds(t *testing.T) {
+	session, lines, array := sessionAndStream(t, 1<<20)
+	s, err := Read(bytes.NewReader(session), "s.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data  []byte
+		array bool
+	}{{lines, false}, {array, true}} {
+		st, err := ReadStream(bytes.NewReader(c.data), "run", c.array, Options{})
+		if err != nil || st.Broken != nil || st.FirstInvalid != 0 || len(st.Agents) != 1 {
+			t.Fatalf("array %v: %v %v %d, %d agents", c.array, err, st.Broken, st.FirstInvalid, len(st.Agents))
+		}
+		calls := len(st.Main.ToolCalls) + len(st.Agents[0].T.ToolCalls)
+		rows := st.Main.Rows + st.Agents[0].T.Rows
+		if calls != len(s.ToolCalls) || rows != s.Rows || st.Runtime.Messages != s.Rows {
+			t.Errorf("array %v: %d calls in %d rows (%d messages), want %d in %d", c.array, calls, rows, st.Runtime.Messages, len(s.ToolCalls), s.Rows)
+		}
+	}
+}
+
+var _ = io.EOF
