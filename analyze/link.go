@@ -41,7 +41,9 @@ func (l *loader) sessionRun(rel string) {
 	if isStreamTranscript(main) {
 		// Told apart by its rows: an SDK message stream saved as .jsonl.
 		delete(l.transcripts, rel)
-		l.streamRun(rel, false) // sdkrun.go
+		if !l.joinedElsewhere(rel) {
+			l.streamRun(rel, false) // sdkrun.go
+		}
 		return
 	}
 	if why := notTranscript(main); why != "" {
@@ -114,6 +116,7 @@ func (l *loader) sessionRun(rel string) {
 		run.Agents = append(run.Agents, t)
 	}
 	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
+	l.joinStream(run) // sdkjoin.go
 	l.emit(run)
 }
 

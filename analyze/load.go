@@ -246,6 +246,8 @@ type loader struct {
 	sidecars      atomic.Pointer[sidecarStore]
 	// notes indexes each transcript's notifications once (link.go).
 	notes map[*model.Transcript]*notificationIndex
+	// joins are the streams read with their session's files (sdkjoin.go).
+	joins *streamJoin
 
 	// Streaming (stream.go): runs go to out as they are linked, and the
 	// transcripts read for one run are dropped once it is linked, so a
@@ -414,7 +416,8 @@ func (l *loader) load(tgt target) {
 		return
 	}
 	if tgt.workflow == "" && tgt.session == "" {
-		l.stream() // stream.go
+		l.findJoins() // sdkjoin.go
+		l.stream()    // stream.go
 		l.streamCandidates()
 		return
 	}

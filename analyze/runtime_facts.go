@@ -76,11 +76,21 @@ func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStat
 		}
 	}
 	depth := map[*model.Transcript]int{run.Main: 0}
+	byFile := map[string]*model.Transcript{} // a session-file run's owners
+	for _, t := range append([]*model.Transcript{run.Main}, run.Agents...) {
+		if t != nil {
+			byFile[t.File] = t
+		}
+	}
 	for _, sc := range run.Subagents {
 		if model.CopiedCall(sc) {
 			continue
 		}
-		d := depth[sc.OwnerTranscript] + 1
+		owner := sc.OwnerTranscript
+		if owner == nil {
+			owner = byFile[sc.Owner]
+		}
+		d := depth[owner] + 1
 		if sc.Child != nil {
 			depth[sc.Child] = d
 		}
@@ -94,7 +104,7 @@ func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStat
 		}
 		st.Spawned++
 		st.MaxDepth = max(st.MaxDepth, d)
-		if sc.OwnerTranscript != nil && sc.OwnerTranscript != run.Main {
+		if owner != nil && owner != run.Main {
 			st.SpawnedBySubagents++
 		}
 		typ := sc.SubagentType

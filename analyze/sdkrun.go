@@ -37,7 +37,7 @@ func (l *loader) streamCandidates() {
 			l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
 			continue
 		}
-		if ok {
+		if ok && !l.joinedElsewhere(rel) {
 			l.streamRun(rel, true)
 			l.evict()
 		}

@@ -468,3 +468,33 @@ func SniffStreamLines(path string) (bool, error) {
 	}
 	return false, nil
 }
+
+// StreamSessionID returns the session id of a stream file: the first
+// session_id its first messages carry ("" when none does). array says
+// whether it is an execution file.
+func StreamSessionID(path string, array bool) string {
+	f, _, err := jsonl.OpenRead(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var src lineSource = jsonl.NewReader(f, 1<<20)
+	if array {
+		src = jsonl.NewArrayReader(f, 1<<20)
+	}
+	for range 16 {
+		l, err := src.Next()
+		if err != nil {
+			return ""
+		}
+		data := bytes.TrimSpace(l.Data)
+		if l.OverCap || len(data) == 0 || data[0] != '{' {
+			continue
+		}
+		var r row
+		if ok, _ := decodeRow(data, &r); ok && r.SDKSessionID != "" {
+			return strings.Clone(r.SDKSessionID)
+		}
+	}
+	return ""
+}
