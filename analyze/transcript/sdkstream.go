@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -136,6 +137,10 @@ type streamReader struct {
 	shells    []shellCall
 	rt        *model.Runtime
 	out       Stream
+	// latest is the latest timestamp of any message so far: the time of
+	// the system messages, which carry none (the stream is written as the
+	// run goes, so they come no earlier).
+	latest time.Time
 }
 
 func newStreamReader(file string, opts Options) *streamReader {
@@ -213,6 +218,9 @@ func (s *streamReader) line(l jsonl.Line) {
 	b.lineShells = s.shells
 	b.apply(l, data, d)
 	b.lineShells = nil
+	if b.curMax.After(s.latest) {
+		s.latest = b.curMax
+	}
 	if d.valid {
 		switch d.r.Type {
 		case "assistant":
@@ -306,7 +314,7 @@ func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
 	if json.Unmarshal(data, &m) != nil {
 		return // a type mismatch deep inside: the row is counted, its facts unread
 	}
-	at := model.Evidence{File: s.file, Line: l.N, Time: b.curMax}
+	at := model.Evidence{File: s.file, Line: l.N, Time: s.latest}
 	switch {
 	case m.Type == "result":
 		res := &model.RuntimeResult{At: at, Subtype: capString(m.Subtype, model.DescriptionLimit), IsError: m.IsError,
@@ -363,7 +371,7 @@ func (s *streamReader) notify(b *builder, l jsonl.Line, source, taskID, toolUseI
 	if owner == nil {
 		owner = b
 	}
-	n := &model.Notification{At: model.Evidence{File: s.file, Line: l.N, Time: owner.curMax}, Source: source,
+	n := &model.Notification{At: model.Evidence{File: s.file, Line: l.N, Time: s.latest}, Source: source,
 		TaskID: capID(taskID), ToolUseID: capID(toolUseID), Status: capString(status, model.DescriptionLimit),
 		HasStatus: status != "", Summary: capString(summary, model.DescriptionLimit), OutputFile: capString(output, model.DescriptionLimit)}
 	owner.t.Notifications = append(owner.t.Notifications, n)
