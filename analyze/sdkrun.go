@@ -153,9 +153,11 @@ func (l *loader) linkStream(rel string, st *transcript.Stream) *model.Run {
 	for _, a := range st.Agents {
 		run.Agents = append(run.Agents, a.T)
 		if !used[a.T] {
-			line := a.T.FirstRowLine
-			run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: a.T.File, Line: line},
-				Message: fmt.Sprintf("messages with parent_tool_use_id %s name no Agent or Task call of the stream; read as a subagent nobody spawned", a.ToolUseID)})
+			msg := fmt.Sprintf("messages with parent_tool_use_id %s name no Agent or Task call of the stream; read as a subagent nobody spawned", a.ToolUseID)
+			if a.ToolUseID == "" {
+				msg = fmt.Sprintf("%d messages name a parent_tool_use_id that no Agent or Task call before them has; read together as a subagent nobody spawned", a.T.Rows)
+			}
+			run.Problems = append(run.Problems, model.Problem{At: model.Evidence{File: a.T.File, Line: a.T.FirstRowLine}, Message: msg})
 		}
 	}
 	return run

@@ -60,7 +60,8 @@ type Stream struct {
 // StreamAgent is one subagent's transcript.
 type StreamAgent struct {
 	// ToolUseID is the parent_tool_use_id its messages carry: the id of the
-	// Agent/Task call that runs it.
+	// Agent/Task call that runs it; "" for the messages that name no call
+	// before them (read together as one transcript).
 	ToolUseID string
 	T         *model.Transcript
 }
@@ -158,6 +159,10 @@ func (s *streamReader) newBuilder() *builder {
 	return b
 }
 
+// orphanParent keys the transcript of the messages whose
+// parent_tool_use_id names no Agent/Task call before them.
+const orphanParent = ""
+
 // sub is the builder of the subagent run by the call id.
 func (s *streamReader) sub(id string) *builder {
 	if b, ok := s.subs[id]; ok {
@@ -213,7 +218,14 @@ func (s *streamReader) line(l jsonl.Line) {
 	}
 	b := s.main
 	if d.valid && d.r.SDKParent != "" {
-		b = s.sub(d.r.SDKParent)
+		if _, ok := s.spawner[d.r.SDKParent]; ok {
+			b = s.sub(d.r.SDKParent)
+		} else {
+			// A subagent's messages follow the call that runs it; ones
+			// that name no call seen go to one transcript, so a made-up
+			// stream cannot make a transcript (a builder) per message.
+			b = s.sub(orphanParent)
+		}
 	}
 	b.lineShells = s.shells
 	b.apply(l, data, d)

@@ -3,7 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"io"
+	"fmt"
 	"testing"
 )
 
@@ -104,4 +104,18 @@ func TestStreamReadsWhatTheSessionFileHolds(t *testing.T) {
 	}
 }
 
-var _ = io.EOF
+// Messages that name no call before them cannot make a transcript each:
+// they are read as one, however many parent ids they name.
+func TestStreamOrphanMessagesShareOneTranscript(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 1000 {
+		fmt.Fprintf(&b, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"parent_tool_use_id":"toolu_%d","session_id":"s","uuid":"u%d"}`+"\n", i, i)
+	}
+	st, err := ReadStream(&b, "run.jsonl", false, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Agents) != 1 || st.Agents[0].ToolUseID != "" || st.Agents[0].T.Rows != 1000 {
+		t.Fatalf("%d transcripts; want the 1000 orphan messages in one", len(st.Agents))
+	}
+}
