@@ -70,15 +70,33 @@ func readLines(file string, want []int) map[int]string {
 	r := bufio.NewReaderSize(fh, 64<<10)
 	line, next := 1, 0
 	var cur []byte
+	// An execution file's message starts on a line of its own "{" and
+	// ends on one of the same indent and "}" (JSON.stringify's indented
+	// array): its excerpt is made of the whole message.
+	var element []byte // the closing line's indent and brace, while in one
+	start := 0
 	for next < len(want) {
 		chunk, err := r.ReadSlice('\n')
-		if line == want[next] && len(cur) < excerptRead {
+		if (line == want[next] || element != nil) && len(cur) < excerptRead {
 			cur = append(cur, chunk[:min(len(chunk), excerptRead-len(cur))]...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue // the same line goes on
 		}
-		if line == want[next] {
+		switch {
+		case element != nil:
+			if end := bytes.TrimRight(chunk, "\r\n"); bytes.Equal(end, element) || bytes.Equal(end, append(element, ',')) {
+				out[start] = Row(bytes.TrimSuffix(bytes.TrimSpace(cur), []byte(",")))
+				cur, element = cur[:0], nil
+				for next < len(want) && want[next] <= line {
+					next++
+				}
+			}
+		case line == want[next] && bytes.Equal(bytes.TrimSpace(cur), []byte("{")) && err == nil:
+			indent := cur[:len(cur)-len(bytes.TrimLeft(cur, " \t"))]
+			element = append(append([]byte{}, indent...), '}')
+			start = line
+		case line == want[next]:
 			out[line] = Row(cur)
 			cur = cur[:0]
 			next++

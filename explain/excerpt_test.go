@@ -79,3 +79,20 @@ func TestExplainJSONEscapesDisplayControls(t *testing.T) {
 		t.Errorf("explain --json keeps raw controls: %s", b)
 	}
 }
+
+// An execution file's message is cited by the line of its "{": its
+// excerpt is made of the whole message, not of the brace.
+func TestExcerptOfAnIndentedArrayElement(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "exec.json")
+	data := "[\n  {\n    \"type\": \"assistant\",\n    \"message\": {\n      \"role\": \"assistant\",\n      \"content\": [\n        {\n          \"type\": \"text\",\n          \"text\": \"All good.\"\n        }\n      ]\n    }\n  },\n  {\n    \"type\": \"result\"\n  }\n]\n"
+	if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Excerpts([]Loc{{f, 2}, {f, 14}, {f, 9}})
+	if e := got[Loc{f, 2}]; strings.HasPrefix(e, "raw:") || !strings.Contains(e, "All good.") {
+		t.Errorf("element at line 2: %q", got[Loc{f, 2}])
+	}
+	if e := got[Loc{f, 14}]; !strings.Contains(e, "result") || strings.HasSuffix(e, ",") {
+		t.Errorf("element at line 14: %q", got[Loc{f, 14}])
+	}
+}
