@@ -1,0 +1,69 @@
+package interpret
+
+import (
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// How a stream's run ended, from its result message, in the shapes public
+// streams show (an API error reported with subtype success and is_error,
+// the turn limit, a result-less stream) and the SDK documents.
+func TestRunEnding(t *testing.T) {
+	interrupted := &model.Transcript{File: "run.jsonl", Interrupts: []*model.Event{{Line: 3}}}
+	for _, c := range []struct {
+		name string
+		res  *model.RuntimeResult
+		main *model.Transcript
+		want string
+	}{
+		{"success", &model.RuntimeResult{Subtype: "success", TerminalReason: "completed"}, nil, RunCompleted},
+		{"api error with subtype success", &model.RuntimeResult{Subtype: "success", IsError: true, TerminalReason: "api_error"}, nil, RunAPIError},
+		{"api error status", &model.RuntimeResult{Subtype: "success", IsError: true, APIErrorStatus: "529"}, nil, RunAPIError},
+		{"turn limit", &model.RuntimeResult{Subtype: "error_max_turns", IsError: true, TerminalReason: "max_turns"}, nil, RunMaxTurns},
+		{"turn limit by reason", &model.RuntimeResult{Subtype: "success", IsError: true, TerminalReason: "max_turns"}, nil, RunMaxTurns},
+		{"aborted", &model.RuntimeResult{Subtype: "error_during_execution", IsError: true, TerminalReason: "aborted_tools"}, nil, RunInterrupted},
+		{"interrupted turn", &model.RuntimeResult{Subtype: "error_during_execution", IsError: true}, interrupted, RunInterrupted},
+		{"execution error", &model.RuntimeResult{Subtype: "error_during_execution", IsError: true}, nil, RunFailed},
+		{"is_error alone", &model.RuntimeResult{Subtype: "success", IsError: true}, nil, RunFailed},
+		{"budget", &model.RuntimeResult{Subtype: "error_max_budget_usd", IsError: true}, nil, RunFailed},
+	} {
+		got := RunEnding(&model.Runtime{Result: c.res}, c.main)
+		if got.Ending != c.want {
+			t.Errorf("%s: ended %q (%s), want %q", c.name, got.Ending, got.Detail, c.want)
+		}
+	}
+	main := &model.Transcript{File: "exec.json", LastRowLine: 40}
+	if got := RunEnding(&model.Runtime{}, main); got.Ending != RunNoResult || got.At.Line != 40 {
+		t.Errorf("no result: %+v", got)
+	}
+	if got := RunEnding(nil, main); got.Ending != "" {
+		t.Errorf("a session run has no stream ending: %+v", got)
+	}
+}
+
+// A spawn refused by a limit counts as refused; an input error, a denial
+// or a call that ran does not.
+func TestRefusedBySpawnLimit(t *testing.T) {
+	call := func(text string) *model.SubagentCall {
+		c := model.NewToolCall(model.CallInput{ID: "toolu_1", Name: "Task"})
+		r := model.NewToolResult(model.ResultInput{ToolUseID: "toolu_1", Text: text, IsError: true})
+		return &model.SubagentCall{Call: c, Result: r, ToolUseID: "toolu_1"}
+	}
+	if !RefusedBySpawnLimit(call("<tool_use_error>Cannot start agent: the maximum agent nesting depth (2) is reached</tool_use_error>")) {
+		t.Error("a depth refusal is not counted as refused")
+	}
+	if RefusedBySpawnLimit(call("<tool_use_error>InputValidationError: prompt is required</tool_use_error>")) {
+		t.Error("an input error is counted as refused")
+	}
+	denied := call("Permission to use Task has been denied (a depth of caution).")
+	denied.Denied = &model.Evidence{File: "run.jsonl", Line: 9}
+	if RefusedBySpawnLimit(denied) {
+		t.Error("a permission denial is counted as refused")
+	}
+	ran := call("agent hit the concurrency limit of its own")
+	ran.AgentID = "a1"
+	if RefusedBySpawnLimit(ran) {
+		t.Error("a call whose agent ran is counted as refused")
+	}
+}
