@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/layout"
@@ -129,24 +130,27 @@ func (l *loader) joinStream(run *model.Run) {
 		rt.SessionFiles = append(rt.SessionFiles, a.File)
 	}
 	run.Runtime = rt
-	// The stream's transcripts, matched to the files: the parent's to the
-	// main file, each subagent's to the file of the call that ran it.
-	byCall := map[string]*model.Transcript{}
-	for _, a := range st.Agents {
-		byCall[a.ToolUseID] = a.T
+	// The stream's messages, matched to the files' rows by uuid: the
+	// parent's to the main file, each subagent's to the file of the call
+	// that ran it. What one holds and the other does not is named.
+	streamRows, err := transcript.RowIDs(l.abs(j.rel), true, j.array, l.lineCap())
+	if err != nil {
+		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))
+		return
 	}
-	compare := func(file, stream *model.Transcript, what string) {
-		fm, sm := messages(file), messages(stream)
-		if fm != sm {
-			at := model.Evidence{File: show}
-			if stream != nil {
-				at.Line = stream.FirstRowLine
-			}
-			rt.Disagreements = append(rt.Disagreements, model.Problem{At: at,
-				Message: fmt.Sprintf("%s: %s holds %d user and assistant rows, the stream %d", what, fileName(file), fm, sm)})
+	byParent := map[string][]transcript.RowID{}
+	for _, r := range streamRows {
+		byParent[r.Parent] = append(byParent[r.Parent], r)
+	}
+	compare := func(file *model.Transcript, parent, what string) {
+		var fileRows []transcript.RowID
+		if file != nil {
+			fileRows, _ = transcript.RowIDs(l.abs(l.relOf(file.File)), false, false, l.lineCap())
 		}
+		rt.Disagreements = append(rt.Disagreements, rowsDiffer(file, fileRows, show, byParent[parent], what)...)
+		delete(byParent, parent)
 	}
-	compare(run.Main, st.Main, "the parent")
+	compare(run.Main, "", "the parent")
 	denied := map[string]model.Evidence{}
 	if res := rt.Result; res != nil {
 		for _, d := range res.PermissionDenials {
@@ -157,33 +161,77 @@ func (l *loader) joinStream(run *model.Run) {
 		if at, ok := denied[sc.ToolUseID]; ok {
 			sc.Denied = &at
 		}
-		if s := byCall[sc.ToolUseID]; s != nil || sc.Child != nil {
-			compare(sc.Child, s, fmt.Sprintf("subagent %s", sc.ToolUseID))
-			delete(byCall, sc.ToolUseID)
+		if _, inStream := byParent[sc.ToolUseID]; inStream || sc.Child != nil {
+			compare(sc.Child, sc.ToolUseID, "subagent "+sc.ToolUseID)
 		}
 	}
-	for _, a := range st.Agents {
-		if _, left := byCall[a.ToolUseID]; left {
-			rt.Disagreements = append(rt.Disagreements, model.Problem{At: model.Evidence{File: show, Line: a.T.FirstRowLine},
-				Message: fmt.Sprintf("the stream holds %d messages of a subagent (parent_tool_use_id %s) that no session file's call ran", messages(a.T), a.ToolUseID)})
-		}
+	parents := make([]string, 0, len(byParent))
+	for p := range byParent {
+		parents = append(parents, p)
+	}
+	sort.Strings(parents)
+	for _, p := range parents {
+		rows := byParent[p]
+		rt.Disagreements = append(rt.Disagreements, model.Problem{At: model.Evidence{File: show, Line: rows[0].Line},
+			Message: fmt.Sprintf("the stream holds %d messages of a subagent (parent_tool_use_id %s) that no call of the session files ran", len(rows), p)})
 	}
 	for _, d := range rt.Disagreements {
 		run.Problems = append(run.Problems, model.Problem{At: d.At, Message: "stream and session files disagree: " + d.Message})
 	}
 }
 
-// messages counts a transcript's user and assistant rows (0 for none).
-func messages(t *model.Transcript) int {
-	if t == nil {
-		return 0
+// rowsDiffer names the first user or assistant row that one side holds
+// and the other does not, each way, with how many more there are.
+func rowsDiffer(file *model.Transcript, fileRows []transcript.RowID, stream string, streamRows []transcript.RowID, what string) []model.Problem {
+	inFile := make(map[uint64]bool, len(fileRows))
+	for _, r := range fileRows {
+		inFile[r.Hash] = true
 	}
-	return t.Types["user"] + t.Types["assistant"]
+	inStream := make(map[uint64]bool, len(streamRows))
+	for _, r := range streamRows {
+		inStream[r.Hash] = true
+	}
+	var out []model.Problem
+	name := "no session file"
+	if file != nil {
+		name = "the session file " + path.Base(file.File)
+	}
+	if first, n := firstMissing(fileRows, inStream); n > 0 && file != nil {
+		out = append(out, model.Problem{At: model.Evidence{File: file.File, Line: first.Line},
+			Message: fmt.Sprintf("%s: this row of %s is not in the stream%s", what, name, more(n))})
+	}
+	if first, n := firstMissing(streamRows, inFile); n > 0 {
+		out = append(out, model.Problem{At: model.Evidence{File: stream, Line: first.Line},
+			Message: fmt.Sprintf("%s: this message of the stream is not in %s%s", what, name, more(n))})
+	}
+	return out
 }
 
-func fileName(t *model.Transcript) string {
-	if t == nil {
-		return "no session file"
+func firstMissing(rows []transcript.RowID, other map[uint64]bool) (transcript.RowID, int) {
+	var first transcript.RowID
+	n := 0
+	for _, r := range rows {
+		if !other[r.Hash] {
+			if n == 0 {
+				first = r
+			}
+			n++
+		}
 	}
-	return "the session file " + path.Base(strings.TrimSuffix(t.File, "/"))
+	return first, n
+}
+
+func more(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n-1)
+}
+
+// relOf is the root-relative path of an evidence path (show's inverse).
+func (l *loader) relOf(file string) string {
+	if l.display == "" {
+		return file
+	}
+	return strings.TrimPrefix(file, l.display+"/")
 }

@@ -51,8 +51,8 @@ func TestStreamJoinsItsSessionFiles(t *testing.T) {
 		t.Fatalf("%v, %d runs", err, len(res.Runs))
 	}
 	d := res.Runs[0].Runtime.Disagreements
-	if len(d) != 1 || !strings.Contains(d[0].Message, "user and assistant rows, the stream") {
-		t.Fatalf("disagreements %+v; want the transcript that lost a row named", d)
+	if len(d) != 1 || !strings.Contains(d[0].Message, "is not in the stream") || d[0].At.Line == 0 || !strings.HasSuffix(d[0].At.File, ".jsonl") || strings.HasSuffix(d[0].At.File, "run.jsonl") {
+		t.Fatalf("disagreements %+v; want the session file's row the stream lost, by file and line", d)
 	}
 	if len(res.Runs[0].Problems) == 0 {
 		t.Errorf("the disagreement is not among the run's problems, which the report lists")

@@ -518,3 +518,56 @@ func StreamSessionID(path string, array bool) string {
 	}
 	return ""
 }
+
+// RowID is one user or assistant row of a file, for telling which rows a
+// stream and a session file do not share: the hash of its uuid, its line,
+// and (in a stream) the parent_tool_use_id it names.
+type RowID struct {
+	Hash   uint64
+	Line   int
+	Parent string
+}
+
+// RowIDs lists the user and assistant rows with a uuid of a session file
+// (stream false) or a stream (array says whether it is an execution file),
+// in file order. Rows are read one at a time, as the reader reads them.
+func RowIDs(path string, stream, array bool, lineCap int64) ([]RowID, error) {
+	f, _, err := jsonl.OpenRead(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var src lineSource = jsonl.NewReader(f, lineCap)
+	if array {
+		src = jsonl.NewArrayReader(f, lineCap)
+	}
+	var out []RowID
+	var a arena
+	for {
+		l, err := src.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		var ae *jsonl.ArrayError
+		if errors.As(err, &ae) {
+			return out, nil // the reading of the run says so
+		}
+		if err != nil {
+			return nil, err
+		}
+		data := bytes.TrimSpace(l.Data)
+		if l.OverCap || len(data) == 0 || data[0] != '{' {
+			continue
+		}
+		var r row
+		a.reset(1 << 20)
+		if ok, _ := decodeRowArena(data, &r, &a); !ok || r.UUID == "" || r.Type != "user" && r.Type != "assistant" {
+			continue
+		}
+		id := RowID{Hash: hashUUID(r.UUID), Line: l.N}
+		if stream {
+			id.Parent = strings.Clone(r.SDKParent)
+		}
+		out = append(out, id)
+	}
+}
