@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"runtime"
 	"testing"
 )
 
@@ -117,5 +119,106 @@ func TestStreamOrphanMessagesShareOneTranscript(t *testing.T) {
 	}
 	if len(st.Agents) != 1 || st.Agents[0].ToolUseID != "" || st.Agents[0].T.Rows != 1000 {
 		t.Fatalf("%d transcripts; want the 1000 orphan messages in one", len(st.Agents))
+	}
+}
+
+// arrayStream produces an execution file of about size bytes without
+// holding it: indented Read calls and their big outputs, which the model
+// does not keep (only their uuids, counts and the write-time steps), so
+// what memory a read holds is mostly the reader's own.
+type arrayStream struct {
+	size, written int64
+	i             int
+	pending       []byte
+}
+
+func (a *arrayStream) Read(p []byte) (int, error) {
+	if len(a.pending) == 0 {
+		switch {
+		case a.i < 0:
+			return 0, io.EOF
+		case a.written >= a.size:
+			a.pending, a.i = []byte("\n]\n"), -1
+		default:
+			sep := ",\n  "
+			if a.i == 0 {
+				sep = "[\n  "
+			}
+			a.i++
+			id := fmt.Sprintf("toolu_%08d", a.i)
+			a.pending = []byte(sep + `{
+    "type": "assistant",
+    "message": {
+      "role": "assistant",
+      "content": [
+        {
+          "type": "tool_use",
+          "id": "` + id + `",
+          "name": "Read",
+          "input": {
+            "file_path": "/r/a.go"
+          }
+        }
+      ]
+    },
+    "parent_tool_use_id": null,
+    "session_id": "s",
+    "uuid": "a` + id + `",
+    "timestamp": "2026-09-30T08:28:19.727Z"
+  },
+  {
+    "type": "user",
+    "message": {
+      "role": "user",
+      "content": [
+        {
+          "tool_use_id": "` + id + `",
+          "type": "tool_result",
+          "content": "` + bigOutput + `"
+        }
+      ]
+    },
+    "parent_tool_use_id": null,
+    "session_id": "s",
+    "uuid": "` + id + `",
+    "timestamp": "2026-09-30T08:28:19.727Z"
+  }`)
+		}
+	}
+	n := copy(p, a.pending)
+	a.pending = a.pending[n:]
+	a.written += int64(n)
+	return n, nil
+}
+
+// An execution file is read element by element and nothing of an element
+// is kept but its summary: what a read leaves behind grows with the
+// messages by a few dozen bytes each (their uuids, counts), not with the
+// bytes read (each message here is 6.6 KB).
+func TestStreamArrayKeepsNoMessageBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 72 MB")
+	}
+	retained := func(size int64) (uint64, int) {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		before := ms.HeapAlloc
+		st, err := ReadStream(&arrayStream{size: size}, "exec.json", true, Options{})
+		if err != nil || st.Broken != nil || st.FirstInvalid != 0 {
+			t.Fatalf("%v %v %d", err, st.Broken, st.FirstInvalid)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		n := st.Runtime.Messages
+		runtime.KeepAlive(st)
+		return ms.HeapAlloc - min(before, ms.HeapAlloc), n
+	}
+	small, ns := retained(8 << 20)
+	large, nl := retained(64 << 20)
+	per := float64(large-min(small, large)) / float64(nl-ns)
+	t.Logf("kept %d KiB for %d messages, %d KiB for %d: %.0f bytes a message", small>>10, ns, large>>10, nl, per)
+	if per > 200 {
+		t.Errorf("a read keeps %.0f bytes per message of 6.6 KB: message bytes are kept", per)
 	}
 }
