@@ -112,12 +112,12 @@ func (a *ArrayReader) Next() (Line, error) {
 				return l, nil
 			}
 		case afterArray:
-			if c := a.skipSpace(); c != 0 {
+			if _, ok := a.skipSpace(); ok {
 				return Line{}, a.fail("something follows the closing bracket of the array; an execution file is one JSON array")
 			}
 		default:
-			c := a.skipSpace()
-			if c == 0 {
+			c, ok := a.skipSpace()
+			if !ok {
 				continue
 			}
 			if err := a.punct(c); err == errNeedMore {
@@ -131,9 +131,10 @@ func (a *ArrayReader) Next() (Line, error) {
 	}
 }
 
-// skipSpace skips whitespace, counting lines, and returns the next byte (0
-// when the buffer is used up).
-func (a *ArrayReader) skipSpace() byte {
+// skipSpace skips whitespace, counting lines, and returns the next byte;
+// ok is false when the buffer is used up (a NUL byte is a byte like any
+// other, not the end).
+func (a *ArrayReader) skipSpace() (c byte, ok bool) {
 	for a.off < len(a.buf) {
 		switch c := a.buf[a.off]; c {
 		case '\n':
@@ -142,10 +143,10 @@ func (a *ArrayReader) skipSpace() byte {
 		case ' ', '\t', '\r':
 			a.off++
 		default:
-			return c
+			return c, true
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // punct reads the byte c at a.off outside elements.

@@ -97,7 +97,7 @@ func TestArrayReaderTruncated(t *testing.T) {
 }
 
 func TestArrayReaderNotAnArray(t *testing.T) {
-	for _, in := range []string{"", "  \n", "{\"type\":\"user\"}", "[{}] x", "[{} {}]", "[,{}]", "[{},]", "[{}]]"} {
+	for _, in := range []string{"", "  \n", "{\"type\":\"user\"}", "[{}] x", "[{} {}]", "[,{}]", "[{},]", "[{}]]", "\x00{", "[{}]\x00"} {
 		_, err := readArray(t, strings.NewReader(in), 0)
 		var ae *ArrayError
 		if !errors.As(err, &ae) {
@@ -211,4 +211,38 @@ func TestArrayReaderDecode(t *testing.T) {
 			t.Errorf("%s: Decode was given %d bytes for an input of %d", name, tried, len(in))
 		}
 	}
+}
+
+// Whatever the input, the reader neither panics nor loops, and an input
+// it reads to the end with every element decoded is a valid JSON array: a
+// file it accepts is one encoding/json accepts, so no split of its own can
+// hide or invent a message.
+func FuzzArrayReader(f *testing.F) {
+	for _, s := range []string{"[]", "[{}]", "[\n  {\"a\": \"]}\"},\n  {\"b\": [1, {\"c\": 2}]}\n]", "[{\"a\":1}] ", "[{\"a\":1},]", "[{\"a\"::1}]",
+		"[{\"a\":\"\\\"\"}, {\"b\":2}]", "\ufeff[{}]", "[1, \"x\", {}]", "[{\"a\": 1} {\"b\": 2}]", "[{\"a\": 1}, {\"b\": 2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		a := NewArrayReader(strings.NewReader(in), 1<<10)
+		a.Decode = objectLen
+		all := true
+		for i := 0; ; i++ {
+			if i > len(in)+1 {
+				t.Fatalf("more elements than bytes: %q", in)
+			}
+			l, err := a.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return
+			}
+			if !l.Decoded {
+				all = false
+			}
+		}
+		if all && !json.Valid([]byte(strings.TrimPrefix(in, "\ufeff"))) {
+			t.Fatalf("read to the end with every element decoded, but not valid JSON: %q", in)
+		}
+	})
 }
