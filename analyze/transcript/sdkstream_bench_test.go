@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 // sessionAndStream makes about size bytes of session rows (the synthetic
@@ -221,4 +223,37 @@ func TestStreamArrayKeepsNoMessageBytes(t *testing.T) {
 	if per > 200 {
 		t.Errorf("a read keeps %.0f bytes per message of 6.6 KB: message bytes are kept", per)
 	}
+}
+
+// Whatever a stream holds, reading it neither panics nor makes more
+// transcripts than the Agent/Task calls it holds (plus one for messages
+// that name none), as JSON Lines and as an array.
+func FuzzReadStream(f *testing.F) {
+	_, lines, array := sessionAndStream(f, 16<<10)
+	f.Add(lines)
+	f.Add(array)
+	f.Add([]byte(`[{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Task","input":{}}]},"session_id":"s","uuid":"a"},{"type":"user","parent_tool_use_id":"t1","message":{"content":"x"},"session_id":"s","uuid":"b"},{"type":"system","subtype":"task_notification","task_id":"x","tool_use_id":"t1","status":"stopped"},{"type":"result","subtype":"success","subagent_stats":{"spawned":1,"by_type":{"a":1}}}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, array := range []bool{false, true} {
+			st, err := ReadStream(bytes.NewReader(data), "run", array, Options{})
+			if err != nil {
+				t.Fatal(err) // only I/O errors, and a bytes.Reader has none
+			}
+			calls := 0
+			for _, tr := range append([]*model.Transcript{st.Main}, agentsOf(st)...) {
+				calls += tr.ToolCounts["Agent"] + tr.ToolCounts["Task"] + tr.ToolCounts["Workflow"]
+			}
+			if len(st.Agents) > calls+1 {
+				t.Fatalf("%d subagent transcripts for %d calls", len(st.Agents), calls)
+			}
+		}
+	})
+}
+
+func agentsOf(st *Stream) []*model.Transcript {
+	var out []*model.Transcript
+	for _, a := range st.Agents {
+		out = append(out, a.T)
+	}
+	return out
 }
