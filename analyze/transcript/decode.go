@@ -38,11 +38,12 @@ type row struct {
 	// that carry neither sessionId nor uuid (summary, file-history-snapshot).
 	LeafUUID  string `json:"leafUuid"`
 	MessageID string `json:"messageId"`
-	// The Agent SDK's message stream spells three fields its own way
+	// The Agent SDK's message stream spells four fields its own way
 	// (sdkstream.go); a session row has none of them.
 	SDKSessionID     string        `json:"session_id"`
 	SDKParent        string        `json:"parent_tool_use_id"`
 	SDKToolUseResult toolUseResult `json:"tool_use_result"`
+	SDKAPIError      bool          `json:"is_api_error_message"`
 	// msgStore is where the fast decoder keeps *Message (encoding/json
 	// allocates it); a row is therefore never copied by value.
 	msgStore message

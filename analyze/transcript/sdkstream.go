@@ -17,11 +17,11 @@ import (
 // The Agent SDK's message stream: what `claude -p --output-format
 // stream-json --verbose` prints, one message a line, and what the GitHub
 // action writes as its execution_file, a JSON array of the same messages.
-// Its assistant and user messages are the session files' rows with three
+// Its assistant and user messages are the session files' rows with four
 // fields spelled its own way (session_id, parent_tool_use_id,
-// tool_use_result); a subagent's messages are interleaved with the
-// parent's, each naming the Agent/Task call that runs it in
-// parent_tool_use_id. The reader decodes each message once and hands it to
+// tool_use_result, is_api_error_message); a subagent's messages are
+// interleaved with the parent's, each naming the Agent/Task call that runs
+// it in parent_tool_use_id. The reader decodes each message once and hands it to
 // the builder of the transcript it belongs to, so the stream becomes the
 // transcripts a session folder would have given: the parent's, and one per
 // subagent. The system and result messages say what session files do not:
@@ -182,6 +182,9 @@ func sdkRow(r *row) {
 	}
 	if !r.ToolUseResult.present {
 		r.ToolUseResult = r.SDKToolUseResult
+	}
+	if r.SDKAPIError {
+		r.IsAPIErrorMessage = true
 	}
 }
 

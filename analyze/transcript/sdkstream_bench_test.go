@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -256,4 +257,21 @@ func agentsOf(st *Stream) []*model.Transcript {
 		out = append(out, a.T)
 	}
 	return out
+}
+
+// A subagent's API error is spelled is_api_error_message in a stream (as
+// public SDK parsers' tests show it); it ends the subagent's transcript
+// as the session files' isApiErrorMessage does.
+func TestStreamAPIErrorSpelling(t *testing.T) {
+	in := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"d","prompt":"p"}}]},"parent_tool_use_id":null,"session_id":"s","uuid":"a"}
+{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: Overloaded"}]},"parent_tool_use_id":"toolu_1","error":"overloaded","is_api_error_message":true,"session_id":"s","uuid":"b"}
+`
+	st, err := ReadStream(strings.NewReader(in), "run.jsonl", false, Options{})
+	if err != nil || len(st.Agents) != 1 {
+		t.Fatalf("%v, %d agents", err, len(st.Agents))
+	}
+	sub := st.Agents[0].T
+	if len(sub.APIErrors) != 1 || sub.Tail.LastAssistant == nil || sub.Tail.LastAssistant.APIError != "overloaded" {
+		t.Fatalf("the subagent's API error row was not read as one: %d api errors, last %+v", len(sub.APIErrors), sub.Tail.LastAssistant)
+	}
 }
