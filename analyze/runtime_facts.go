@@ -43,18 +43,46 @@ func withRuntime(f *model.Facts, run *model.Run) {
 		return
 	}
 	rf.RuntimeCounted = true
-	rf.RuntimeStats = res.SubagentStats
 	derived := deriveStats(run, f.Subagents)
 	rf.DerivedStats = derived
-	rf.CountsDisagree = compareStats(res.SubagentStats, derived)
-	what := "the runtime's subagent_stats agree with the messages"
+	// A stream has a result per turn (a background agent's end starts a
+	// turn of its own). Whether a result counts its turn or the run so far
+	// is not documented: the counts are compared both ways, summed over
+	// the results and as the last one says, and a count disagrees only
+	// when it does either way; the reading that agrees best is reported.
+	stats, how := res.SubagentStats, ""
+	rf.CountsDisagree = compareStats(stats, derived)
+	if sum, n := summedStats(rt.Results); n > 1 {
+		if d := compareStats(sum, derived); len(d) < len(rf.CountsDisagree) {
+			stats, rf.CountsDisagree = sum, d
+			how = fmt.Sprintf(" (summed over %d result messages, one per turn)", n)
+		} else {
+			how = fmt.Sprintf(" (the last of %d result messages)", n)
+		}
+	}
+	rf.RuntimeStats = stats
+	what := "the runtime's subagent_stats" + how + " agree with the messages"
 	if len(rf.CountsDisagree) > 0 {
-		what = fmt.Sprintf("the runtime's subagent_stats differ from the messages in %d counts", len(rf.CountsDisagree))
+		what = fmt.Sprintf("the runtime's subagent_stats%s differ from the messages in %d counts", how, len(rf.CountsDisagree))
 	}
 	rf.Reasons = append(rf.Reasons, model.Reason{What: what, At: res.At})
 	for _, d := range rf.CountsDisagree {
 		rf.Reasons = append(rf.Reasons, model.Reason{What: d, At: res.At})
 	}
+}
+
+// summedStats adds up the subagent_stats of the results that carry them,
+// and says how many do.
+func summedStats(results []*model.RuntimeResult) (*model.SubagentStats, int) {
+	sum := &model.SubagentStats{}
+	n := 0
+	for _, r := range results {
+		if r.SubagentStats != nil {
+			sum.Add(r.SubagentStats)
+			n++
+		}
+	}
+	return sum, n
 }
 
 // deriveStats counts the subagents as the messages show them, in the

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,50 @@ func writeTestFile(t *testing.T, p, s string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A background agent that ends after the parent's turn starts a turn of
+// its own, with a second result. Whether a result counts its own turn or
+// the run so far, the counts agree; a count that no reading explains
+// disagrees.
+func TestStreamCountsOverSeveralResults(t *testing.T) {
+	head := `{"type":"system","subtype":"init","session_id":"s-1","cwd":"/r","claude_code_version":"2.1.285","uuid":"i"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_b","name":"Task","input":{"description":"bg","prompt":"p","run_in_background":true}}]},"parent_tool_use_id":null,"session_id":"s-1","uuid":"u1","timestamp":"2026-09-30T08:00:00Z"}
+{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_b","type":"tool_result","content":"Async agent launched successfully.\nagentId: a1"}]},"parent_tool_use_id":null,"session_id":"s-1","uuid":"u2","timestamp":"2026-09-30T08:00:01Z","tool_use_result":{"isAsync":true,"status":"async_launched","agentId":"a1"}}
+{"type":"system","subtype":"task_started","task_id":"a1","tool_use_id":"toolu_b","task_type":"local_agent","session_id":"s-1","uuid":"t1"}
+`
+	stats := func(spawned, completed int) string {
+		byType := "{}"
+		if spawned > 0 {
+			byType = fmt.Sprintf(`{"general-purpose":%d}`, spawned)
+		}
+		return fmt.Sprintf(`{"spawned":%d,"requested":{"background":%d,"foreground":0,"unset":0},"started_in_background":%d,"max_depth":1,"spawned_by_subagents":0,"completed":%d,"failed":0,"killed":{"parent":0,"user":0,"system":0},"refused":{"depth_limit":0,"concurrency_limit":0,"budget":0},"by_type":%s}`, spawned, spawned, spawned, completed, byType)
+	}
+	result := func(s string) string {
+		return `{"type":"result","subtype":"success","is_error":false,"terminal_reason":"completed","num_turns":1,"subagent_stats":` + s + `,"session_id":"s-1","uuid":"r"}` + "\n"
+	}
+	tail := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]},"parent_tool_use_id":"toolu_b","session_id":"s-1","uuid":"u3","timestamp":"2026-09-30T08:00:30Z"}
+{"type":"system","subtype":"task_notification","task_id":"a1","tool_use_id":"toolu_b","status":"completed","summary":"done","session_id":"s-1","uuid":"t2"}
+`
+	for name, c := range map[string]struct {
+		second   string
+		disagree bool
+	}{
+		"per turn":    {stats(0, 1), false},
+		"cumulative":  {stats(1, 1), false},
+		"unexplained": {stats(0, 2), true},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "run.jsonl")
+		writeTestFile(t, p, head+result(stats(1, 0))+tail+result(c.second))
+		res, err := Load([]string{p}, Options{})
+		if err != nil || len(res.Runs) != 1 {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f := Facts(res.Runs, FactsOptions{})[0]
+		if got := len(f.Run.CountsDisagree) > 0; got != c.disagree {
+			t.Errorf("%s: counts disagree %q, want disagreement %v", name, f.Run.CountsDisagree, c.disagree)
+		}
 	}
 }

@@ -13,8 +13,10 @@ type Runtime struct {
 	// Init is the system/init message (nil when the stream has none).
 	Init *RuntimeInit `json:"init,omitempty"`
 	// Result is the final result message (nil when the stream ends without
-	// one: the job was cancelled, the process died).
-	Result *RuntimeResult `json:"result,omitempty"`
+	// one: the job was cancelled, the process died). Results are all of
+	// them, one per turn, in order (the first 1,000).
+	Result  *RuntimeResult   `json:"result,omitempty"`
+	Results []*RuntimeResult `json:"-"`
 	// Tasks are the task_started rows, in stream order.
 	Tasks []RuntimeTask `json:"tasks,omitempty"`
 	// SessionFiles lists the session transcripts of the same session_id
@@ -82,6 +84,33 @@ type SubagentStats struct {
 		Budget           int `json:"budget"`
 	} `json:"refused"`
 	ByType map[string]int `json:"by_type"`
+}
+
+// Add adds o's counts to s (by_type too).
+func (s *SubagentStats) Add(o *SubagentStats) {
+	s.Spawned += o.Spawned
+	s.Requested.Background += o.Requested.Background
+	s.Requested.Foreground += o.Requested.Foreground
+	s.Requested.Unset += o.Requested.Unset
+	s.StartedInBackground += o.StartedInBackground
+	s.MaxDepth = max(s.MaxDepth, o.MaxDepth)
+	s.SpawnedBySubagents += o.SpawnedBySubagents
+	s.Completed += o.Completed
+	s.Failed += o.Failed
+	s.Killed.Parent += o.Killed.Parent
+	s.Killed.User += o.Killed.User
+	s.Killed.System += o.Killed.System
+	s.Refused.DepthLimit += o.Refused.DepthLimit
+	s.Refused.ConcurrencyLimit += o.Refused.ConcurrencyLimit
+	s.Refused.Budget += o.Refused.Budget
+	if o.ByType != nil {
+		if s.ByType == nil {
+			s.ByType = map[string]int{}
+		}
+		for k, v := range o.ByType {
+			s.ByType[k] += v
+		}
+	}
 }
 
 // KilledTotal is killed.parent + killed.user + killed.system.

@@ -288,6 +288,10 @@ func (s *streamReader) spawns(b *builder, r *row) {
 	}
 }
 
+// maxResults bounds the result messages kept of one stream (a run has one
+// per turn).
+const maxResults = 1000
+
 // sdkSystem is what pmcheck reads of the stream's system and result
 // messages (a few per run, decoded with encoding/json).
 type sdkSystem struct {
@@ -351,7 +355,14 @@ func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
 		if st := res.SubagentStats; st != nil && len(st.ByType) > model.ListLimit*5 {
 			st.ByType = nil // a made-up map: the counts stand, the types do not
 		}
-		s.rt.Result = res // the last one wins: a resumed stream has several
+		// A stream has a result per turn: a background agent that ends
+		// after the parent's turn starts a turn of its own, and a resumed
+		// session first sends an empty one. The last says how the run
+		// ended; all are kept for the counts (runtime_facts.go).
+		s.rt.Result = res
+		if len(s.rt.Results) < maxResults {
+			s.rt.Results = append(s.rt.Results, res)
+		}
 	case m.Subtype == "init":
 		if s.rt.Init == nil {
 			s.rt.Init = &model.RuntimeInit{At: at, SessionID: capID(m.SessionID), Version: capString(m.Version, model.DescriptionLimit),
