@@ -62,6 +62,12 @@ func TestStreamFixtures(t *testing.T) {
 				t.Errorf("%s: subagent %s ended %s (%q), want %s (%q)", name, s.ToolUseID, s.Outcome, s.Rule, w.outcomes[i], w.rules[i])
 			}
 		}
+		// A foreground agent's task ends too (task_updated,
+		// task_notification), but its call's result says how it ended,
+		// as in session files: it stays a sync call, without notifications.
+		if name == "stream-completed" && (f.Subagents[0].Mode != "sync" || f.Subagents[1].Mode != "async" || run.Subagents[0].LastNotification != nil) {
+			t.Errorf("%s: modes %s, %s, foreground notification %v; want sync without one, async", name, f.Subagents[0].Mode, f.Subagents[1].Mode, run.Subagents[0].LastNotification)
+		}
 		// Every call that ran is linked to its messages by parent_tool_use_id.
 		for _, sc := range run.Subagents {
 			if sc.Child != nil && !strings.Contains(strings.Join(sc.LinkedBy, ","), LinkParentToolUse) {

@@ -128,6 +128,10 @@ type RuntimeTask struct {
 	ToolUseID   string   `json:"tool_use_id,omitempty"`
 	TaskType    string   `json:"task_type,omitempty"`
 	Description string   `json:"description,omitempty"`
+	// Status is the last status a task_updated or task_notification gave
+	// a foreground agent's task (a background agent's end is a
+	// Notification of the transcript that holds its call).
+	Status string `json:"status,omitempty"`
 }
 
 // Notification sources of an SDK stream: a system task_notification

@@ -134,10 +134,18 @@ type streamReader struct {
 	// and taskOwner the one of each task started.
 	spawner   map[string]*builder
 	taskOwner map[string]*builder
-	d         decoded
-	shells    []shellCall
-	rt        *model.Runtime
-	out       Stream
+	// background holds the spawning calls whose agent runs in the
+	// background (task_started or task_updated says so, or the call's
+	// result is an async launch), and taskCall each task's call. Only a
+	// background agent's end is a notification, as in session files; a
+	// foreground agent's is its call's result, and the SDK's task_*
+	// messages for it are kept with the task (model.RuntimeTask.Status).
+	background map[string]bool
+	taskCall   map[string]string
+	d          decoded
+	shells     []shellCall
+	rt         *model.Runtime
+	out        Stream
 	// latest is the latest timestamp of any message so far: the time of
 	// the system messages, which carry none (the stream is written as the
 	// run goes, so they come no earlier).
@@ -147,6 +155,7 @@ type streamReader struct {
 func newStreamReader(file string, opts Options) *streamReader {
 	s := &streamReader{file: file, opts: opts, subs: map[string]*builder{},
 		spawner: map[string]*builder{}, taskOwner: map[string]*builder{},
+		background: map[string]bool{}, taskCall: map[string]string{},
 		rt: &model.Runtime{File: file}}
 	s.main = s.newBuilder()
 	return s
@@ -240,6 +249,8 @@ func (s *streamReader) line(l jsonl.Line) {
 		switch d.r.Type {
 		case "assistant":
 			s.spawns(b, &d.r)
+		case "user":
+			s.asyncLaunches(&d.r)
 		case "system", "result":
 			s.system(b, l, data)
 		}
@@ -289,8 +300,27 @@ func (s *streamReader) spawns(b *builder, r *row) {
 }
 
 // maxResults bounds the result messages kept of one stream (a run has one
-// per turn).
-const maxResults = 1000
+// per turn), maxTasks its task_started messages (one per subagent and
+// background command).
+const (
+	maxResults = 1000
+	maxTasks   = 100000
+)
+
+// asyncLaunches records the spawning calls a user message answers with an
+// async launch (the agent runs in the background).
+func (s *streamReader) asyncLaunches(r *row) {
+	t := r.ToolUseResult
+	if r.Message == nil || !t.IsAsync && t.Status != "async_launched" {
+		return
+	}
+	for i := range r.Message.Content.blocks {
+		blk := &r.Message.Content.blocks[i]
+		if blk.Type == "tool_result" && s.spawner[blk.ToolUseID] != nil && !s.background[blk.ToolUseID] {
+			s.background[strings.Clone(blk.ToolUseID)] = true
+		}
+	}
+}
 
 // sdkSystem is what pmcheck reads of the stream's system and result
 // messages (a few per run, decoded with encoding/json).
@@ -311,8 +341,10 @@ type sdkSystem struct {
 	Summary     string      `json:"summary"`
 	OutputFile  string      `json:"output_file"`
 	Patch       struct {
-		Status string `json:"status"`
+		Status         string `json:"status"`
+		IsBackgrounded bool   `json:"is_backgrounded"`
 	} `json:"patch"`
+	IsBackgrounded bool `json:"is_backgrounded"`
 
 	IsError           bool            `json:"is_error"`
 	TerminalReason    string          `json:"terminal_reason"`
@@ -372,13 +404,24 @@ func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
 	case m.Subtype == "task_started":
 		task := model.RuntimeTask{At: at, TaskID: capID(string(m.TaskID)), ToolUseID: capID(m.ToolUseID),
 			TaskType: capString(m.TaskType, model.DescriptionLimit), Description: capString(m.Description, model.DescriptionLimit)}
-		s.rt.Tasks = append(s.rt.Tasks, task)
+		if len(s.rt.Tasks) < maxTasks {
+			s.rt.Tasks = append(s.rt.Tasks, task)
+		}
 		if owner := s.spawner[m.ToolUseID]; owner != nil && task.TaskID != "" {
 			s.taskOwner[task.TaskID] = owner
+			s.taskCall[task.TaskID] = task.ToolUseID
+			if m.IsBackgrounded {
+				s.background[task.ToolUseID] = true
+			}
 		}
 	case m.Subtype == "task_notification":
 		s.notify(b, l, model.SourceSDKNotification, string(m.TaskID), m.ToolUseID, m.Status, m.Summary, m.OutputFile)
 	case m.Subtype == "task_updated":
+		if m.Patch.IsBackgrounded {
+			if call := s.taskCall[string(m.TaskID)]; call != "" {
+				s.background[call] = true
+			}
+		}
 		switch m.Patch.Status {
 		case "completed", "failed", "killed", "stopped":
 			s.notify(b, l, model.SourceSDKUpdate, string(m.TaskID), m.ToolUseID, m.Patch.Status, "", "")
@@ -390,6 +433,19 @@ func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
 // it, as its <task-notification> would have been: by the call's id, else
 // the task's.
 func (s *streamReader) notify(b *builder, l jsonl.Line, source, taskID, toolUseID, status, summary, output string) {
+	call := toolUseID
+	if call == "" {
+		call = s.taskCall[taskID]
+	}
+	if _, spawned := s.spawner[call]; spawned && !s.background[call] {
+		// A foreground agent: its call's result says how it ended.
+		for i := range s.rt.Tasks {
+			if s.rt.Tasks[i].ToolUseID == call && status != "" {
+				s.rt.Tasks[i].Status = capString(status, model.DescriptionLimit)
+			}
+		}
+		return
+	}
 	owner := s.spawner[toolUseID]
 	if owner == nil {
 		owner = s.taskOwner[taskID]
