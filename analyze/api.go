@@ -81,6 +81,7 @@ type (
 	WatchdogEvent   = replay.WatchdogEvent
 	WatchdogOptions = replay.WatchdogOptions
 	LiveReplay      = replay.Live
+	LiveWatchdogs   = replay.LiveWatchdogs
 )
 
 // Replay constants.
@@ -98,6 +99,12 @@ func ReplayWorkflow(run *Run, cfg ReplayConfig) *ReplayReport { return replay.Wo
 // ReplayLines prints watch's events (replay.Lines).
 func ReplayLines(events []replay.Event, jsonMode, timestamps bool) []string {
 	return replay.Lines(events, jsonMode, timestamps)
+}
+
+// NewLiveWatchdogs starts the watchdog replays run beside a live watch
+// (replay.NewLiveWatchdogs), with their default settings.
+func NewLiveWatchdogs(start time.Time) *LiveWatchdogs {
+	return replay.NewLiveWatchdogs(start, replay.WatchdogOptions{})
 }
 
 // NewLiveReplay starts the replay engine fed live (replay.NewLive), with the

@@ -214,7 +214,6 @@ func sortEvents(es []WatchdogEvent) {
 // has a transcript, and compares the runtime's predicted kills with the
 // observed ones.
 func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEvent {
-	var events []WatchdogEvent
 	runEnd := w.Start
 	for _, l := range w.Lines {
 		if l.At.After(runEnd) {
@@ -226,6 +225,18 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 			runEnd = t.At
 		}
 	}
+	return attemptWatchdogs(run, w.Start, runEnd, o, false)
+}
+
+// attemptWatchdogs is the three watchdog replays over every attempt, the
+// ProgressWatch grid from origin. Finished (replay), an attempt the journal
+// leaves open runs until runEnd, and each prediction is compared with what
+// was observed. live (watch, over the files as they stand) says what the
+// files show so far and nothing they may still withdraw: an open attempt,
+// or one whose successor has no transcript yet, ends at its last row so
+// far, and no mismatch is judged (a verdict on the finished run).
+func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOptions, live bool) []WatchdogEvent {
+	var events []WatchdogEvent
 	// The attempts that have a transcript, by key and ordinal: a superseded
 	// attempt's stall window ends where its successor's transcript starts.
 	// Looking the successor up among every attempt was quadratic (20,000
@@ -246,7 +257,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 		var s agentStream
 		if a.Transcript != nil {
 			s = streamOf(a.Transcript, name, a.Key, a.Ordinal)
-			events = append(events, progressWatch(s, w.Start, o)...)
+			events = append(events, progressWatch(s, origin, o)...)
 			for _, e := range harnessEvents(s, o) {
 				if e.Predicted != "" {
 					e.Observed = observed
@@ -257,6 +268,9 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 			s = agentStream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}
 		}
 		until := runEnd
+		if live {
+			until = s.File.Last()
+		}
 		switch {
 		case a.Closed != nil:
 			until = s.File.Last()
@@ -278,6 +292,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 			}
 		}
 		switch {
+		case live:
 		case predicted != nil && observed != model.OutcomeKilled:
 			m := *predicted
 			m.Kind, m.Predicted, m.Observed = "mismatch", "killed", observed
@@ -292,7 +307,7 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 			m.Message = fmt.Sprintf("killed without a %ds stall the Workflow runtime would act on", int(o.RuntimeStall/time.Second))
 			events = append(events, m)
 		}
-		if a.Ordinal == o.RuntimeMaxAttempts+1 {
+		if a.Ordinal == o.RuntimeMaxAttempts+1 && !live {
 			if attemptsByKey == nil {
 				attemptsByKey = map[string]int{}
 				for _, a := range run.Attempts {

@@ -102,3 +102,66 @@ func (l *Live) Poll(now time.Time) ([]Event, bool, int) {
 func (l *Live) Remaining(now time.Time) time.Duration {
 	return l.s.opt.maxDuration() - now.Sub(l.w.Start)
 }
+
+// LiveWatchdogs are the ProgressWatch, executor-harness and Workflow-runtime
+// replays run beside a live watch: each event is returned once, at the first
+// poll at which the clock has reached its time and the files as they stand
+// show it. What an event says is what was known then (a prediction's
+// observed outcome is the attempt's outcome at that poll, "open" while it
+// runs). An event is one the finished files show too — each stream ends at
+// its last row so far, an attempt still open ends there rather than at the
+// run's end, and no mismatch (a verdict on the finished run) is judged —
+// so the live events are among replay's, with the same time, source, kind,
+// agent and message. Events timed before the watch started are not live:
+// they happened before anyone watched, and the section printed when the
+// watch ends lists them with the rest (docs/watch.md).
+type LiveWatchdogs struct {
+	start   time.Time
+	opt     WatchdogOptions
+	pending []WatchdogEvent // computed at the last change, not yet returned
+	shown   map[watchdogKey]bool
+}
+
+type watchdogKey struct {
+	at                  time.Time
+	source, kind, agent string
+	key                 string
+	attempt             int
+}
+
+// NewLiveWatchdogs starts the watchdogs of a watch started at start (the
+// ProgressWatch grid's origin, as replay's).
+func NewLiveWatchdogs(start time.Time, opt WatchdogOptions) *LiveWatchdogs {
+	if opt == (WatchdogOptions{}) {
+		opt = DefaultWatchdogOptions()
+	}
+	return &LiveWatchdogs{start: start, opt: opt, shown: map[watchdogKey]bool{}}
+}
+
+// Poll returns, in replay's order, the events that fire at now. run is the
+// run as its files stand, and changed says it differs from the previous
+// poll's (only then are the watchdogs replayed again).
+func (l *LiveWatchdogs) Poll(now time.Time, run *model.Run, changed bool) []WatchdogEvent {
+	if changed && run != nil {
+		l.pending = l.pending[:0]
+		for _, e := range attemptWatchdogs(run, l.start, l.start, l.opt, true) {
+			k := watchdogKey{e.At, e.Source, e.Kind, e.Agent, e.Key, e.Attempt}
+			if !l.shown[k] && !e.At.Before(l.start) {
+				l.pending = append(l.pending, e)
+			}
+		}
+		sortEvents(l.pending)
+	}
+	var out []WatchdogEvent
+	rest := l.pending[:0]
+	for _, e := range l.pending {
+		if e.At.After(now) {
+			rest = append(rest, e)
+			continue
+		}
+		l.shown[watchdogKey{e.At, e.Source, e.Kind, e.Agent, e.Key, e.Attempt}] = true
+		out = append(out, e)
+	}
+	l.pending = rest
+	return out
+}

@@ -224,28 +224,33 @@ func writeExplain(w io.Writer, rep *analyze.ReplayReport, jsonMode bool) {
 }
 
 func writeWatchdogs(w io.Writer, events []analyze.WatchdogEvent, jsonMode bool) {
-	if jsonMode {
-		for _, e := range events {
-			b, _ := json.Marshal(struct {
-				Event string `json:"event"`
-				analyze.WatchdogEvent
-			}{"WATCHDOG", e})
-			fmt.Fprintln(w, string(b))
-		}
-		return
+	if !jsonMode {
+		fmt.Fprintf(w, "# watchdogs: %d events\n", len(events))
 	}
-	fmt.Fprintf(w, "# watchdogs: %d events\n", len(events))
 	for _, e := range events {
-		extra := ""
-		if e.Predicted != "" || e.Observed != "" {
-			extra = fmt.Sprintf(" [predicted %s, observed %s]", orDash(e.Predicted), orDash(e.Observed))
-		}
-		attempt := ""
-		if e.Attempt > 0 {
-			attempt = fmt.Sprintf(" attempt %d", e.Attempt)
-		}
-		fmt.Fprintf(w, "%s %-16s %-18s %s%s: %s%s\n", analyze.FormatTime(e.At), e.Source, e.Kind, e.Agent, attempt, e.Message, extra)
+		fmt.Fprintln(w, watchdogLine(e, jsonMode))
 	}
+}
+
+// watchdogLine is one watchdog event as replay --watchdogs prints it (and
+// watch --watchdogs, live).
+func watchdogLine(e analyze.WatchdogEvent, jsonMode bool) string {
+	if jsonMode {
+		b, _ := json.Marshal(struct {
+			Event string `json:"event"`
+			analyze.WatchdogEvent
+		}{"WATCHDOG", e})
+		return string(b)
+	}
+	extra := ""
+	if e.Predicted != "" || e.Observed != "" {
+		extra = fmt.Sprintf(" [predicted %s, observed %s]", orDash(e.Predicted), orDash(e.Observed))
+	}
+	attempt := ""
+	if e.Attempt > 0 {
+		attempt = fmt.Sprintf(" attempt %d", e.Attempt)
+	}
+	return fmt.Sprintf("%s %-16s %-18s %s%s: %s%s", analyze.FormatTime(e.At), e.Source, e.Kind, e.Agent, attempt, e.Message, extra)
 }
 
 func orDash(s string) string {

@@ -22,7 +22,7 @@ type WatchCmd struct {
 
 	Timestamps bool   `help:"Prefix every line with the time it was printed (RFC 3339, UTC); in --json, add a time field."`
 	JSON       bool   `name:"json" help:"Print watch's --json objects, one per line."`
-	Watchdogs  bool   `help:"When the watch ends, replay ProgressWatch, the executor-harness watchdogs and the Workflow runtime over the files as they stand (as replay --watchdogs does)."`
+	Watchdogs  bool   `help:"Print the ProgressWatch, executor-harness and Workflow-runtime watchdogs' events live, as the files show them, and when the watch ends their replay over the finished files (as replay --watchdogs prints it)."`
 	Root       string `help:"Where a run-id prefix is looked up (default ~/.claude/projects)."`
 
 	// clock is the real clock unless a test injects one.
@@ -103,6 +103,10 @@ func (c *WatchCmd) Run(env *Env) error {
 		f.readers = &analyze.Followers{}
 	}
 	live := analyze.NewLiveReplay(start, opt)
+	var dogs *analyze.LiveWatchdogs
+	if c.Watchdogs {
+		dogs = analyze.NewLiveWatchdogs(start)
+	}
 	var last *analyze.Run
 	// stale: a load failed after last was loaded, and may have fed the
 	// readers last shares its transcripts with (analyze.Options.Follow).
@@ -121,6 +125,14 @@ func (c *WatchCmd) Run(env *Env) error {
 		}
 		events, done, code := live.Poll(now)
 		writeLines(env.Stdout, analyze.ReplayLines(events, c.JSON, c.Timestamps))
+		if dogs != nil && !done {
+			// The section printed below lists every event, so the last
+			// poll prints no live ones: they would stand between the
+			// watch's last line and the section.
+			for _, e := range dogs.Poll(now, last, changed && err == nil) {
+				fmt.Fprintln(env.Stdout, watchdogLine(e, c.JSON))
+			}
+		}
 		if done {
 			if c.Watchdogs {
 				if stale {

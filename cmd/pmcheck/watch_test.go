@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -280,6 +281,14 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 	if len(dirs) < 15 {
 		t.Fatalf("only %d recorded runs found", len(dirs))
 	}
+	// The live watchdog lines of every run: some must be printed, and some
+	// say what was known when they fired (an attempt still open).
+	liveLines, liveOpen := 0, 0
+	defer func() {
+		if !t.Failed() && (liveLines == 0 || liveOpen == 0) {
+			t.Errorf("%d live watchdog lines, %d of them with an open attempt: the live watchdogs print nothing", liveLines, liveOpen)
+		}
+	}()
 	for _, dir := range dirs {
 		name := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(dir))))) + "/" + filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
@@ -296,6 +305,17 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 				// each command read them: the source tree, or its live copy.
 				want = strings.ReplaceAll(want, filepath.ToSlash(rec.src)+"/", "")
 				got, gotErr, gotCode := runWatchArgs(t, r, flags...)
+				if slices.Contains(flags, "--watchdogs") {
+					var live []string
+					live, got = splitLive(t, got, slices.Contains(flags, "--json"))
+					checkLive(t, live, want, slices.Contains(flags, "--json"))
+					liveLines += len(live)
+					for _, l := range live {
+						if strings.Contains(l, "observed open") || strings.Contains(l, `"observed":"open"`) {
+							liveOpen++
+						}
+					}
+				}
 				if got != want || gotCode != wantCode {
 					t.Errorf("%v: watch (exit %d):\n%s\nreplay (exit %d):\n%s", mode, gotCode, got, wantCode, want)
 				}
@@ -304,6 +324,68 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// splitLive separates the watchdog lines watch printed live from the rest
+// of its output: the watch lines and the section printed when it ends
+// (which begins with its header in text, and right after the last watch
+// object in JSON: the last poll prints no live lines).
+func splitLive(t testing.TB, out string, jsonMode bool) (live []string, rest string) {
+	t.Helper()
+	lines := strings.SplitAfter(out, "\n")
+	section := len(lines)
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if jsonMode && l != "" && !strings.HasPrefix(l, `{"event":"WATCHDOG"`) {
+			break
+		}
+		section = i
+		if !jsonMode && strings.HasPrefix(l, "# watchdogs: ") {
+			break
+		}
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i < section && isWatchdogLine(l, jsonMode) {
+			live = append(live, strings.TrimSuffix(l, "\n"))
+			continue
+		}
+		b.WriteString(l)
+	}
+	return live, b.String()
+}
+
+func isWatchdogLine(l string, jsonMode bool) bool {
+	if jsonMode {
+		return strings.HasPrefix(l, `{"event":"WATCHDOG"`)
+	}
+	f := strings.Fields(l)
+	return len(f) > 2 && (f[1] == "progresswatch" || f[1] == "harness" || f[1] == "workflow-runtime")
+}
+
+// checkLive: each live line is, once, one of the lines of the section replay
+// prints for the finished run (want), but for the observed outcome, which
+// is the one known when the line was printed.
+func checkLive(t testing.TB, live []string, want string, jsonMode bool) {
+	t.Helper()
+	observed := regexp.MustCompile(`, observed [^\]]*\]$|,"observed":"[^"]*"`)
+	final := map[string]bool{}
+	for _, l := range strings.Split(want, "\n") {
+		if isWatchdogLine(l, jsonMode) {
+			final[observed.ReplaceAllString(l, "")] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range live {
+		k := observed.ReplaceAllString(l, "")
+		if !final[k] {
+			t.Errorf("live watchdog line not in replay's section:\n%s\nreplay:\n%s", l, want)
+		}
+		if seen[k] {
+			t.Errorf("live watchdog line printed twice: %s", l)
+		}
+		seen[k] = true
 	}
 }
 
@@ -570,4 +652,68 @@ func TestWatchFollowsASessionTranscript(t *testing.T) {
 	if got != want || code != wantCode || want == "" {
 		t.Fatalf("watch (exit %d, stderr %q):\n%s\nreplay (exit %d):\n%s", code, errs, got, wantCode, want)
 	}
+}
+
+// TestWatchStartedAfterTheRunPrintsReplaysWatchdogs: watch started after the
+// run finished prints no live watchdog line (every event happened before
+// anyone watched) and, when it ends, the section replay --watchdogs prints
+// for the finished files from the same start, byte for byte.
+func TestWatchStartedAfterTheRunPrintsReplaysWatchdogs(t *testing.T) {
+	var dirs []string
+	filepath.WalkDir("../../fixtures/runs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "journal.jsonl" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	events := 0
+	for _, dir := range dirs {
+		rec := record(t, dir, false)
+		end := rec.start
+		for _, w := range rec.writes {
+			if w.at.After(end) {
+				end = w.at
+			}
+		}
+		rec.start = end.Add(time.Hour)
+		for _, jsonMode := range []bool{false, true} {
+			flags := []string{"--watchdogs"}
+			if jsonMode {
+				flags = append(flags, "--json")
+			}
+			got, _, _ := runWatchArgs(t, rec, flags...)
+			want, _, _ := runReplay(t, append(flags, "--as-watch", "--start="+rec.start.Format(time.RFC3339), dir)...)
+			want = strings.ReplaceAll(want, filepath.ToSlash(rec.src)+"/", "")
+			live, gotRest := splitLive(t, got, jsonMode)
+			if len(live) > 0 {
+				t.Errorf("%s: watch started after the run printed live watchdog lines:\n%s", dir, strings.Join(live, "\n"))
+			}
+			_, wantSection := splitSection(want, jsonMode)
+			_, gotSection := splitSection(gotRest, jsonMode)
+			if gotSection != wantSection {
+				t.Errorf("%s %v: watch's watchdogs:\n%s\nreplay's:\n%s", dir, flags, gotSection, wantSection)
+			}
+			events += strings.Count(wantSection, "\n")
+		}
+	}
+	if events < 10 {
+		t.Fatalf("only %d watchdog lines in all: the comparison proves little", events)
+	}
+}
+
+// splitSection cuts an output of replay or watch with --watchdogs where its
+// watchdog section begins.
+func splitSection(out string, jsonMode bool) (head, section string) {
+	if !jsonMode {
+		if i := strings.Index(out, "# watchdogs: "); i >= 0 {
+			return out[:i], out[i:]
+		}
+		return out, ""
+	}
+	lines := strings.SplitAfter(out, "\n")
+	i := len(lines)
+	for i > 0 && (lines[i-1] == "" || strings.HasPrefix(lines[i-1], `{"event":"WATCHDOG"`)) {
+		i--
+	}
+	return strings.Join(lines[:i], ""), strings.Join(lines[i:], "")
 }
