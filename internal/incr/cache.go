@@ -1,6 +1,7 @@
 package incr
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -30,10 +31,10 @@ type Cache[A Appender] struct {
 }
 
 type cached[A Appender] struct {
-	mu   sync.Mutex
-	a    A
-	ok   bool
-	mark Mark
+	mu  sync.Mutex
+	a   A
+	ok  bool
+	win windows
 	// mtime is the file's modification time at the last read: a file of
 	// the same identity, size and modification time is taken as unchanged
 	// without hashing its windows again (most files of a run do not change
@@ -95,10 +96,11 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		return ErrNotRegular
 	}
 	size := st.Size()
-	if !e.ok || e.mark.Check(f, st) != nil {
-		e.a, e.ok, e.mark = open(), true, Mark{}
+	if !e.ok || !e.win.hold(f, st) {
+		e.a, e.ok, e.win = open(), true, windows{}
 		c.count(&c.Fresh, 1)
 	}
+	e.win.tailAt = e.win.offset
 	from := e.a.Size()
 	if fl, ok := any(e.a).(filler); ok && from == 0 && size > 0 {
 		if err := fl.Fill(f, size); err != nil {
@@ -112,6 +114,7 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		for {
 			n, rerr := io.ReadFull(r, buf)
 			e.a.Write(buf[:n])
+			e.win.appended(buf[:n])
 			if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 				break
 			}
@@ -122,12 +125,90 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		}
 		c.count(&c.Appended, e.a.Size()-from)
 	}
-	if e.mark, err = e.mark.Extend(f, st, e.a.Size()); err != nil {
+	if err := e.win.extend(f, st, e.a.Size()); err != nil {
 		e.ok = false
 		return err
 	}
 	e.mtime = st.ModTime()
 	return use(e.a)
+}
+
+// windows are a Mark kept in memory: the same two windows (the first Window
+// bytes read and the Window bytes before the offset), held as the bytes
+// themselves rather than their hashes. A poll compares them with what the
+// file holds now (two reads, no hashing), and the tail window follows the
+// appended bytes as they are read rather than being read again.
+type windows struct {
+	id         Identity
+	offset     int64
+	head, tail []byte
+	// tailAt is the offset the appended bytes seen by appended lead up to
+	// (tail is the Window bytes before it).
+	tailAt int64
+}
+
+// hold reports whether the windows still hold for f (whose stat is st),
+// as Mark.Check does: the same identity, at least offset bytes, and the
+// same bytes in both windows.
+func (w *windows) hold(f io.ReaderAt, st os.FileInfo) bool {
+	if IdentityOf(st) != w.id || st.Size() < w.offset || int64(len(w.head)) != min(Window, w.offset) || int64(len(w.tail)) != min(Window, w.offset) {
+		return false
+	}
+	if !sameBytes(f, 0, w.head) {
+		return false
+	}
+	return w.offset <= Window || sameBytes(f, w.offset-int64(len(w.tail)), w.tail)
+}
+
+func sameBytes(f io.ReaderAt, at int64, want []byte) bool {
+	if len(want) == 0 {
+		return true
+	}
+	buf := make([]byte, len(want))
+	n, _ := f.ReadAt(buf, at)
+	return n == len(buf) && bytes.Equal(buf, want)
+}
+
+// appended takes the next bytes read after the offset into the tail window.
+func (w *windows) appended(p []byte) {
+	if len(p) >= Window {
+		w.tail = append(w.tail[:0], p[len(p)-Window:]...)
+	} else {
+		w.tail = append(w.tail, p...)
+		if len(w.tail) > Window {
+			w.tail = append(w.tail[:0], w.tail[len(w.tail)-Window:]...)
+		}
+	}
+	w.tailAt += int64(len(p))
+}
+
+// extend makes the windows those of the same file read up to offset. The
+// tail is the bytes appended read, when they lead up to offset; otherwise
+// (a first read by Fill) both windows are read.
+func (w *windows) extend(f io.ReaderAt, st os.FileInfo, offset int64) error {
+	w.id = IdentityOf(st)
+	want := min(Window, offset)
+	if w.tailAt != offset || int64(len(w.tail)) != want {
+		w.tail = make([]byte, want)
+		if n, err := f.ReadAt(w.tail, offset-want); n < len(w.tail) {
+			return shortRead(err)
+		}
+	}
+	if int64(len(w.head)) != want {
+		w.head = make([]byte, want)
+		if n, err := f.ReadAt(w.head, 0); n < len(w.head) {
+			return shortRead(err)
+		}
+	}
+	w.offset, w.tailAt = offset, offset
+	return nil
+}
+
+func shortRead(err error) error {
+	if err == nil || err == io.EOF {
+		return ErrChanged // shorter than it was a moment ago
+	}
+	return err
 }
 
 func (c *Cache[A]) count(v *int64, n int64) {
@@ -139,6 +220,6 @@ func (c *Cache[A]) count(v *int64, n int64) {
 // unchanged: the file read last has the same identity, size and
 // modification time, and is regular.
 func (e *cached[A]) unchanged(st os.FileInfo) bool {
-	return st.Mode().IsRegular() && st.Size() == e.a.Size() && st.Size() == e.mark.Offset &&
-		st.ModTime().Equal(e.mtime) && IdentityOf(st) == e.mark.ID
+	return st.Mode().IsRegular() && st.Size() == e.a.Size() && st.Size() == e.win.offset &&
+		st.ModTime().Equal(e.mtime) && IdentityOf(st) == e.win.id
 }

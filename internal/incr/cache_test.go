@@ -72,6 +72,33 @@ func TestCacheReadsOnlyWhatWasAppended(t *testing.T) {
 	if c.Fresh != 4 {
 		t.Fatalf("a file rewritten before the offset was not read afresh (%d)", c.Fresh)
 	}
+	// The head window, and the tail window after many appends smaller
+	// than a window (the tail kept from the bytes appended, not read
+	// again), catch a rewrite too.
+	f, _ = os.OpenFile(p, os.O_WRONLY, 0)
+	f.WriteAt([]byte("Y"), 5)
+	f.Close()
+	appendTo("{}\n")
+	read()
+	if c.Fresh != 5 {
+		t.Fatalf("a file rewritten in its first bytes was not read afresh (%d)", c.Fresh)
+	}
+	for i := 0; i < 3000; i++ {
+		appendTo("{\"i\":1}\n")
+		if i%97 == 0 {
+			read()
+		}
+	}
+	read()
+	data, _ = os.ReadFile(p)
+	f, _ = os.OpenFile(p, os.O_WRONLY, 0)
+	f.WriteAt([]byte("X"), int64(len(data)-Window+3))
+	f.Close()
+	appendTo("{}\n")
+	read()
+	if c.Fresh != 6 {
+		t.Fatalf("a file rewritten at the start of its tail window was not read afresh (%d)", c.Fresh)
+	}
 	if err := c.Read(dir, "k", func() *recorder { return &recorder{} }, func(*recorder) error { return nil }); err != ErrNotRegular {
 		t.Fatalf("a directory: %v", err)
 	}
