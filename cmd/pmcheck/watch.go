@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -240,35 +240,78 @@ func (c *WatchCmd) notFound(root, dir string) string {
 // is decoded only from where the last poll stopped (a file truncated,
 // replaced or rewritten is read again from its start). The journal
 // shrinking is a truncation (RESET).
+//
+// The check costs a stat per file the run is known to have: the directory
+// is listed again only when its own modification time changed (a file was
+// created, removed or renamed in it), as file watchers do without inotify.
 type follower struct {
 	dir         string
-	sig         string
+	sig         []fileSig
 	journalSize int64
 	readers     *analyze.Followers // nil: each load reads every file whole
+
+	dirMtime time.Time
+	listed   bool
+	names    []string // the regular files of dir at the last listing, sorted
 }
 
-func (f *follower) signature() (string, int64) {
-	var parts []string
-	journal := int64(-1)
-	entries, _ := os.ReadDir(f.dir)
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-			parts = append(parts, fmt.Sprintf("%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano()))
-			if e.Name() == analyze.JournalName {
-				journal = info.Size()
+// racyListing is how long after a directory's last change its listing is
+// trusted to have seen the change (file systems with a coarse clock give a
+// creation the same time as the listing made just before it).
+const racyListing = 2 * time.Second
+
+// fileSig is what the change check compares of one file.
+type fileSig struct {
+	name  string
+	size  int64
+	mtime time.Time
+}
+
+// signature is the sizes and modification times of the run's files and the
+// parent transcript, and the journal's size (-1 when missing).
+func (f *follower) signature() ([]fileSig, int64) {
+	if st, err := os.Stat(f.dir); err != nil || !f.listed || !st.ModTime().Equal(f.dirMtime) {
+		// A listing made within racyListing of the directory's last
+		// change may miss a file created in the same tick of the file
+		// system's clock (which can be coarse): it is made again at the
+		// next poll, until one is made well after the change.
+		listedAt := time.Now()
+		f.names, f.listed = f.names[:0], err == nil && st.ModTime().Before(listedAt.Add(-racyListing))
+		if err == nil {
+			f.dirMtime = st.ModTime()
+		}
+		entries, _ := os.ReadDir(f.dir)
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				f.names = append(f.names, e.Name())
 			}
 		}
 	}
-	sort.Strings(parts)
-	if info, err := os.Stat(analyze.ParentOfRunOnDisk(f.dir)); err == nil {
-		parts = append(parts, fmt.Sprintf("parent %d %d", info.Size(), info.ModTime().UnixNano()))
+	sig := make([]fileSig, 0, len(f.names)+1)
+	journal := int64(-1)
+	for _, name := range f.names {
+		// A name listed whose file is gone, or no longer regular, is part
+		// of the signature as missing: its disappearance is a change.
+		s := fileSig{name: name, size: -1}
+		if info, err := os.Stat(filepath.Join(f.dir, name)); err == nil && info.Mode().IsRegular() {
+			s.size, s.mtime = info.Size(), info.ModTime()
+			if name == analyze.JournalName {
+				journal = info.Size()
+			}
+		}
+		sig = append(sig, s)
 	}
-	return strings.Join(parts, "\n"), journal
+	if info, err := os.Stat(analyze.ParentOfRunOnDisk(f.dir)); err == nil {
+		sig = append(sig, fileSig{name: "\x00parent", size: info.Size(), mtime: info.ModTime()})
+	}
+	return sig, journal
 }
 
 func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error) {
 	sig, journal := f.signature()
-	if sig == f.sig {
+	if f.sig != nil && slices.EqualFunc(sig, f.sig, func(a, b fileSig) bool {
+		return a.name == b.name && a.size == b.size && a.mtime.Equal(b.mtime)
+	}) {
 		return nil, false, false, nil
 	}
 	if f.readers != nil {

@@ -717,3 +717,45 @@ func splitSection(out string, jsonMode bool) (head, section string) {
 	}
 	return strings.Join(lines[:i], ""), strings.Join(lines[i:], "")
 }
+
+// TestWatchListsTheRunDirectoryOnlyWhenItChanged: the change check lists
+// the run directory again only when the directory's modification time
+// changed (or the last listing was too close to it to be trusted), and
+// sees a file created since.
+func TestWatchListsTheRunDirectoryOnlyWhenItChanged(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte("{}\n"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
+	f := &follower{dir: dir}
+	names := func() []string {
+		sig, _ := f.signature()
+		var n []string
+		for _, s := range sig {
+			n = append(n, s.name)
+		}
+		return n
+	}
+	if got := names(); !slices.Equal(got, []string{"journal.jsonl"}) || !f.listed {
+		t.Fatalf("first listing %v (trusted %v)", got, f.listed)
+	}
+	// A file appears without the directory's time changing (as on a file
+	// system whose clock did not tick): the trusted listing is kept...
+	os.WriteFile(filepath.Join(dir, "agent-a1.jsonl"), []byte("{}\n"), 0o644)
+	os.Chtimes(dir, old, old)
+	if got := names(); len(got) != 1 {
+		t.Fatalf("the directory was listed again though its time did not change: %v", got)
+	}
+	// ...and once the directory's time moves, the file is seen, and the
+	// listing, too close to the change, is made again at the next check.
+	now := time.Now()
+	os.Chtimes(dir, now, now)
+	if got := names(); !slices.Equal(got, []string{"agent-a1.jsonl", "journal.jsonl"}) || f.listed {
+		t.Fatalf("after the directory changed: %v (trusted %v)", got, f.listed)
+	}
+	os.WriteFile(filepath.Join(dir, "agent-a2.jsonl"), []byte("{}\n"), 0o644)
+	os.Chtimes(dir, now, now)
+	if got := names(); len(got) != 3 {
+		t.Fatalf("a file created in the same tick as a recent listing was missed: %v", got)
+	}
+}
