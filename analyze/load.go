@@ -389,7 +389,10 @@ func (l *loader) transcript(rel string) *model.Transcript {
 // read with its rows marked once, by markResumeCopies, and not read again:
 // its run is linked from that reading, and a Workflow run's parent is kept.)
 func (l *loader) readOptions(rel string) transcript.Options {
-	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell, Follow: l.opts.Follow.forTranscripts()}
+	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell, Follow: l.opts.Follow.forTranscripts(),
+		// Only session files' uuids are compared (markResumeCopies): an
+		// agent transcript's list is dropped after the read.
+		NoUUIDList: layout.AgentIDFromName(path.Base(rel)) != ""}
 }
 
 // lineCap is the line cap transcripts are read with.

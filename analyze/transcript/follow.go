@@ -46,7 +46,7 @@ type Follower struct {
 func NewFollower(file string, opts Options) *Follower {
 	b := newBuilder(file)
 	b.setOptions(opts)
-	b.trackUUIDs = true
+	b.trackUUIDs = !opts.NoUUIDList
 	c := opts.LineCap
 	if c <= 0 {
 		c = jsonl.DefaultLineCap
@@ -188,6 +188,9 @@ func (f *Follower) Snapshot() (*model.Transcript, error) {
 		b.added = b.added[:0]
 	}
 	t.UUIDs = f.uuids
+	if f.opts.NoUUIDList {
+		t.UUIDs = nil
+	}
 	b.finishInto(&t)
 	return &t, nil
 }

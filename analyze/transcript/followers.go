@@ -50,5 +50,5 @@ func readFollowing(path, file string, opts Options) (*model.Transcript, int64, e
 // followKey tells apart the readings of one file with options that change
 // what is kept (a follower is for one set of options).
 func followKey(file string, o Options) string {
-	return fmt.Sprint(file, o.LineCap, o.RowHashes, o.HeadsOnly, o.GiveUp, o.Shell.Classify != nil, o.Shell.Labels)
+	return fmt.Sprint(file, o.LineCap, o.RowHashes, o.HeadsOnly, o.GiveUp, o.NoUUIDList, o.Shell.Classify != nil, o.Shell.Labels)
 }

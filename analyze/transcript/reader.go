@@ -50,6 +50,11 @@ type Options struct {
 	// not JSON (jsonl.GiveUp); the read then returns a *jsonl.GaveUpError
 	// instead of a transcript. A check fails closed on such a file anyway.
 	GiveUp bool
+	// NoUUIDList leaves Transcript.UUIDs nil (the sorted list of the rows'
+	// uuids), for a caller that drops it (the loader keeps it only for
+	// session files): a follower would otherwise merge the new uuids into
+	// it at every snapshot. Duplicates are still counted.
+	NoUUIDList bool
 	// Shell, when its Classify is set, classifies every Bash call's
 	// command while its line is decoded and keeps the analysis on the call
 	// (model.ToolCall.ShellClass; shell.go). A heads-only read classifies
@@ -322,6 +327,7 @@ type builder struct {
 	// with trackUUIDs (a follower) each new one is also listed in added.
 	uuids      uuidSet
 	trackUUIDs bool
+	noUUIDList bool // Options.NoUUIDList
 	added      []uint64
 	// copied holds the rows an earlier file of the session holds
 	// (Options.Copied); copiedRow is set while such a row is applied.
@@ -981,6 +987,7 @@ func pollHead(text string) (taskID, status string) {
 func (b *builder) setOptions(opts Options) {
 	b.giveUp = opts.GiveUp
 	b.headsOnly = opts.HeadsOnly
+	b.noUUIDList = opts.NoUUIDList
 	if opts.Shell.Classify != nil && !opts.HeadsOnly {
 		b.shellR.opts = opts.Shell
 		b.shell = &b.shellR
@@ -1006,7 +1013,9 @@ func (b *builder) copiedHash(h uint64) (uint64, bool) {
 }
 
 func (b *builder) finish() *model.Transcript {
-	b.t.UUIDs = b.uuids.sorted()
+	if !b.noUUIDList {
+		b.t.UUIDs = b.uuids.sorted()
+	}
 	b.finishInto(b.t)
 	return b.t
 }
