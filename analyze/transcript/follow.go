@@ -175,7 +175,9 @@ func (f *Follower) Snapshot() (*model.Transcript, error) {
 		return nil, b.gaveUp
 	}
 	t := *b.t
-	t.ToolResults = append([]*model.ToolResult(nil), b.t.ToolResults...)
+	// Shared, not copied: finishInto appends the pending results to a
+	// full slice, which copies it then.
+	t.ToolResults = b.t.ToolResults[:len(b.t.ToolResults):len(b.t.ToolResults)]
 	t.Malformed = append([]model.Malformed(nil), b.t.Malformed...)
 	if f.partialLen > 0 {
 		if err := f.tornLine(&t); err != nil {

@@ -328,6 +328,7 @@ type builder struct {
 	uuids      uuidSet
 	trackUUIDs bool
 	noUUIDList bool // Options.NoUUIDList
+	fixed      fixedUpTo
 	added      []uint64
 	// copied holds the rows an earlier file of the session holds
 	// (Options.Copied); copiedRow is set while such a row is applied.
@@ -1040,7 +1041,12 @@ func (b *builder) finishInto(t *model.Transcript) {
 	for _, id := range ids {
 		t.ToolResults = append(t.ToolResults, b.pending[id]...)
 	}
-	sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].Line() < t.ToolResults[j].Line() })
+	// A follower applies rows in order, so its results are in line order
+	// but for the pending ones; a snapshot sorts only when there are some
+	// (sorting every result at every poll made a watch quadratic).
+	if snapshot := t != b.t; !snapshot || len(ids) > 0 {
+		sort.SliceStable(t.ToolResults, func(i, j int) bool { return t.ToolResults[i].Line() < t.ToolResults[j].Line() })
+	}
 	if !t.FirstTime.IsZero() && t.Steps.Len() > 0 {
 		first := t.Steps.First().At()
 		fix := func(e *model.Evidence) {
@@ -1053,25 +1059,34 @@ func (b *builder) finishInto(t *model.Transcript) {
 				ev.WriteTime = first
 			}
 		}
-		for _, c := range t.ToolCalls {
+		// What an earlier snapshot fixed is shared with the builder and
+		// stays fixed (the lists only grow): only the items added since
+		// are visited (b.fixed; all of them in a full read).
+		fx := &b.fixed
+		for _, c := range t.ToolCalls[fx.calls:] {
 			c.SetFirstTime(first)
 		}
-		for _, r := range t.ToolResults {
+		for _, r := range b.t.ToolResults[min(fx.results, len(b.t.ToolResults)):] {
 			r.SetFirstTime(first)
 		}
-		for _, n := range t.Notifications {
+		for _, id := range ids {
+			for _, r := range b.pending[id] {
+				r.SetFirstTime(first)
+			}
+		}
+		for _, n := range t.Notifications[fx.notes:] {
 			fix(&n.At)
 		}
-		for i := range t.QueueOps {
+		for i := fx.queue; i < len(t.QueueOps); i++ {
 			fix(&t.QueueOps[i].At)
 			if n := t.QueueOps[i].Notification; n != nil {
 				fix(&n.At)
 			}
 		}
-		for i := range t.Marks {
+		for i := fx.marks; i < len(t.Marks); i++ {
 			fix(&t.Marks[i].At)
 		}
-		for i := range t.Progress {
+		for i := fx.progress; i < len(t.Progress); i++ {
 			fix(&t.Progress[i].At)
 		}
 		if t.Completions.Len() > 0 && t.Completions.First().At().IsZero() {
@@ -1089,13 +1104,21 @@ func (b *builder) finishInto(t *model.Transcript) {
 		for _, ev := range []*model.Event{t.Tail.LastEvent, t.Tail.LastUser, t.Tail.LastAssistant, t.Tail.MeaningfulBeforeLastUser, t.Tail.LastMeaningful} {
 			fixEv(ev)
 		}
-		for _, ev := range t.APIErrors {
+		for _, ev := range t.APIErrors[fx.apiErrors:] {
 			fixEv(ev)
 		}
-		for _, ev := range t.Interrupts {
+		for _, ev := range t.Interrupts[fx.interrupts:] {
 			fixEv(ev)
 		}
+		*fx = fixedUpTo{calls: len(t.ToolCalls), results: len(b.t.ToolResults), notes: len(t.Notifications), queue: len(t.QueueOps),
+			marks: len(t.Marks), progress: len(t.Progress), apiErrors: len(t.APIErrors), interrupts: len(t.Interrupts)}
 	}
+}
+
+// fixedUpTo counts the items of each of the builder's lists whose write
+// times finishInto has set (those above the first timestamp get it).
+type fixedUpTo struct {
+	calls, results, notes, queue, marks, progress, apiErrors, interrupts int
 }
 
 // poison overwrites p (poisonViews).
