@@ -3,9 +3,14 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -97,6 +102,166 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 			r := watchCPU(true)
 			b.ReportMetric(r.Seconds()/replay.Seconds(), "reload-cpu/replay")
 		}
+		if os.Getenv("PMCHECK_WATCH_RSS") != "" {
+			// Peak RSS, each in a process of its own (this one holds
+			// the recording): check of the finished run, and the same
+			// watch fed from a schedule streamed from the source files.
+			sched := filepath.Join(b.TempDir(), "schedule")
+			if err := writeSchedule(sched, rec); err != nil {
+				b.Fatal(err)
+			}
+			check := childRSS(b, "check", src)
+			watch := childRSS(b, "watch", sched, src, rec.runDir, strconv.FormatInt(rec.start.UnixNano(), 10))
+			b.ReportMetric(float64(check)/1024, "check-rss-MiB")
+			b.ReportMetric(float64(watch)/1024, "watch-rss-MiB")
+		}
+	}
+}
+
+// writeSchedule writes the recording's writes as lines "instant offset
+// length file", the bytes being at offset in the source file (each file's
+// writes are its bytes in order), so that a watch can be fed without
+// holding the run in memory.
+func writeSchedule(path string, rec *recording) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	offsets := map[string]int64{}
+	for _, wr := range rec.writes {
+		if wr.truncate {
+			return fmt.Errorf("a recording with truncations cannot be streamed")
+		}
+		fmt.Fprintf(w, "%d %d %d %s\n", wr.at.UnixNano(), offsets[wr.file], len(wr.data), wr.file)
+		offsets[wr.file] += int64(len(wr.data))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// childRSS runs TestWatchBenchChild in a process of its own with args and
+// returns its peak RSS in KiB.
+func childRSS(b *testing.B, args ...string) int64 {
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestWatchBenchChild$", "-test.count", "1")
+	cmd.Env = append(os.Environ(), "PMCHECK_WATCH_CHILD="+strings.Join(args, "|"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	b.Logf("%s: %s", args[0], regexp.MustCompile(`(?m)^(check|watch): .*$`).Find(out))
+	m := regexp.MustCompile(`maxrss (\d+)`).FindSubmatch(out)
+	if m == nil {
+		b.Fatalf("%v: no maxrss in\n%s", args, out)
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n
+}
+
+// TestWatchBenchChild is BenchmarkWatchRowByRow's measured process (only
+// when PMCHECK_WATCH_CHILD is set): "check DIR", or "watch SCHEDULE SRC
+// RUNDIR START" (a watch on the scripted clock, the writes read from the
+// source files as they fall due). It prints its peak RSS.
+func TestWatchBenchChild(t *testing.T) {
+	spec := os.Getenv("PMCHECK_WATCH_CHILD")
+	if spec == "" {
+		t.Skip("BenchmarkWatchRowByRow's child process")
+	}
+	args := strings.Split(spec, "|")
+	switch args[0] {
+	case "check":
+		var out, errs countingWriter
+		code := Run([]string{"check", args[1]}, strings.NewReader(""), &out, &errs)
+		fmt.Printf("check: exit %d, %d bytes out, %d bytes err\n", code, out.n, errs.n)
+	case "watch":
+		start, _ := strconv.ParseInt(args[4], 10, 64)
+		sched, err := os.Open(args[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sched.Close()
+		dst := t.TempDir()
+		clk := &streamedClock{t: t, now: time.Unix(0, start).UTC(), src: args[2], dst: dst, sched: bufio.NewScanner(sched)}
+		clk.flush()
+		cmd := &WatchCmd{Run_: filepath.Join(dst, args[3]), WatchTiming: WatchTiming{Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
+			DoneGrace: Seconds(30 * time.Second), MaxHours: 7}, clock: clk}
+		var out, errs countingWriter
+		err = cmd.Run(&Env{Stdout: &out, Stderr: &errs})
+		fmt.Printf("watch: %v, %d bytes out, %d bytes err, %d polls\n", err, out.n, errs.n, clk.polls)
+	}
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	fmt.Printf("maxrss %d\n", ru.Maxrss)
+}
+
+// streamedClock is scriptedClock fed from a schedule (writeSchedule).
+type streamedClock struct {
+	t        *testing.T
+	now      time.Time
+	src, dst string
+	sched    *bufio.Scanner
+	next     *scheduled
+	buf      []byte
+	polls    int
+}
+
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+type scheduled struct {
+	at           time.Time
+	offset, size int64
+	file         string
+}
+
+func (c *streamedClock) Now() time.Time { return c.now }
+
+func (c *streamedClock) Sleep(d time.Duration) {
+	c.polls++
+	c.now = c.now.Add(d)
+	c.flush()
+}
+
+func (c *streamedClock) flush() {
+	for {
+		if c.next == nil {
+			if !c.sched.Scan() {
+				return
+			}
+			var ns int64
+			var s scheduled
+			if _, err := fmt.Sscanf(c.sched.Text(), "%d %d %d %s", &ns, &s.offset, &s.size, &s.file); err != nil {
+				c.t.Fatal(err)
+			}
+			s.at = time.Unix(0, ns).UTC()
+			c.next = &s
+		}
+		if c.next.at.After(c.now) {
+			return
+		}
+		s := c.next
+		c.next = nil
+		if int64(cap(c.buf)) < s.size {
+			c.buf = make([]byte, s.size)
+		}
+		data := c.buf[:s.size]
+		in, err := os.Open(filepath.Join(c.src, s.file))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		in.ReadAt(data, s.offset)
+		in.Close()
+		p := filepath.Join(c.dst, s.file)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		f.Write(data)
+		f.Close()
 	}
 }
 
