@@ -14,7 +14,7 @@ import (
 // Followers keeps a Follower per journal between reads of a run that is
 // being written (Options.Follow; a live watch): a read decodes only the
 // bytes appended since the last one, while the file is still the one read
-// before and unchanged before that point (incr.Mark), and reads it afresh
+// before and unchanged before that point (incr.Cache), and reads it afresh
 // otherwise.
 type Followers = incr.Cache[*Follower]
 

@@ -12,7 +12,7 @@ import (
 // Followers keeps a Follower per file between reads of files that grow
 // (Options.Follow; a live watch): a read decodes only the bytes appended
 // since the last one, when the file is still the one read before and its
-// bytes before that point are unchanged (incr.Mark), and reads the file
+// bytes before that point are unchanged (incr.Cache: its first 4 KiB and the 4 KiB before the point), and reads the file
 // afresh otherwise.
 type Followers = incr.Cache[*Follower]
 
