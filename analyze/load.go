@@ -73,6 +73,13 @@ func (f *Followers) FollowStats() (fresh, bytes int64) {
 	return f.transcripts.Fresh + f.journals.Fresh, f.transcripts.Appended + f.journals.Appended
 }
 
+// Close closes the files the followers keep open between loads; they can
+// still be used (a file is opened again by its next read).
+func (f *Followers) Close() {
+	f.transcripts.Close()
+	f.journals.Close()
+}
+
 func (f *Followers) forTranscripts() *transcript.Followers {
 	if f == nil {
 		return nil

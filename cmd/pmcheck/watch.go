@@ -102,6 +102,9 @@ func (c *WatchCmd) Run(env *Env) error {
 	if f.readers == nil && !c.fullReload {
 		f.readers = &analyze.Followers{}
 	}
+	if f.readers != nil {
+		defer f.readers.Close()
+	}
 	live := analyze.NewLiveReplay(start, opt)
 	var dogs *analyze.LiveWatchdogs
 	if c.Watchdogs {

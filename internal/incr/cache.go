@@ -28,6 +28,7 @@ type Cache[A Appender] struct {
 	// Fresh counts the reads that started from the beginning of a file,
 	// and Appended the bytes given to appenders (tests and benchmarks).
 	Fresh, Appended int64
+	open            int // files kept open (keptOpen)
 }
 
 type cached[A Appender] struct {
@@ -35,6 +36,11 @@ type cached[A Appender] struct {
 	a   A
 	ok  bool
 	win windows
+	// f, when not nil, is the file kept open since a read (fid its
+	// identity): a later read of the same path whose stat shows the same
+	// identity reads through it.
+	f   *os.File
+	fid Identity
 	// mtime is the file's modification time at the last read: a file of
 	// the same identity, size and modification time is taken as unchanged
 	// without hashing its windows again (most files of a run do not change
@@ -74,26 +80,40 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	var f *os.File
+	var st os.FileInfo
 	if e.ok {
 		// Unchanged since the last read: not even opened.
-		if st, err := os.Stat(path); err == nil && e.unchanged(st) {
+		pst, err := os.Stat(path)
+		if err == nil && e.unchanged(pst) {
 			return use(e.a)
 		}
+		// The same file as the one kept open: read through it.
+		if err == nil && e.f != nil && pst.Mode().IsRegular() && IdentityOf(pst) != (Identity{}) && IdentityOf(pst) == e.fid {
+			f, st = e.f, pst
+		}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		e.ok = false
-		return err
+	if f == nil {
+		e.closeFile(c)
+		var err error
+		if f, err = os.OpenFile(path, os.O_RDONLY|openFlags, 0); err != nil {
+			e.ok = false
+			return err
+		}
+		if st, err = f.Stat(); err != nil {
+			f.Close()
+			e.ok = false
+			return err
+		}
+		if !st.Mode().IsRegular() {
+			f.Close()
+			e.ok = false
+			return ErrNotRegular
+		}
+		e.keepFile(c, f, st)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		e.ok = false
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		e.ok = false
-		return ErrNotRegular
+	if e.f != f {
+		defer f.Close()
 	}
 	size := st.Size()
 	if !e.ok || !e.win.hold(f, st) {
@@ -209,6 +229,53 @@ func shortRead(err error) error {
 		return ErrChanged // shorter than it was a moment ago
 	}
 	return err
+}
+
+// keptOpen is how many files a Cache keeps open between reads (a poll
+// then stats a changed file and reads it, rather than opening, stat-ing
+// and closing it every time); files beyond are opened for each read.
+const keptOpen = 64
+
+// keepFile keeps f open for the next reads when the cache may keep one
+// more.
+func (e *cached[A]) keepFile(c *Cache[A], f *os.File, st os.FileInfo) {
+	id := IdentityOf(st)
+	if id == (Identity{}) {
+		return // no identity to tell the file kept from another
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open < keptOpen {
+		c.open++
+		e.f, e.fid = f, id
+	}
+}
+
+func (e *cached[A]) closeFile(c *Cache[A]) {
+	if e.f == nil {
+		return
+	}
+	e.f.Close()
+	e.f = nil
+	c.mu.Lock()
+	c.open--
+	c.mu.Unlock()
+}
+
+// Close closes the files kept open. The cache can still be used: a file is
+// opened again by its next read.
+func (c *Cache[A]) Close() {
+	c.mu.Lock()
+	entries := make([]*cached[A], 0, len(c.m))
+	for _, e := range c.m {
+		entries = append(entries, e)
+	}
+	c.mu.Unlock()
+	for _, e := range entries {
+		e.mu.Lock()
+		e.closeFile(c)
+		e.mu.Unlock()
+	}
 }
 
 func (c *Cache[A]) count(v *int64, n int64) {

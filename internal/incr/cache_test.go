@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -98,6 +99,17 @@ func TestCacheReadsOnlyWhatWasAppended(t *testing.T) {
 	read()
 	if c.Fresh != 6 {
 		t.Fatalf("a file rewritten at the start of its tail window was not read afresh (%d)", c.Fresh)
+	}
+	// The file is kept open between reads (and a replaced one was closed);
+	// once the cache is closed, a read opens it again.
+	if runtime.GOOS != "windows" && c.open != 1 {
+		t.Fatalf("%d files kept open, want 1", c.open)
+	}
+	c.Close()
+	appendTo("{}\n")
+	read()
+	if c.Fresh != 6 {
+		t.Fatalf("a read after Close started afresh (%d)", c.Fresh)
 	}
 	if err := c.Read(dir, "k", func() *recorder { return &recorder{} }, func(*recorder) error { return nil }); err != ErrNotRegular {
 		t.Fatalf("a directory: %v", err)
