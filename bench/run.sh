@@ -207,15 +207,23 @@ memo=$(PMCHECK_CACHE_DIR="$WORK/hook-cache" "$WORK/timeit" -n 40 -stdin "$WORK/h
 echo "hook pre-tool-use, git push, unchanged (memo): $memo"
 echo "RATIO gated push, memo / full read (p50) = $(ratio "$(echo "$memo" | field p50)" "$(echo "$full" | field p50)") (after an append the call is a full read: the 1/50 and flat-in-length targets are not met)"
 
-echo "== 6. watch of a 6-hour Workflow run written row by row: total CPU <= 2x one replay of the finished run"
-# The Go benchmark writes the run (8 agents x 2,000 rows over 6 hours,
-# the wf6h shape) row by row on a scripted clock, polled every 5 s.
-out=$(PMCHECK_WATCH_ROWS=2000 PMCHECK_WATCH_RELOAD=${WATCH_RELOAD:-} go test ./cmd/pmcheck -run '^$' -bench '^BenchmarkWatchRowByRow$' -benchtime 1x 2>&1 | grep '^BenchmarkWatchRowByRow' || true)
+echo "== 6. watch of a 6-hour Workflow run written row by row (>= 200 MB): total CPU <= 2x one replay, peak RSS <= check's"
+# The Go benchmark writes the run (the wf6h shape with 28,000 rows per agent:
+# 8 agents, 196 MiB, over 6 hours) row by row on a scripted clock, polled
+# every 5 s (4,320 polls), and measures check's and the watch's peak RSS
+# each in a process of its own.
+out=$(PMCHECK_WATCH_ROWS=${WATCH_ROWS:-28000} PMCHECK_WATCH_RSS=1 PMCHECK_WATCH_RELOAD=${WATCH_RELOAD:-} go test ./cmd/pmcheck -run '^$' -bench '^BenchmarkWatchRowByRow$' -benchtime 1x -timeout 60m 2>&1 | grep '^BenchmarkWatchRowByRow' || true)
 echo "$out"
 r=$(echo "$out" | sed -n 's|.* \([0-9.]*\) watch-cpu/replay.*|\1|p')
 if [ -n "$r" ]; then
 	echo "RATIO watch CPU / replay CPU = $r (target <= 2): $(verdict "$r" "<=" 2)"
 else
 	echo "watch: not measured (the benchmark failed)"
+fi
+crss=$(echo "$out" | sed -n 's|.* \([0-9.]*\) check-rss-MiB.*|\1|p')
+wrss=$(echo "$out" | sed -n 's|.* \([0-9.]*\) watch-rss-MiB.*|\1|p')
+if [ -n "$crss" ] && [ -n "$wrss" ]; then
+	rr=$(ratio "$wrss" "$crss")
+	echo "RATIO watch peak RSS / check peak RSS = $rr (target <= 1): $(verdict "$rr" "<=" 1)"
 fi
 echo "load:     $( (cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load averages*: //') ) (at the end)"

@@ -39,7 +39,10 @@ func envInt(name string, def int) int {
 // scripted clock, polled every 5 s, and reports the CPU time of the whole
 // watch (less the writing of the rows, measured alone) over the CPU time of
 // one replay of the finished run: watch-cpu/replay with the readers kept
-// between polls, reload-cpu/replay loading the run afresh at each poll.
+// between polls, reload-cpu/replay loading the run afresh at each poll
+// (PMCHECK_WATCH_RELOAD=1). PMCHECK_WATCH_DOGS=1 watches with --watchdogs;
+// PMCHECK_WATCH_RSS=1 adds the peak RSS of check and of the watch, each
+// measured in a process of its own.
 //
 //	go test ./cmd/pmcheck -run '^$' -bench WatchRowByRow -benchtime 1x
 func BenchmarkWatchRowByRow(b *testing.B) {
@@ -87,7 +90,8 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 			clk := &scriptedClock{t: b, now: rec.start, dst: dst, rec: rec}
 			clk.flush()
 			cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), WatchTiming: WatchTiming{Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
-				DoneGrace: Seconds(30 * time.Second), MaxHours: 7}, clock: clk, fullReload: full}
+				DoneGrace: Seconds(30 * time.Second), MaxHours: 7}, clock: clk, fullReload: full,
+				Watchdogs: os.Getenv("PMCHECK_WATCH_DOGS") != ""}
 			var out, errs discard
 			c0 := cpuTime()
 			cmd.Run(&Env{Stdout: &out, Stderr: &errs})
@@ -170,6 +174,7 @@ func TestWatchBenchChild(t *testing.T) {
 		t.Skip("BenchmarkWatchRowByRow's child process")
 	}
 	args := strings.Split(spec, "|")
+	setMemoryLimit() // as main does for every command
 	switch args[0] {
 	case "check":
 		var out, errs countingWriter
