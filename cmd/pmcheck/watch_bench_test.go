@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -195,6 +197,12 @@ func TestWatchBenchChild(t *testing.T) {
 		var out, errs countingWriter
 		err = cmd.Run(&Env{Stdout: &out, Stderr: &errs})
 		fmt.Printf("watch: %v, %d bytes out, %d bytes err, %d polls\n", err, out.n, errs.n, clk.polls)
+	}
+	if p := os.Getenv("PMCHECK_WATCH_HEAPPROF"); p != "" {
+		runtime.GC()
+		f, _ := os.Create(p + "." + args[0])
+		pprof.Lookup("heap").WriteTo(f, 0)
+		f.Close()
 	}
 	// VmHWM, the peak of this process's own memory: getrusage's maxrss
 	// keeps the peak of the process it was forked from (the benchmark,
