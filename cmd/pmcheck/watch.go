@@ -133,7 +133,13 @@ func (c *WatchCmd) Run(env *Env) error {
 			// poll prints no live ones: they would stand between the
 			// watch's last line and the section.
 			for _, e := range dogs.Poll(now, last, changed && err == nil) {
-				fmt.Fprintln(env.Stdout, watchdogLine(e, c.JSON))
+				line := watchdogLine(e, c.JSON)
+				if c.Timestamps && !c.JSON {
+					// As every line watch prints: the poll's time first
+					// (the line's own time follows).
+					line = analyze.FormatTime(now) + " " + line
+				}
+				fmt.Fprintln(env.Stdout, line)
 			}
 		}
 		if done {

@@ -347,13 +347,23 @@ func splitLive(t testing.TB, out string, jsonMode bool) (live []string, rest str
 	}
 	var b strings.Builder
 	for i, l := range lines {
-		if i < section && isWatchdogLine(l, jsonMode) {
+		if i < section && isLiveLine(l, jsonMode) {
 			live = append(live, strings.TrimSuffix(l, "\n"))
 			continue
 		}
 		b.WriteString(l)
 	}
 	return live, b.String()
+}
+
+// isLiveLine: a watchdog line printed live, with --timestamps after the
+// time of the poll that printed it.
+func isLiveLine(l string, jsonMode bool) bool {
+	if isWatchdogLine(l, jsonMode) {
+		return true
+	}
+	_, rest, ok := strings.Cut(l, " ")
+	return ok && !jsonMode && isWatchdogLine(rest, false)
 }
 
 func isWatchdogLine(l string, jsonMode bool) bool {
@@ -378,6 +388,18 @@ func checkLive(t testing.TB, live []string, want string, jsonMode bool) {
 	}
 	seen := map[string]bool{}
 	for _, l := range live {
+		if !isWatchdogLine(l, jsonMode) {
+			// With --timestamps: printed at a poll no earlier than the
+			// event's own time.
+			poll, rest, _ := strings.Cut(l, " ")
+			at, _, _ := strings.Cut(rest, " ")
+			p, err1 := time.Parse(time.RFC3339, poll)
+			a, err2 := time.Parse(time.RFC3339, at)
+			if err1 != nil || err2 != nil || p.Before(a) {
+				t.Errorf("live watchdog line printed before its time (or unreadable): %s", l)
+			}
+			l = rest
+		}
 		k := observed.ReplaceAllString(l, "")
 		if !final[k] {
 			t.Errorf("live watchdog line not in replay's section:\n%s\nreplay:\n%s", l, want)
