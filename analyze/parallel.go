@@ -83,6 +83,14 @@ func (l *loader) readAhead(files []string) {
 			continue
 		}
 		seen[f] = true
+		if l.opts.Follow != nil {
+			// A followed load (watch, at every poll that saw a change)
+			// reads what was appended: the sizes would only order reads
+			// of a few rows each, and a file that cannot be read gives
+			// here the error the linking pass would read it with.
+			jobs = append(jobs, job{f, 0})
+			continue
+		}
 		st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(f)))
 		if err != nil || !st.Mode().IsRegular() {
 			continue
