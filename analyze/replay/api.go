@@ -236,6 +236,33 @@ func workflowWatchdogs(run *model.Run, w *World, o WatchdogOptions) []WatchdogEv
 // or one whose successor has no transcript yet, ends at its last row so
 // far, and no mismatch is judged (a verdict on the finished run).
 func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOptions, live bool) []WatchdogEvent {
+	return attemptWatchdogsMemo(run, origin, runEnd, o, live, nil)
+}
+
+// liveMemo keeps, between the polls of a live watch, each attempt's events
+// with what they were computed from: an attempt whose transcript, outcome
+// and end did not change since is not replayed again.
+type liveMemo map[handle]memoized
+
+type memoized struct {
+	from   liveInputs
+	events []WatchdogEvent
+}
+
+// liveInputs is what an attempt's live events depend on (origin and the
+// options are the watch's): its name, its transcript's rows so far (their
+// count, first and last write, completions), its observed outcome and the
+// end of its stall window.
+type liveInputs struct {
+	name, path         string
+	lines, steps, done int
+	first, last, until time.Time
+	observed           string
+}
+
+// attemptWatchdogsMemo is attemptWatchdogs; memo (live only) keeps each
+// attempt's events from one call to the next.
+func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOptions, live bool, memo liveMemo) []WatchdogEvent {
 	var events []WatchdogEvent
 	// The attempts that have a transcript, by key and ordinal: a superseded
 	// attempt's stall window ends where its successor's transcript starts.
@@ -257,13 +284,6 @@ func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOption
 		var s agentStream
 		if a.Transcript != nil {
 			s = streamOf(a.Transcript, name, a.Key, a.Ordinal)
-			events = append(events, progressWatch(s, origin, o)...)
-			for _, e := range harnessEvents(s, o) {
-				if e.Predicted != "" {
-					e.Observed = observed
-				}
-				events = append(events, e)
-			}
 		} else {
 			s = agentStream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}
 		}
@@ -279,6 +299,27 @@ func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOption
 				if f := clock.FileOf(b.Transcript).First(); !f.IsZero() {
 					until = f
 				}
+			}
+		}
+		from := len(events)
+		var in liveInputs
+		if memo != nil {
+			in = liveInputs{name: name, path: s.Path, first: s.File.First(), last: s.File.Last(), until: until, observed: observed}
+			if t := a.Transcript; t != nil {
+				in.lines, in.steps, in.done = t.Lines, t.Steps.Len(), t.Completions.Len()
+			}
+			if m, ok := memo[handle{a.Key, a.Ordinal}]; ok && m.from == in {
+				events = append(events, m.events...)
+				continue
+			}
+		}
+		if a.Transcript != nil {
+			events = append(events, progressWatch(s, origin, o)...)
+			for _, e := range harnessEvents(s, o) {
+				if e.Predicted != "" {
+					e.Observed = observed
+				}
+				events = append(events, e)
 			}
 		}
 		predicted := runtimeStall(s, until, o)
@@ -306,6 +347,9 @@ func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOption
 			m.Predicted, m.Observed = "not killed", model.OutcomeKilled
 			m.Message = fmt.Sprintf("killed without a %ds stall the Workflow runtime would act on", int(o.RuntimeStall/time.Second))
 			events = append(events, m)
+		}
+		if memo != nil {
+			memo[handle{a.Key, a.Ordinal}] = memoized{in, slices.Clone(events[from:])}
 		}
 		if a.Ordinal == o.RuntimeMaxAttempts+1 && !live {
 			if attemptsByKey == nil {

@@ -1,9 +1,24 @@
 package replay
 
+import (
+	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
 // SetSplitAgents sets the number of subagents from which a session's replay
 // runs in halves, and returns a function that puts it back.
 func SetSplitAgents(n int) (restore func()) {
 	was := splitAgents
 	splitAgents = n
 	return func() { splitAgents = was }
+}
+
+// LiveMemo is the live watchdogs' memo of each attempt's events.
+type LiveMemo = liveMemo
+
+// AttemptWatchdogsLive is the live watchdogs' replay of run from origin,
+// through memo when it is not nil.
+func AttemptWatchdogsLive(run *model.Run, origin time.Time, memo LiveMemo) []WatchdogEvent {
+	return attemptWatchdogsMemo(run, origin, origin, DefaultWatchdogOptions(), true, memo)
 }

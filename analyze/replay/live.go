@@ -120,6 +120,7 @@ type LiveWatchdogs struct {
 	opt     WatchdogOptions
 	pending []WatchdogEvent // computed at the last change, not yet returned
 	shown   map[watchdogKey]bool
+	memo    liveMemo
 }
 
 type watchdogKey struct {
@@ -135,7 +136,7 @@ func NewLiveWatchdogs(start time.Time, opt WatchdogOptions) *LiveWatchdogs {
 	if opt == (WatchdogOptions{}) {
 		opt = DefaultWatchdogOptions()
 	}
-	return &LiveWatchdogs{start: start, opt: opt, shown: map[watchdogKey]bool{}}
+	return &LiveWatchdogs{start: start, opt: opt, shown: map[watchdogKey]bool{}, memo: liveMemo{}}
 }
 
 // Poll returns, in replay's order, the events that fire at now. run is the
@@ -144,7 +145,7 @@ func NewLiveWatchdogs(start time.Time, opt WatchdogOptions) *LiveWatchdogs {
 func (l *LiveWatchdogs) Poll(now time.Time, run *model.Run, changed bool) []WatchdogEvent {
 	if changed && run != nil {
 		l.pending = l.pending[:0]
-		for _, e := range attemptWatchdogs(run, l.start, l.start, l.opt, true) {
+		for _, e := range attemptWatchdogsMemo(run, l.start, l.start, l.opt, true, l.memo) {
 			k := watchdogKey{e.At, e.Source, e.Kind, e.Agent, e.Key, e.Attempt}
 			if !l.shown[k] && !e.At.Before(l.start) {
 				l.pending = append(l.pending, e)
