@@ -114,7 +114,7 @@ func TestCheckAndReplayAgree(t *testing.T) {
 				id := a.Key + "#" + strconv.Itoa(a.Ordinal)
 				f := byAttempt[id]
 				agent := rep.World.Agents[a.AgentID]
-				replayKilled := agent != nil && agent.LastUserKill && a.SupersededBy > 0
+				replayKilled := agent != nil && interpret.AttemptKilled(a.SupersededBy > 0, a.ClosedBy, agent.LastUserKill)
 				if (f.Outcome == model.OutcomeKilled) != replayKilled {
 					t.Errorf("%s: attempt %s: check says %q, replay's world says killed=%v", run.Path, id, f.Outcome, replayKilled)
 				}

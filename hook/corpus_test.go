@@ -42,7 +42,8 @@ func TestReferenceFixtures(t *testing.T) {
 		}
 	}
 
-	// The incident, resumed twice: armed, then disarmed, then allowed.
+	// The incident, resumed twice: armed; a review subagent names both
+	// killed subagents; disarmed, then allowed.
 	data, err := os.ReadFile(filepath.Join(dir, "incident.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestReferenceFixtures(t *testing.T) {
 	if d, _ := decision(t, PreToolUse(bashInput(p, "gh pr merge 12"), Config{})); d != "ask" {
 		t.Fatalf("armed incident: %q", d)
 	}
+	appendRows(t, p, reviewRows("toolu_rev_incident", want["incident.jsonl"]...)...)
 	disarm := SessionStart(resume(p), Config{})
 	if addedContext(t, disarm) != refEncode(nil) {
 		t.Fatalf("second resume: %s", disarm.Stdout)

@@ -1,43 +1,32 @@
 package hook
 
-import (
-	"github.com/pmcheck/pmcheck/analyze/detect"
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
-	"github.com/pmcheck/pmcheck/analyze/transcript"
-)
+import "github.com/pmcheck/pmcheck/analyze"
 
-// This file is the hooks' only contact with the analyzer: the same reader,
-// detector and ship classifier `pmcheck check` runs, so the hook, the live
-// watch and the CI check cannot disagree about a transcript.
+// This file is the hooks' only contact with the analyzer: the façade call
+// `pmcheck check` shares (analyze.ReadGate), so the hook, the live watch
+// and the CI check cannot disagree about a transcript. The hook decides
+// nothing about the transcript itself.
 
-// scanFile is the resume-gate detector's scan of one transcript, through
-// the memo of the last reading of it (memo.go): a full read unless the
-// transcript is unchanged since.
-func scanFile(path string) (detect.Scan, error) { return scanRemembered(path) }
+// readGate is the gate's reading of the session at path, through the memo
+// of the last reading of it (memo.go): a full read unless the transcript
+// is unchanged since.
+func readGate(path string, cfg Config) (*analyze.GateState, error) {
+	return gateRemembered(path, cfg)
+}
 
-// readScan reads one transcript (streamed, never whole) and runs the
-// resume-gate detector over its current segment: the rows after the newest
-// mark that decodes.
-func readScan(path string) (detect.Scan, error) {
-	t, err := transcript.ReadFile(path, path, transcript.Options{})
-	if err != nil {
-		return detect.Scan{}, err
-	}
-	return detect.ScanTranscript(t), nil
+// readGateFull loads the session at path (streamed, never whole) with its
+// subagents, as check would, and reads what a ship action would find
+// outstanding at the end of the transcript.
+func readGateFull(path string, cfg Config) (*analyze.GateState, error) {
+	return analyze.ReadGate(path, cfg.gate())
 }
 
 // encodeMark is the segment mark listing items.
-func encodeMark(items []string) string { return detect.EncodeMark(items) }
+func encodeMark(items []string) string { return analyze.EncodeMark(items) }
 
-// shipActions says which ship actions one tool call runs: a Bash command
-// through the ship classifier (one it cannot prove harmless is a possible
-// ship: ship.ShipActions), a publish tool by its name.
-func shipActions(tool, command string, cfg Config) []ship.Action {
-	if tool == "Bash" {
-		return ship.ShipActions(ship.Classify(command, ship.Options{DeployLabels: cfg.DeployLabels}), command)
+func (c Config) publishTools() []string {
+	if c.PublishTools == nil {
+		return analyze.DefaultPublishTools()
 	}
-	if detect.IsPublishTool(tool, cfg.publishTools()) {
-		return []ship.Action{{Kind: ship.KindPublish, Command: tool}}
-	}
-	return nil
+	return c.PublishTools
 }

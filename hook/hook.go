@@ -31,8 +31,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pmcheck/pmcheck/analyze/detect"
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze"
 )
 
 // Exit codes of the hook commands (Claude Code's): 0 proceeds (the JSON on
@@ -52,7 +51,7 @@ const maxPayload = 16 << 20
 // Config is what the hooks can be told on their command line.
 type Config struct {
 	// PublishTools are non-Bash tool names (path.Match patterns allowed) that
-	// publish; nil means detect.DefaultPublishTools.
+	// publish; nil means DefaultPublishTools().
 	PublishTools []string
 	// DeployLabels are the labels whose `gh pr edit --add-label` deploys; nil
 	// means the ship classifier's default.
@@ -61,11 +60,8 @@ type Config struct {
 	Git func(dir string, args ...string) (string, error)
 }
 
-func (c Config) publishTools() []string {
-	if c.PublishTools == nil {
-		return detect.DefaultPublishTools
-	}
-	return c.PublishTools
+func (c Config) gate() analyze.GateOptions {
+	return analyze.GateOptions{PublishTools: c.PublishTools, DeployLabels: c.DeployLabels}
 }
 
 // Result is what a hook command hands back to Claude Code.
@@ -174,7 +170,7 @@ func SessionStart(stdin io.Reader, cfg Config) Result {
 	if p.Source != "resume" {
 		return Result{Exit: ExitOK}
 	}
-	scan, err := scanFile(p.TranscriptPath)
+	g, err := readGate(p.TranscriptPath, cfg)
 	if err != nil {
 		if missing(err) {
 			return notPersisted("SessionStart")
@@ -182,10 +178,10 @@ func SessionStart(stdin io.Reader, cfg Config) Result {
 		return fail(transcriptError(p.TranscriptPath, err))
 	}
 	var text string
-	switch {
-	case len(scan.Items) > 0:
-		text = warning(scan.Items, supplementary(p.Cwd, cfg))
-	case scan.Segments.State == detect.MarkItems:
+	switch items := g.Warn(); {
+	case len(items) > 0:
+		text = warning(items, supplementary(p.Cwd, cfg))
+	case g.Disarm():
 		// Nothing outstanding any more, but the newest mark still lists
 		// items: a mark listing nothing disarms the gate.
 		text = encodeMark(nil)
@@ -206,30 +202,30 @@ func PreToolUse(stdin io.Reader, cfg Config) Result {
 	if err != nil {
 		return fail(err)
 	}
-	var acts []ship.Action
+	// What the call is only decides whether the gate looks at all; a call
+	// that may run a git alias is read with the session's aliases.
 	note := ""
 	if p.Unclassified != "" {
-		acts = []ship.Action{{Kind: "ship action"}}
 		note = "pmcheck resume gate: " + p.Unclassified + "; treated as a ship action"
-	} else if acts = shipActions(p.ToolName, p.Command, cfg); len(acts) == 0 {
+	} else if !analyze.MayShip(p.ToolName, p.Command, cfg.gate()) {
 		return Result{Exit: ExitOK} // not a ship action: local work is never gated
 	}
-	scan, err := scanFile(p.TranscriptPath)
+	g, err := readGate(p.TranscriptPath, cfg)
 	if err != nil {
 		if missing(err) {
 			return notPersisted("PreToolUse")
 		}
 		return fail(transcriptError(p.TranscriptPath, err))
 	}
-	items := outstanding(scan)
+	kinds := []string{"ship action"}
+	if p.Unclassified == "" {
+		if kinds = g.ShipKinds(p.ToolName, p.Command); len(kinds) == 0 {
+			return Result{Exit: ExitOK} // a git command no alias of the session makes a ship action
+		}
+	}
+	items := g.Ask()
 	if len(items) == 0 {
 		return Result{Exit: ExitOK, Stderr: note}
-	}
-	kinds := []string{}
-	for _, a := range acts {
-		if !contains(kinds, a.Kind) {
-			kinds = append(kinds, a.Kind)
-		}
 	}
 	reason := fmt.Sprintf("Resume gate: this session has unreviewed subagent work outstanding: %s. "+
 		"They were terminated early and nobody has reviewed what they left. "+
@@ -241,25 +237,6 @@ func PreToolUse(stdin io.Reader, cfg Config) Result {
 		r.Stderr = note
 	}
 	return r
-}
-
-// outstanding is what the gate acts on: the newest mark's items when it
-// decodes and lists some, plus the detector's items over the rows after the
-// newest mark that decodes (a subagent killed after the last resume is in the
-// current segment, where the CI check sees it too). A newest mark that does
-// not decode is no state: an older mark's items are never used in its place,
-// and the window starts after the newest mark that does decode.
-func outstanding(s detect.Scan) []string {
-	var items []string
-	if s.Segments.State == detect.MarkItems {
-		items = append(items, s.Segments.Items...)
-	}
-	for _, it := range s.Items {
-		if !contains(items, it) {
-			items = append(items, it)
-		}
-	}
-	return items
 }
 
 // warning is the arming context: the items, the unreviewed local work, the
@@ -368,4 +345,4 @@ func contains(xs []string, x string) bool {
 }
 
 // DefaultPublishTools is the publish-tool list used when none is configured.
-func DefaultPublishTools() []string { return detect.DefaultPublishTools }
+func DefaultPublishTools() []string { return analyze.DefaultPublishTools() }

@@ -50,6 +50,16 @@ func toolResult(id, text string) string {
 		"content": []any{map[string]any{"type": "text", "text": text}}}})
 }
 
+// reviewRows are a review subagent's call and its completed result, its
+// prompt naming the subagents it reviewed: the review evidence that clears
+// them for check and the gate alike.
+func reviewRows(id string, reviewed ...string) []string {
+	call := row("assistant", []any{map[string]any{"type": "tool_use", "id": id, "name": "Agent",
+		"input": map[string]any{"description": "Review killed agent work", "subagent_type": "code-reviewer",
+			"prompt": "Review every change of: " + strings.Join(reviewed, "; ")}}})
+	return []string{call, toolResult(id, "Reviewed; nothing left to fix.")}
+}
+
 // killedResult is the tool result of a subagent the runtime cut off.
 func killedResult(id string) string {
 	return toolResult(id, harness.APIErrorPrefix+": API Error: Connection closed mid-response. Everything below is "+
@@ -217,8 +227,9 @@ func TestSessionStartArmsWithTheItemsInTheMark(t *testing.T) {
 
 // TestArmAskDisarmAllowCycle runs the whole life of one interruption through
 // the transcript, as Claude Code records the hook's output: arm on the first
-// resume, ask on a push, disarm on the next resume, allow the push, stay
-// silent on the resume after.
+// resume, ask on a push, still armed on a resume before any review (check
+// still reports the kill), disarm on the resume after a review subagent,
+// allow the push, stay silent on the resume after.
 func TestArmAskDisarmAllowCycle(t *testing.T) {
 	p := writeTranscript(t, agentCall("toolu_k1", "Fix three disclosure defects"), killedResult("toolu_k1"))
 	arm := SessionStart(resume(p), Config{})
@@ -235,6 +246,12 @@ func TestArmAskDisarmAllowCycle(t *testing.T) {
 		t.Fatalf("a local commit was gated: %q", d)
 	}
 
+	again := SessionStart(resume(p), Config{})
+	if items, ok := refLastMark(addedContext(t, again)); !ok || !reflect.DeepEqual(items, []string{"Fix three disclosure defects"}) {
+		t.Fatalf("a resume before any review must re-arm with the unreviewed kill, got %q %v", items, ok)
+	}
+	appendRows(t, p, hookRows(t, again)...)
+	appendRows(t, p, reviewRows("toolu_rev1", "Fix three disclosure defects")...)
 	disarm := SessionStart(resume(p), Config{})
 	if got := addedContext(t, disarm); got != refEncode(nil) {
 		t.Fatalf("second resume: want only a mark listing nothing, got %q", got)

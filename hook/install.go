@@ -61,7 +61,7 @@ type InstallOptions struct {
 	Binary string
 	// PublishTools and DeployLabels are written into the hook command when
 	// set, and the publish tools make the second handler's matcher (nil:
-	// detect.DefaultPublishTools).
+	// DefaultPublishTools()).
 	Config Config
 	// PrefixConditions installs the Bash handler behind ShipConditions
 	// (one handler per `if` condition) instead of for every Bash call: the

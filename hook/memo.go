@@ -7,11 +7,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/internal/incr"
 )
 
-// The hooks remember, per transcript, what the detector found in it and
+// The hooks remember, per transcript, what the gate read in it and
 // which bytes it read (docs/hooks.md, "What the hook remembers"): a call on
 // a transcript that has not changed since (parallel tool calls of one
 // message, a call retried) answers from that, without reading the file. A
@@ -25,26 +25,18 @@ import (
 // memoFormat names the memo's payload; with the binary's identity it is
 // the state's version, so a memo written by another pmcheck (whose
 // detector may decide otherwise) is never used.
-const memoFormat = "pmcheck-hook-memo-1"
+const memoFormat = "pmcheck-hook-memo-2"
 
 // memoOff turns the memo off (tests comparing with full reads).
 var memoOff bool
 
-// memo is what the hook keeps of one reading of a transcript: what the
-// decisions read of the scan (outstanding, the warning).
-type memo struct {
-	Items     []string `json:"items,omitempty"`
-	MarkState string   `json:"mark_state"`
-	MarkItems []string `json:"mark_items,omitempty"`
-}
-
-func memoOf(s detect.Scan) memo {
-	return memo{Items: s.Items, MarkState: s.Segments.State, MarkItems: s.Segments.Items}
-}
-
-func (m memo) scan() detect.Scan {
-	return detect.Scan{Items: m.Items, Segments: detect.Segments{State: m.MarkState, Items: m.MarkItems}}
-}
+// memo is what the hook keeps of one reading of a session: what the
+// decisions read of the gate (analyze.GateMemo: the outstanding items, the
+// mark's, whether to disarm, the git aliases its commands define). It is
+// keyed on the session's transcript: a subagent's file that changes
+// without a row reaching the parent (its notification or result) changes
+// no decision the parent's rows do not change too.
+type memo = analyze.GateMemo
 
 var (
 	versionOnce sync.Once
@@ -69,63 +61,63 @@ func memoVersion() string {
 // fullReads counts the transcripts read in full (tests).
 var fullReads atomic.Int64
 
-// scanRemembered is readScan through the memo: the remembered scan when
-// the transcript is the one it was made of, byte for byte as far as its
-// mark can tell, else a full read whose scan is remembered when the file
-// did not change while it was read.
-func scanRemembered(path string) (detect.Scan, error) {
+// gateRemembered is readGateFull through the memo: the remembered reading
+// when the transcript is the one it was made of, byte for byte as far as
+// its mark can tell, else a full read whose reading is remembered when the
+// file did not change while it was read.
+func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 	if memoOff {
-		return readScan(path)
+		return readGateFull(path, cfg)
 	}
 	dir, err := incr.Dir()
 	if err != nil {
-		return readScan(path)
+		return readGateFull(path, cfg)
 	}
 	file := incr.PathFor(dir, "hook", path)
-	if s, ok := recall(file, path); ok {
-		return s, nil
+	if m, ok := recall(file, path); ok {
+		return analyze.GateFromMemo(m, cfg.gate()), nil
 	}
 	before, err := os.Stat(path)
 	if err != nil {
-		return readScan(path) // it reports the error as a full read would
+		return readGateFull(path, cfg) // it reports the error as a full read would
 	}
 	fullReads.Add(1)
-	s, err := readScan(path)
+	g, err := readGateFull(path, cfg)
 	if err != nil {
-		return s, err
+		return g, err
 	}
-	remember(file, path, before, s)
-	return s, nil
+	remember(file, path, before, g.Memo())
+	return g, nil
 }
 
-// recall returns the remembered scan of path when its mark holds and the
-// file is exactly as long as what was read.
-func recall(file, path string) (detect.Scan, bool) {
+// recall returns the remembered reading of path when its mark holds and
+// the file is exactly as long as what was read.
+func recall(file, path string) (memo, bool) {
 	st, err := incr.Load(file, memoVersion(), path)
 	if err != nil {
-		return detect.Scan{}, false
+		return memo{}, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return detect.Scan{}, false
+		return memo{}, false
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() || info.Size() != st.Mark.Offset || st.Mark.Check(f, info) != nil {
-		return detect.Scan{}, false
+		return memo{}, false
 	}
 	var m memo
 	if err := json.Unmarshal(st.Payload, &m); err != nil {
-		return detect.Scan{}, false
+		return memo{}, false
 	}
-	return m.scan(), true
+	return m, true
 }
 
-// remember keeps the scan of path, read when it was as before says, if it
-// still is (a file that grew while it was read is not remembered: which
-// bytes the scan saw is unknown). Errors are dropped: the next call reads
-// the file in full.
-func remember(file, path string, before os.FileInfo, s detect.Scan) {
+// remember keeps the reading of path, read when it was as before says, if
+// it still is (a file that grew while it was read is not remembered: which
+// bytes the reading saw is unknown). Errors are dropped: the next call
+// reads the file in full.
+func remember(file, path string, before os.FileInfo, m memo) {
 	f, err := os.Open(path)
 	if err != nil {
 		return
@@ -139,7 +131,7 @@ func remember(file, path string, before os.FileInfo, s detect.Scan) {
 	if err != nil {
 		return
 	}
-	payload, err := json.Marshal(memoOf(s))
+	payload, err := json.Marshal(m)
 	if err != nil {
 		return
 	}

@@ -330,7 +330,9 @@ func subagentFacts(a *pass) any {
 		}
 		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown
 		var item *killedItem
-		if f.Killed || f.FalseDone {
+		// A kill whose report the parent consumed is not work at risk
+		// (interpret.Consumed); a false done always is.
+		if f.Killed && !scan.consumed(owner, sc.ToolUseID) || f.FalseDone {
 			name := sc.Description
 			if name == "" {
 				name = noDescription

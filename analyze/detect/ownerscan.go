@@ -19,6 +19,10 @@ type ownerScan struct {
 	// fleet's runs 1.2 KB: a quarter of what detecting allocated).
 	hit   map[string]Hit
 	polls map[string][]*model.ToolResult // built on first use
+	// balances is the queue accounting (interpret.QueueBalances), built on
+	// first use.
+	balances    map[string]int
+	balancesSet bool
 	// visits counts the hits, marks and poll results the lookups looked at
 	// (TestPerCallLookupsGrowLinearly bounds it).
 	visits int
@@ -77,4 +81,13 @@ func (s *ownerScan) pollsOf(t *model.Transcript, agentID string) []*model.ToolRe
 	out := s.polls[agentID]
 	s.visits += 1 + len(out)
 	return out
+}
+
+// consumed is interpret.Consumed for a call of t, from t's queue accounting
+// made once.
+func (s *ownerScan) consumed(t *model.Transcript, toolUseID string) bool {
+	if !s.balancesSet {
+		s.balances, s.balancesSet = interpret.QueueBalances(t), true
+	}
+	return interpret.Consumed(s.balances, toolUseID)
 }

@@ -179,10 +179,20 @@ func AttemptOutcome(a *model.Attempt) string {
 	switch {
 	case a.ClosedBy == model.OutcomeCompleted || a.ClosedBy == model.OutcomeFailed:
 		return a.ClosedBy
-	case a.SupersededBy > 0 && EndsInKillSentinel(a.Transcript):
+	case AttemptKilled(a.SupersededBy > 0, a.ClosedBy, EndsInKillSentinel(a.Transcript)):
 		return model.OutcomeKilled
 	}
 	return model.OutcomeOpen
+}
+
+// AttemptKilled is the one decision of an attempt's kill, which check's
+// attempt facts (AttemptOutcome) and replay's KILL line both make: a newer
+// attempt of its key started (superseded), no journal line closed it
+// (closedBy ""), and its transcript ends in the kill sentinel. An attempt a
+// result or failed line closed returned, whatever its transcript ends in;
+// watch, which never looked at what closed it, printed KILL and OK for it.
+func AttemptKilled(superseded bool, closedBy string, endsInKillSentinel bool) bool {
+	return superseded && closedBy == "" && endsInKillSentinel
 }
 
 // Lifecycle terminals of a Workflow run, from its parent's evidence.

@@ -226,3 +226,42 @@ func TerminatedEarly(outcome, mode string) bool {
 	}
 	return false
 }
+
+// QueueBalances is the reference resume gate's queue accounting of a
+// transcript (Signature B) over the whole file: for each tool-use id a
+// queue-operation's task-notification names, enqueues minus removes. A
+// remove row without the notification names no agent and balances nothing.
+func QueueBalances(t *model.Transcript) map[string]int {
+	var out map[string]int
+	if t == nil {
+		return out
+	}
+	for _, op := range t.QueueOps {
+		n := op.Notification
+		if n == nil || n.ToolUseID == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]int{}
+		}
+		switch op.Operation {
+		case "enqueue":
+			out[n.ToolUseID]++
+		case "remove":
+			out[n.ToolUseID]--
+		default:
+			out[n.ToolUseID] += 0
+		}
+	}
+	return out
+}
+
+// Consumed reports whether the parent consumed a background agent's report:
+// its task-notification was enqueued and removed again (balances from
+// QueueBalances of the call's owner), so the parent saw how it ended. Seed
+// 002: an async subagent that failed but whose report was consumed is no
+// hit; its work is not outstanding, for the resume gate and for check alike.
+func Consumed(balances map[string]int, toolUseID string) bool {
+	b, ok := balances[toolUseID]
+	return ok && toolUseID != "" && b <= 0
+}

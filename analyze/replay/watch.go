@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -395,8 +396,9 @@ func (s *watcher) tryKill(p *pending, now time.Time) string {
 	}
 	// The transcript as it stands now: its last user row must be written by
 	// now and be the kill sentinel (docs/replay.md: a later last user row
-	// means watch saw an earlier, ordinary one).
-	if !a.HasLastUser || a.LastUserAt.After(now) || !a.LastUserKill {
+	// means watch saw an earlier, ordinary one); and no journal line read by
+	// now may have closed the attempt (interpret.AttemptKilled decides).
+	if !interpret.AttemptKilled(true, prev.closedBy, a.HasLastUser && !a.LastUserAt.After(now) && a.LastUserKill) {
 		return "not_a_kill"
 	}
 	if s.rateLimited(prev.key, now) {

@@ -99,6 +99,16 @@ func TestReplayWatchLines(t *testing.T) {
 			"2026-05-07T10:05:02Z OK     a:ak00000000000002 attempt 2 returned a result.",
 			"2026-05-07T10:05:12Z DONE   2 agents, 3 attempts, clean after 1 retry.  -> agent-postmortem run wf_kill0001",
 		}, 0},
+		// The same kill, but a result line closed attempt 1 before its
+		// retry: it returned (OK), it was not killed (no KILL), as check's
+		// attempt fact says (interpret.AttemptKilled).
+		"replay-result-then-retry": {[]string{
+			"2026-05-07T10:00:07Z START  wf_rtry0001: 2 agents started so far, 2 attempts.",
+			"2026-05-07T10:01:42Z OK     a:ak00000000000233 attempt 1 returned a result.",
+			"2026-05-07T10:03:52Z OK     a:ak00000000000231 attempt 1 returned a result.",
+			"2026-05-07T10:05:02Z OK     a:ak00000000000232 attempt 2 returned a result.",
+			"2026-05-07T10:05:12Z DONE   2 agents, 3 attempts, clean after 1 retry.  -> agent-postmortem run wf_rtry0001",
+		}, 0},
 		"replay-kill-fallback": {[]string{
 			"2026-05-07T11:00:02Z START  wf_fall0001: 1 agents started so far, 1 attempts.",
 			"2026-05-07T11:01:37Z KILL   a:ak00000000000011 attempt 1 (details unavailable); restarted as attempt 2.",

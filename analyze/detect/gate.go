@@ -1,0 +1,104 @@
+package detect
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
+
+// Gate is the resume gate's reading of a session as its transcript stands:
+// what a ship action on the next row would find outstanding. It is the same
+// reading check's ship facts make at a ship action's row (the items of the
+// subagents and attempts steps, their review, outstandingAt), so the hook
+// asks exactly when check reports ship-while-killed-outstanding there
+// (internal/differential).
+type Gate struct {
+	// Scan is the resume-gate scan of the session's transcript: its marks
+	// and the Signature A/B hits of its current segment.
+	Scan Scan
+	// Outstanding names the killed (or false-done) subagents and attempts
+	// whose work is unreviewed at the end of the transcript, deduplicated,
+	// from the first model.ListLimit items; Count counts every item.
+	Outstanding []string
+	Count       int
+	// Ship are the options the run's commands are classified with: its
+	// deploy labels and the git aliases its commands define.
+	Ship ship.Options
+	// known are the names of every item at risk, reviewed or not.
+	known map[string]bool
+}
+
+// Knows reports whether name is one of the run's items at risk (a mark's
+// item, whose separator characters the mark turned into spaces).
+func (g *Gate) Knows(name string) bool {
+	return g.known[name] || g.known[strings.ReplaceAll(name, markItemSeparator, " ")]
+}
+
+// gateStep is the gate's one step of its own: the items outstanding at the
+// end of the session's transcript.
+var gateStep = &step{name: "gate", requires: []*step{subagentsStep, attemptsStep, reviewStep}, run: gateOutstanding}
+
+func gateOutstanding(a *pass) any {
+	g := &Gate{known: map[string]bool{}}
+	killed := a.killedOf()
+	for _, k := range killed {
+		g.known[k.name] = true
+		g.known[strings.ReplaceAll(k.name, markItemSeparator, " ")] = true
+	}
+	main := a.run.Main
+	// After the last row: what the pending call would find.
+	end := model.Evidence{File: main.File, Line: math.MaxInt32, Time: main.LastTime}
+	o := outstandingAt(killed, []model.Evidence{end})[0]
+	g.Count = o.count
+	for _, n := range o.names {
+		if !contains(g.Outstanding, n) {
+			g.Outstanding = append(g.Outstanding, n)
+		}
+	}
+	return g
+}
+
+// signaturesFirst orders names as the reference gate lists its items: the
+// Signature A/B hits of the current segment first, in the scan's order,
+// then the other items in fact order.
+func signaturesFirst(names, scanned []string) []string {
+	out := make([]string, 0, len(names))
+	for _, s := range scanned {
+		if contains(names, s) {
+			out = append(out, s)
+		}
+	}
+	for _, n := range names {
+		if !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// GateOf reads the gate of a session run (its Main is the transcript the
+// hook was given).
+func GateOf(run *model.Run, opts Options) *Gate {
+	if run == nil || run.Main == nil {
+		return &Gate{Scan: ScanTranscript(nil), known: map[string]bool{}}
+	}
+	a := &analysis{run: run, opts: opts.WithDefaults()}
+	a.shipOpts = ShipOptions(run, a.opts.DeployLabels)
+	a.classified = map[*model.ToolCall]int32{}
+	g := a.runSteps(gateStep).(*Gate)
+	g.Scan = ScanTranscript(run.Main)
+	g.Outstanding = signaturesFirst(g.Outstanding, g.Scan.Items)
+	g.Ship = a.shipOpts
+	return g
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
