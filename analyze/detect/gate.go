@@ -31,7 +31,7 @@ type Gate struct {
 }
 
 // Knows reports whether name is one of the run's items at risk (a mark's
-// item, whose separator characters the mark turned into spaces).
+// item, whose separator characters the mark turned into spaces, included).
 func (g *Gate) Knows(name string) bool {
 	return g.known[name] || g.known[strings.ReplaceAll(name, markItemSeparator, " ")]
 }
