@@ -125,12 +125,8 @@ func attemptKnownAt(at *model.Attempt, t *model.Transcript) model.Evidence {
 // sentinel (row timestamps), rounded half to even like Python's round; -1
 // when a timestamp is missing or the difference is negative.
 func killSilence(t *model.Transcript) float64 {
-	from, to := t.Tail.MeaningfulBeforeLastUser, t.Tail.LastUser
-	if from == nil || to == nil || from.Timestamp.IsZero() || to.Timestamp.IsZero() {
-		return -1
-	}
-	d := to.Timestamp.Sub(from.Timestamp).Seconds()
-	if d < 0 {
+	d, ok := interpret.KillSilence(t)
+	if !ok {
 		return -1
 	}
 	return math.RoundToEven(d)

@@ -217,3 +217,24 @@ func WorkflowTerminal(status string) string {
 	}
 	return TerminalUnknown
 }
+
+// KillSilence is how long an attempt was silent before it was killed: from
+// its transcript's last meaningful row before the last user row (the kill
+// sentinel) to that row, by the rows' timestamps. known is false when a
+// timestamp is missing or the difference is negative. Check's attempt fact
+// (rounded half to even, as Python rounds) and replay's KILL line read it
+// here.
+func KillSilence(t *model.Transcript) (seconds float64, known bool) {
+	if t == nil {
+		return 0, false
+	}
+	from, to := t.Tail.MeaningfulBeforeLastUser, t.Tail.LastUser
+	if from == nil || to == nil || from.Timestamp.IsZero() || to.Timestamp.IsZero() {
+		return 0, false
+	}
+	d := to.Timestamp.Sub(from.Timestamp)
+	if d < 0 {
+		return 0, false
+	}
+	return d.Seconds(), true
+}

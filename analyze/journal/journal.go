@@ -188,7 +188,7 @@ func isTypeError(err error) bool {
 	return errors.As(err, &typeErr)
 }
 
-// Attempts runs the journal state machine: a `started` line opens occurrence
+// Attempts runs the journal state machine (Machine): a `started` line opens occurrence
 // n+1 of its key (superseding occurrence n); a `result` or `failed` line closes
 // the open occurrence of its agentId, or is an orphan when none is open.
 // Lines without a key (runs written before the v2 key scheme) use the agent id
@@ -211,50 +211,34 @@ func Attempts(j *model.Journal) ([]*model.Attempt, []model.Orphan) {
 	if started > 0 {
 		attempts = make([]*model.Attempt, 0, started)
 	}
-	lastByKey := make(map[string]*model.Attempt, started)
-	// open holds, per agent id, the attempts not closed yet in start order: a
-	// result closes the latest one, so it is a stack, and a result costs
-	// O(1) instead of a scan back over every attempt (40,000 orphan results
-	// took 23 s that way). The map holds the top (1 + its index in slab,
-	// 0 for none) and below the one under each attempt, so that a stack
-	// costs no allocation of its own.
-	open := make(map[string]int32, started)
-	below := make([]int32, started)
+	m := NewMachine(started)
 	looked := 0 // attempts looked at to close results (countLooked)
 	for _, l := range j.Lines {
 		at := model.Evidence{File: j.File, Line: l.Line}
 		switch l.Type {
 		case "started":
 			key := KeyOf(l)
-			a := &slab[len(attempts)]
-			*a = model.Attempt{Key: key, Ordinal: 1, AgentID: l.AgentID, Started: at}
-			if prev := lastByKey[key]; prev != nil {
-				a.Ordinal = prev.Ordinal + 1
-				prev.SupersededBy = a.Ordinal
-			}
-			lastByKey[key] = a
-			if l.AgentID != "" {
-				below[len(attempts)] = open[l.AgentID]
-				open[l.AgentID] = int32(len(attempts) + 1)
+			i, ordinal, prev := m.Start(key, l.AgentID)
+			a := &slab[i]
+			*a = model.Attempt{Key: key, Ordinal: ordinal, AgentID: l.AgentID, Started: at}
+			if prev >= 0 {
+				slab[prev].SupersededBy = ordinal
 			}
 			attempts = append(attempts, a)
 		case "result", "failed":
-			closed := false
-			if top := open[l.AgentID]; l.AgentID != "" && top > 0 {
-				looked++
-				a := &slab[top-1]
-				open[l.AgentID] = below[top-1]
-				a.ClosedBy = model.OutcomeCompleted
-				if l.Type == "failed" {
-					a.ClosedBy = model.OutcomeFailed
-				}
-				c := at
-				a.Closed = &c
-				closed = true
-			}
-			if !closed {
+			i, ok := m.Close(l.AgentID)
+			if !ok {
 				orphans = append(orphans, model.Orphan{At: at, Type: l.Type, Key: l.Key, AgentID: l.AgentID})
+				continue
 			}
+			looked++
+			a := &slab[i]
+			a.ClosedBy = model.OutcomeCompleted
+			if l.Type == "failed" {
+				a.ClosedBy = model.OutcomeFailed
+			}
+			c := at
+			a.Closed = &c
 		}
 	}
 	if countLooked != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/interpret"
+	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -89,8 +90,7 @@ type occ struct {
 	prev     int // index of the occurrence it supersedes, -1 for none
 	// superseded is true once a later occurrence of the key started.
 	superseded bool
-	keyIndex   int  // position of its key in the watcher's lasts
-	below      *occ // the agent id's previous open occurrence (openByAgent's stack)
+	keyIndex   int // position of its key in the watcher's lasts
 }
 
 type handle struct {
@@ -111,21 +111,19 @@ type watcher struct {
 	w   *World
 	opt Options
 
-	consumed  int // journal lines of w.Lines read so far
-	occs      []*occ
-	slab      []occ           // where the next occurrences are made
-	lasts     []*occ          // each key's newest occurrence, keys in order of first start
-	lastByKey map[string]*occ // each key's newest occurrence
-	// openByAgent holds each agent id's newest occurrence not closed yet,
-	// the top of a stack linked by below: a result closes the latest (a
-	// scan back over every occurrence per orphan result was quadratic).
-	openByAgent map[string]*occ
-	openLast    int    // keys whose newest occurrence is open
-	newSucc     []*occ // occurrences that superseded another, this poll
-	newClosed   []*occ // occurrences closed this poll
-	openBuf     []*occ
-	lineNo      int
-	malformed   bool
+	consumed int // journal lines of w.Lines read so far
+	occs     []*occ
+	slab     []occ  // where the next occurrences are made
+	lasts    []*occ // each key's newest occurrence, keys in order of first start
+	// machine is the journal's attempt state machine, which check's
+	// attempts run too (journal.Machine): occs[i] is its occurrence i.
+	machine   *journal.Machine
+	openLast  int    // keys whose newest occurrence is open
+	newSucc   []*occ // occurrences that superseded another, this poll
+	newClosed []*occ // occurrences closed this poll
+	openBuf   []*occ
+	lineNo    int
+	malformed bool
 
 	names      *names
 	lastPrint  map[string]time.Time
@@ -150,14 +148,14 @@ func newWatcher(w *World, opt Options) *watcher {
 	// The maps are sized for the journal: growing them one rehash at a
 	// time was a third of a 200,000-line replay.
 	n := len(w.Lines)
-	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, lastByKey: make(map[string]*occ, n), openByAgent: make(map[string]*occ, n),
+	return &watcher{w: w, opt: opt, names: newNames(), lastPrint: map[string]time.Time{}, machine: journal.NewMachine(n),
 		quietThr: map[handle]time.Duration{}}
 }
 
 func (s *watcher) reset() {
 	s.occs, s.lineNo, s.malformed = nil, 0, false
-	s.lasts, s.lastByKey, s.openLast, s.newSucc, s.newClosed = nil, map[string]*occ{}, 0, nil, nil
-	s.openByAgent = map[string]*occ{}
+	s.lasts, s.openLast, s.newSucc, s.newClosed = nil, 0, nil, nil
+	s.machine = journal.NewMachine(0)
 	s.lastPrint = map[string]time.Time{}
 	s.pendKill, s.pendFail, s.pendOK = nil, nil, nil
 	s.quietThr = map[handle]time.Duration{}
@@ -311,9 +309,11 @@ func (s *watcher) apply(l journalLine) {
 		}
 		o := &s.slab[0]
 		s.slab = s.slab[1:]
-		*o = occ{key: l.Key, ordinal: 1, agentID: l.AgentID, started: l.Where, index: len(s.occs), prev: -1}
-		if last, ok := s.lastByKey[l.Key]; ok {
-			o.ordinal, o.prev, last.superseded = last.ordinal+1, last.index, true
+		i, ordinal, prev := s.machine.Start(l.Key, l.AgentID)
+		*o = occ{key: l.Key, ordinal: ordinal, agentID: l.AgentID, started: l.Where, index: i, prev: prev}
+		if prev >= 0 {
+			last := s.occs[prev]
+			last.superseded = true
 			o.keyIndex = last.keyIndex
 			s.lasts[o.keyIndex] = o
 			if last.closedBy != "" {
@@ -325,24 +325,16 @@ func (s *watcher) apply(l journalLine) {
 			s.lasts = append(s.lasts, o)
 			s.openLast++
 		}
-		s.lastByKey[l.Key] = o
 		s.occs = append(s.occs, o)
-		if l.AgentID != "" {
-			o.below = s.openByAgent[l.AgentID]
-			s.openByAgent[l.AgentID] = o
-		}
 	case LineResult, LineFailed:
-		if l.AgentID == "" {
-			return
-		}
-		o := s.openByAgent[l.AgentID]
-		if o == nil {
+		i, ok := s.machine.Close(l.AgentID)
+		if !ok {
 			return // an orphan: it closes nothing
 		}
 		if countLooked != nil {
 			countLooked(1)
 		}
-		s.openByAgent[l.AgentID] = o.below
+		o := s.occs[i]
 		o.closedBy, o.closed = "completed", l.Where
 		if l.Kind == LineFailed {
 			o.closedBy = "failed"

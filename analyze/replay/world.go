@@ -8,6 +8,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/clock"
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/interpret"
+	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -160,11 +161,7 @@ func agentOf(id string, t *model.Transcript, start time.Time, ledger LedgerFunc)
 		a.HasLastUser = true
 		a.LastUserAt, a.LastUserLine = at(u), u.Line
 		a.LastUserKill = interpret.IsKillSentinel(u.Text)
-		if p := t.Tail.MeaningfulBeforeLastUser; p != nil && !p.Timestamp.IsZero() && !u.Timestamp.IsZero() {
-			if d := u.Timestamp.Sub(p.Timestamp); d >= 0 {
-				a.SilenceKnown, a.SilenceSeconds = true, d.Seconds()
-			}
-		}
+		a.SilenceSeconds, a.SilenceKnown = interpret.KillSilence(t)
 	}
 	if a.LastUserKill {
 		a.Ledger = ledger(t)
@@ -191,11 +188,7 @@ func journalLines(j *model.Journal, times []time.Time, start time.Time) []journa
 		if l.Torn {
 			kind = LineTorn // watch holds an unterminated line back, even valid JSON
 		}
-		key := l.Key
-		if !l.HasKey || l.Key == "" {
-			key = "agent:" + l.AgentID
-		}
-		out = append(out, journalLine{At: times[i], Kind: kind, Key: key, AgentID: l.AgentID,
+		out = append(out, journalLine{At: times[i], Kind: kind, Key: journal.KeyOf(l), AgentID: l.AgentID,
 			Where: model.Evidence{File: j.File, Line: l.Line}})
 	}
 	for _, m := range j.Malformed {
@@ -204,7 +197,7 @@ func journalLines(j *model.Journal, times []time.Time, start time.Time) []journa
 		}
 		kind := LineMalformed
 		switch {
-		case m.Length > 1<<20 || strings.Contains(m.Reason, "longer than"):
+		case m.Length > journal.LineCap || strings.Contains(m.Reason, "longer than"):
 			kind = LineTooLong
 		case strings.HasPrefix(m.Reason, "torn"):
 			kind = LineTorn
