@@ -146,9 +146,7 @@ func PollsByTask(t *model.Transcript) map[string][]*model.ToolResult {
 }
 
 // IsPoll reports whether a tool reads a background task's output and status.
-func IsPoll(tool string) bool {
-	return tool == "TaskOutput" || tool == "AgentOutputTool" || tool == "BashOutput"
-}
+func IsPoll(tool string) bool { return model.IsPollTool(tool) }
 
 // userStoppedPrefixes begin the tool result of a call the user interrupted
 // while it ran.

@@ -164,7 +164,7 @@ func (c *ToolCall) IsSpawn() bool {
 func Retained(tool string) bool {
 	switch tool {
 	case "Agent", "Task", "Workflow", "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit",
-		"TaskStop", "KillShell", "TaskOutput", "BashOutput", "SendMessage":
+		"TaskStop", "KillShell", "TaskOutput", "BashOutput", "SendMessage", "AgentOutputTool":
 		return true
 	}
 	return strings.HasPrefix(tool, "mcp__")
@@ -637,4 +637,12 @@ type Orphan struct {
 	Type    string   `json:"type"`
 	Key     string   `json:"key"`
 	AgentID string   `json:"agent_id"`
+}
+
+// IsPollTool reports whether a tool reads a background task's output and
+// status (TaskOutput, AgentOutputTool, BashOutput): the reader reads their
+// results' header and interpret reads a final status from it, from this one
+// list.
+func IsPollTool(tool string) bool {
+	return tool == "TaskOutput" || tool == "AgentOutputTool" || tool == "BashOutput"
 }

@@ -129,11 +129,12 @@ const (
 	toolTaskOutput
 	toolBashOutput
 	toolSendMessage
+	toolAgentOutputTool
 	toolCount
 )
 
 var toolNames = [toolCount]string{"", "Agent", "Task", "Workflow", "Bash", "Write", "Edit", "MultiEdit",
-	"NotebookEdit", "TaskStop", "KillShell", "TaskOutput", "BashOutput", "SendMessage"}
+	"NotebookEdit", "TaskStop", "KillShell", "TaskOutput", "BashOutput", "SendMessage", "AgentOutputTool"}
 
 // KnownTool reports whether a tool's calls hold its name as a number (the
 // retained tools but MCP tools).

@@ -815,7 +815,7 @@ func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
 		if call.FilePath == "" {
 			call.FilePath = in.FilePath
 		}
-	case "TaskStop", "KillShell", "TaskOutput", "BashOutput":
+	case "TaskStop", "KillShell", "TaskOutput", "BashOutput", "AgentOutputTool":
 		call.TaskID = in.TaskID
 		if call.TaskID == "" {
 			call.TaskID = in.ShellID
@@ -908,7 +908,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 			extra.TailAgentID = keep(capID(ms[len(ms)-1][1]))
 		}
 	}
-	if name := b.toolOf(blk.ToolUseID); name == "TaskOutput" || name == "BashOutput" {
+	if model.IsPollTool(b.toolOf(blk.ToolUseID)) {
 		id, status := pollHead(text)
 		extra.PollTaskID, extra.PollStatus = keep(id), keep(status)
 	}
