@@ -65,8 +65,6 @@ var arrows = []arrow{
 // (then delete its line): the list only shrinks.
 var pending = map[string]string{
 	"analyze/transcript -> analyze/detect/ship": "the reader keeps a command's output by what the ship classifier reads in it; shell reading is to be its own package",
-	"analyze/replay -> analyze/detect":          "replay's KILL ledger is the detectors' work ledger; to move behind the façade",
-	"analyze/replay -> analyze/detect/ship":     "replay's KILL ledger classifies commands",
 	"collect -> analyze/layout":                 "collect finds a run's files with the layout; to ask the façade",
 	"fixtures/gen -> analyze/detect":            "segment marks through detect.EncodeMark instead of the façade",
 	"fixtures/gen -> analyze/harness":           "the notice and sentinel through harness instead of the façade",

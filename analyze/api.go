@@ -94,7 +94,13 @@ const (
 )
 
 // ReplayWorkflow replays a loaded Workflow run (replay.Workflow).
-func ReplayWorkflow(run *Run, cfg ReplayConfig) *ReplayReport { return replay.Workflow(run, cfg) }
+// The KILL line's ledger is the detectors' work ledger (Ledgers).
+func ReplayWorkflow(run *Run, cfg ReplayConfig) *ReplayReport {
+	if cfg.Ledgers == nil {
+		cfg.Ledgers = Ledgers
+	}
+	return replay.Workflow(run, cfg)
+}
 
 // ReplayLines prints watch's events (replay.Lines).
 func ReplayLines(events []replay.Event, jsonMode, timestamps bool) []string {
@@ -110,7 +116,7 @@ func NewLiveWatchdogs(start time.Time) *LiveWatchdogs {
 // NewLiveReplay starts the replay engine fed live (replay.NewLive), with the
 // detectors' work ledger.
 func NewLiveReplay(start time.Time, opt ReplayOptions) *LiveReplay {
-	return replay.NewLive(start, opt, nil)
+	return replay.NewLive(start, opt, Ledgers)
 }
 
 // Layout helpers for the command line (package layout owns the shapes).

@@ -88,6 +88,7 @@ func detectorFacts(run *model.Run, opts FactsOptions) model.Facts {
 		// replay and watch.
 		cfg := opts.Replay
 		cfg.DeployLabels = opts.Detect.DeployLabels
+		cfg.Ledgers = Ledgers
 		cfg.FactsOnly = true
 		rep := replay.Workflow(run, cfg)
 		watchdogs, verdict = rep.Facts, rep.Outcome.Verdict

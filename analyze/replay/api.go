@@ -20,12 +20,18 @@ type Config struct {
 	// Start overrides the watch start (--start) when non-zero.
 	Start time.Time
 	// DeployLabels are the labels a killed attempt's shell commands are
-	// classified with for its ledger (detect.ShipOptions; nil: the
-	// defaults). They cannot change a ledger, only whether the reader's
-	// classification is reused; analyze.Facts sets the detectors' own.
+	// classified with for its ledger (nil: the defaults); the façade's
+	// Ledgers read them. They cannot change a ledger, only whether the
+	// reader's classification is reused; analyze.Facts sets the detectors'
+	// own.
 	DeployLabels []string
-	// Ledger computes a killed attempt's work (runLedger's when nil).
+	// Ledger computes a killed attempt's work; when nil, Ledgers gives it
+	// for the run, and with neither every ledger is empty.
 	Ledger LedgerFunc
+	// Ledgers gives the ledger function of a run: the detectors' work
+	// ledger, which the analyze façade supplies (replay decides timing
+	// only, never what a command wrote).
+	Ledgers func(run *model.Run, deployLabels []string) LedgerFunc
 	// Reference selects the poll-every-interval engine (tests only).
 	Reference bool
 	// FactsOnly turns each watch event into its fact as it is made and keeps
@@ -61,8 +67,11 @@ type Report struct {
 func Workflow(run *model.Run, cfg Config) *Report {
 	cfg = cfg.withDefaults()
 	ledger := cfg.Ledger
-	if ledger == nil {
-		ledger = runLedger(run, cfg.DeployLabels)
+	switch {
+	case ledger == nil && cfg.Ledgers != nil:
+		ledger = cfg.Ledgers(run, cfg.DeployLabels)
+	case ledger == nil:
+		ledger = noLedger
 	}
 	w, start := buildWorld(run, buildOptions{Start: cfg.Start, Ledger: ledger})
 	rep := &Report{World: w, Start: start}

@@ -41,8 +41,8 @@ func TestEnginesAgreeOnFixtures(t *testing.T) {
 				continue
 			}
 			n++
-			fast := replay.Workflow(run, replay.Config{})
-			ref := replay.Workflow(run, replay.Config{Reference: true})
+			fast := replay.Workflow(run, replay.Config{Ledgers: analyze.Ledgers})
+			ref := replay.Workflow(run, replay.Config{Ledgers: analyze.Ledgers, Reference: true})
 			for _, js := range []bool{false, true} {
 				a := strings.Join(replay.Lines(fast.Outcome.Events, js, true), "\n")
 				b := strings.Join(replay.Lines(ref.Outcome.Events, js, true), "\n")
@@ -61,7 +61,7 @@ func TestEnginesAgreeOnFixtures(t *testing.T) {
 // verdict and watchdog facts from every source, with a mismatch where the
 // runtime's predicted kill and the observed outcome disagree.
 func TestWorkflowFacts(t *testing.T) {
-	rep := replay.Workflow(workflowRun(t, "replay-kill-retry"), replay.Config{})
+	rep := replay.Workflow(workflowRun(t, "replay-kill-retry"), replay.Config{Ledgers: analyze.Ledgers})
 	if rep.Outcome.Verdict != "clean after 1 retry" || rep.Outcome.Exit != 0 {
 		t.Fatalf("verdict %q exit %d", rep.Outcome.Verdict, rep.Outcome.Exit)
 	}
@@ -86,7 +86,7 @@ func TestWorkflowFacts(t *testing.T) {
 
 	// A 25-minute silence the runtime would have killed, but the agent
 	// returned: predicted and observed disagree.
-	rep = replay.Workflow(workflowRun(t, "replay-quiet-doubling"), replay.Config{})
+	rep = replay.Workflow(workflowRun(t, "replay-quiet-doubling"), replay.Config{Ledgers: analyze.Ledgers})
 	var mismatch *model.WatchdogFact
 	for i, f := range rep.Facts {
 		if f.Kind == "mismatch" {
@@ -98,7 +98,7 @@ func TestWorkflowFacts(t *testing.T) {
 	}
 
 	// The failed fixture: verdict begins FAILED, exit 3.
-	rep = replay.Workflow(workflowRun(t, "replay-failed-causes"), replay.Config{})
+	rep = replay.Workflow(workflowRun(t, "replay-failed-causes"), replay.Config{Ledgers: analyze.Ledgers})
 	if !strings.HasPrefix(rep.Outcome.Verdict, "FAILED") || rep.Outcome.Exit != replay.ExitFailed {
 		t.Errorf("failed-causes: verdict %q exit %d", rep.Outcome.Verdict, rep.Outcome.Exit)
 	}
@@ -126,7 +126,7 @@ func TestSessionFacts(t *testing.T) {
 	if sess == nil {
 		t.Fatal("no session")
 	}
-	facts := replay.Session(sess, replay.Config{})
+	facts := replay.Session(sess, replay.Config{Ledgers: analyze.Ledgers})
 	// child 2 is silent 80s before its last row: under every threshold but
 	// the ProgressWatch tick grid; child 1 is silent 70s. No kill anywhere.
 	for _, f := range facts {
@@ -139,7 +139,7 @@ func TestSessionFacts(t *testing.T) {
 	}
 	// Lower the thresholds: now ProgressWatch must stall and the harness
 	// must time out both children.
-	cfg := replay.Config{Watchdogs: replay.DefaultWatchdogOptions()}
+	cfg := replay.Config{Ledgers: analyze.Ledgers, Watchdogs: replay.DefaultWatchdogOptions()}
 	cfg.Watchdogs.PWInactivity, cfg.Watchdogs.PWKillAfter, cfg.Watchdogs.PWTick = 30e9, 60e9, 5e9
 	cfg.Watchdogs.HarnessInactivity = 50e9
 	facts = replay.Session(sess, cfg)

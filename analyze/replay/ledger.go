@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"github.com/pmcheck/pmcheck/analyze/detect"
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -19,30 +17,10 @@ type Ledger struct {
 	CommitsWithoutID int
 }
 
-// LedgerFunc computes the ledger of one transcript (runLedger's unless a
-// test supplies another).
+// LedgerFunc computes the ledger of one transcript (the detectors' work
+// ledger, through Config.Ledgers, unless a test supplies another).
 type LedgerFunc func(*model.Transcript) Ledger
 
-// runLedger is the detectors' work ledger (detect.LedgerOf) of run's
-// transcripts in the shape the KILL line reports. Their shell commands are
-// classified with the options the detectors classify run's with
-// (detect.ShipOptions: the deploy labels and the git aliases defined
-// anywhere in the run), so the replay and the findings count the same paths
-// and commits. The aliases are gathered when the first ledger is asked for:
-// most runs have no killed attempt.
-func runLedger(run *model.Run, deployLabels []string) LedgerFunc {
-	var opts *ship.Options
-	return func(t *model.Transcript) Ledger {
-		if opts == nil {
-			o := detect.ShipOptions(run, deployLabels)
-			opts = &o
-		}
-		l := detect.LedgerOf(t, *opts)
-		return Ledger{
-			Paths:            len(l.Paths),
-			PathsPartial:     l.Partial,
-			Commits:          len(l.Commits),
-			CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
-		}
-	}
-}
+// noLedger is the ledger of a replay given no ledger function: nothing
+// counted.
+func noLedger(*model.Transcript) Ledger { return Ledger{} }

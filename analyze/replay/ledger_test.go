@@ -122,12 +122,12 @@ func TestKillLedgerUsesRunAliases(t *testing.T) {
 	const wantLine = "attempt 1 wrote 1+ paths, reported 1 commit."
 	const wantJSON = `"paths_written": 1, "commits": 1`
 
-	line, js := killLedger(t, replay.Workflow(run, replay.Config{}).Outcome.Events)
+	line, js := killLedger(t, replay.Workflow(run, replay.Config{Ledgers: analyze.Ledgers}).Outcome.Events)
 	if !strings.HasPrefix(line, wantLine) || !strings.Contains(js, wantJSON) {
 		t.Errorf("replay's KILL disagrees with the detectors' ledger:\n%s\n%s\nwant %q and %s", line, js, wantLine, wantJSON)
 	}
 
-	live := replay.NewLive(run.Launch.At.Time, replay.DefaultOptions(), nil)
+	live := replay.NewLive(run.Launch.At.Time, replay.DefaultOptions(), analyze.Ledgers)
 	now := run.Launch.At.Time.Add(6 * time.Minute)
 	live.Update(now, run, false)
 	var events []replay.Event

@@ -23,18 +23,18 @@ import (
 type Live struct {
 	w       *World
 	s       *watcher
-	ledger  LedgerFunc
+	ledgers func(*model.Run, []string) LedgerFunc
 	seen    int // complete journal lines appended to w.Lines in this epoch
 	printed int // events of s.out already returned
 	done    bool
 }
 
 // NewLive starts a watch at instant start (the journal was found then).
-// ledger computes a killed attempt's work (when nil, runLedger's of the run
-// as each Update gives it, with the default deploy labels).
-func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
+// ledgers gives a killed attempt's work for the run as each Update gives
+// it, with the default deploy labels (nil: nothing counted).
+func NewLive(start time.Time, opt Options, ledgers func(*model.Run, []string) LedgerFunc) *Live {
 	w := &World{RunID: "unknown-run", Start: start, HasJournal: true, JournalAt: start, Agents: map[string]*Agent{}}
-	return &Live{w: w, s: newWatcher(w, opt), ledger: ledger}
+	return &Live{w: w, s: newWatcher(w, opt), ledgers: ledgers}
 }
 
 // Update replaces what the watch sees with run, the Workflow run as its files
@@ -44,11 +44,11 @@ func NewLive(start time.Time, opt Options, ledger LedgerFunc) *Live {
 func (l *Live) Update(now time.Time, run *model.Run, truncated bool) {
 	w := l.w
 	w.RunID = runIDOf(run.ID)
-	ledger := l.ledger
-	if ledger == nil {
-		// The aliases the run defines so far, as the detectors would read
-		// the files as they stand.
-		ledger = runLedger(run, nil)
+	// The aliases the run defines so far, as the detectors would read the
+	// files as they stand.
+	ledger := noLedger
+	if l.ledgers != nil {
+		ledger = l.ledgers(run, nil)
 	}
 	agents := make(map[string]*Agent, len(w.Agents))
 	for id, t := range clock.AgentTranscripts(run) {

@@ -197,12 +197,10 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 	start, end := s.File.First(), s.File.Last()
 	var out []WatchdogEvent
 	type kill struct {
-		at            time.Time
-		cause, msg    string
-		silence       float64
-		order         int
-		lastActivity  time.Time
-		lastCompleted time.Time
+		at         time.Time
+		cause, msg string
+		silence    float64
+		order      int
 	}
 	var kills []kill
 

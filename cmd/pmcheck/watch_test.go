@@ -49,7 +49,7 @@ func record(t testing.TB, runDir string, tornWrites bool) *recording {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := replay.Workflow(run, replay.Config{})
+	rep := analyze.ReplayWorkflow(run, analyze.ReplayConfig{})
 	sessionFile := layout.ParentOfRunOnDisk(runDir)
 	session := layout.Stem(sessionFile)
 	src := filepath.Dir(session)
