@@ -7,6 +7,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
@@ -127,3 +128,15 @@ func RunDirOnDisk(sessionFile, runID string) string { return layout.RunDirOnDisk
 
 // RunID is a Workflow run directory's id.
 func RunID(dir string) string { return layout.RunID(dir) }
+
+// The runtime's own strings, for the fixture generator (package harness
+// owns them; code never holds the partial-output notice as one literal).
+const (
+	APIErrorPrefix     = harness.APIErrorPrefix
+	KillSentinelPrefix = harness.KillSentinelPrefix
+	SegmentMarkPrefix  = harness.SegmentMarkPrefix
+)
+
+// PartialNotice is the harness's partial-output notice, assembled at run
+// time (harness.PartialNotice).
+func PartialNotice() string { return harness.PartialNotice() }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 	"github.com/pmcheck/pmcheck/internal/incr"
 )
 
@@ -29,7 +29,7 @@ func largeTranscript(b *testing.B) string {
 			benchErr = err
 			return
 		}
-		s := corpus.Session{ID: "50000000-0000-4000-8000-0000000000b1", MainBytes: 11 << 20, RowGap: 3 * time.Second}
+		s := fleet.Session{ID: "50000000-0000-4000-8000-0000000000b1", MainBytes: 11 << 20, RowGap: 3 * time.Second}
 		if benchErr = s.Write(dir, 7); benchErr != nil {
 			return
 		}

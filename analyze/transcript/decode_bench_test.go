@@ -6,16 +6,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 )
 
 // benchTranscript is a generated 8 MB session transcript with the corpus's
-// row mix (bench/corpus), held in memory so the benchmarks time decoding,
+// row mix (fixtures/gen/fleet), held in memory so the benchmarks time decoding,
 // not the disk.
 func benchTranscript(b *testing.B) []byte {
 	b.Helper()
 	dir := b.TempDir()
-	s := corpus.Session{ID: "70000000-0000-4000-8000-000000000007", MainBytes: 8 << 20}
+	s := fleet.Session{ID: "70000000-0000-4000-8000-000000000007", MainBytes: 8 << 20}
 	if err := s.Write(dir, 7); err != nil {
 		b.Fatal(err)
 	}

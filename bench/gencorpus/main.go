@@ -6,7 +6,7 @@
 //	go run ./bench/gencorpus -shape huge -size 1024 -out DIR   # one transcript of 1024 MiB
 //	go run ./bench/gencorpus -shape workflow -span 6h -out DIR # a Workflow run over 6 hours
 //
-// Output is deterministic (bench/corpus).
+// Output is deterministic (fixtures/gen/fleet).
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 )
 
 func main() {
@@ -33,13 +33,13 @@ func main() {
 	var err error
 	switch *shape {
 	case "large":
-		err = corpus.LargeSession().Write(*out, 11)
+		err = fleet.LargeSession().Write(*out, 11)
 	case "many":
-		err = corpus.ManyFilesSession().Write(*out, 47)
+		err = fleet.ManyFilesSession().Write(*out, 47)
 	case "huge":
-		err = corpus.HugeSession(*size<<20).Write(*out, 1)
+		err = fleet.HugeSession(*size<<20).Write(*out, 1)
 	case "workflow":
-		err = corpus.WriteWorkflow(*out, *span, *agents, *rows)
+		err = fleet.WriteWorkflow(*out, *span, *agents, *rows)
 	default:
 		fmt.Fprintln(os.Stderr, "gencorpus: -shape must be large, many, huge or workflow")
 		os.Exit(2)

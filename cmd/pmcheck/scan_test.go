@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 )
 
 func runScan(t *testing.T, args ...string) (scanOutput, string, int) {
@@ -47,7 +47,7 @@ func TestScanJobsDoNotChangeTheOutput(t *testing.T) {
 // run is in exactly one shard, and the shards together list what one scan does.
 func TestScanShardsPartitionTheFleet(t *testing.T) {
 	dir := t.TempDir()
-	if err := corpus.WriteFleet(dir, 60); err != nil {
+	if err := fleet.WriteFleet(dir, 60); err != nil {
 		t.Fatal(err)
 	}
 	full, _, code := runScan(t, dir)

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/bench/corpus"
+	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 )
 
 // cpuTime is this process's user + system time so far.
@@ -53,7 +53,7 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 		span = d
 	}
 	src := b.TempDir()
-	if err := corpus.WriteWorkflow(src, span, envInt("PMCHECK_WATCH_AGENTS", 8), envInt("PMCHECK_WATCH_ROWS", 400)); err != nil {
+	if err := fleet.WriteWorkflow(src, span, envInt("PMCHECK_WATCH_AGENTS", 8), envInt("PMCHECK_WATCH_ROWS", 400)); err != nil {
 		b.Fatal(err)
 	}
 	runDir := filepath.Join(src, "60000000-0000-4000-8000-000000000006", "subagents", "workflows", "wf_bench0001")
