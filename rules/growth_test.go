@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 )
 
 // neverReturned is a run of n attempts that never returned, each a finding
@@ -36,6 +37,7 @@ func neverReturned(n int) []model.Facts {
 // was 10 allocations and 1,205 bytes per finding, now 7 and about 530; 4x
 // the findings must stay 4x the cost.
 func TestEvaluateAllocatesLittlePerFinding(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	pack, err := Defaults()
 	if err != nil {
 		t.Fatal(err)

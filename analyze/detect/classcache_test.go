@@ -65,6 +65,7 @@ func TestSharedClassificationsChangeNothing(t *testing.T) {
 // not once per run (a fleet of 20,000 sessions running the same commit
 // line parsed it 20,000 times).
 func TestCachedCommandsCostNothingPerRun(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	run := loadRun(t, "detect-ship-after-kill", model.KindSession)
 	perRun := func(cmd string, cache *detect.Classifications) uint64 {
 		for _, c := range run.Main.ToolCalls {
@@ -117,6 +118,7 @@ func TestClassificationsAreBounded(t *testing.T) {
 // 1.2 KB of a fleet run's analysis). The run fact's fields of an SDK
 // message stream (#28) put it in a larger size class: 9,192 bytes.
 func TestOneSubagentSessionAllocatesLittle(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	run := loadRun(t, "detect-sync-killed", model.KindSession)
 	best := allocs.LeastPerCall(50, func() { detect.Analyze(run, detect.Options{}) })
 	t.Logf("one killed subagent: %d bytes", best)

@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -51,9 +50,13 @@ func TestMain(m *testing.M) {
 	// unprivileged user (the permission tests, when the suite runs as root).
 	_ = os.Chmod(dir, 0o755)
 	bin := filepath.Join(dir, "pmcheck")
-	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gocmd); err != nil {
-		gocmd = "go"
+	// The go command that runs this test (go test sets GOROOT in the
+	// environment of the test binary), else the one on PATH.
+	gocmd := "go"
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			gocmd = p
+		}
 	}
 	out, err := exec.Command(gocmd, "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {

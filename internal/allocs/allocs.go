@@ -38,3 +38,11 @@ func LeastPerCall(n int, f func()) uint64 {
 	}
 	return least
 }
+
+// SkipUnderRace skips an allocation-bound test under the race detector,
+// whose instrumentation allocates: the bound holds only without it.
+func SkipUnderRace(t interface{ Skip(args ...any) }) {
+	if RaceEnabled {
+		t.Skip("allocation bounds hold only without the race detector")
+	}
+}

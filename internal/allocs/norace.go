@@ -1,0 +1,6 @@
+//go:build !race
+
+package allocs
+
+// RaceEnabled is true when the race detector is built in (race.go).
+const RaceEnabled = false
