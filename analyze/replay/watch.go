@@ -177,9 +177,10 @@ func (s *watcher) emit(e Event) {
 	s.out = appendDoubling(s.out, e)
 }
 
-// poll is one iteration of watch_run's loop at simulated instant now. It
-// returns done and the exit code when the watch ends at this poll.
-func (s *watcher) poll(now time.Time) (bool, int) {
+// readJournal reads the journal's appended lines (those written by now)
+// through the state machine and prints START, RESET and MALFORMED as they
+// come due; it reports whether the watch ends here (a line over the cap).
+func (s *watcher) readJournal(now time.Time) (ended bool) {
 	// Read the journal's appended lines (those written by now): the fresh
 	// ones are s.w.Lines[from:s.consumed] after the last truncation, less
 	// the torn ones (a range, not a copy: one poll of a 200,000-line
@@ -195,7 +196,7 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 			// An immediate, final verdict: a first poll that ends here prints
 			// no START, since the journal was never parsed.
 			s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: malformedTooLong, Where: l.Where})
-			return true, ExitLimit
+			return true
 		}
 		s.consumed++
 	}
@@ -224,6 +225,15 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 	}
 	if malformedNotice > 0 {
 		s.emit(Event{At: now, Kind: KindMalformed, Silence: -1, Detail: "not JSON", counts: [2]int{malformedNotice}})
+	}
+	return false
+}
+
+// poll is one iteration of watch_run's loop at simulated instant now. It
+// returns done and the exit code when the watch ends at this poll.
+func (s *watcher) poll(now time.Time) (bool, int) {
+	if s.readJournal(now) {
+		return true, ExitLimit
 	}
 
 	// KILL: a successor occurrence of a key supersedes its predecessor.
