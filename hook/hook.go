@@ -32,13 +32,14 @@ import (
 	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/internal/exitcode"
 )
 
 // Exit codes of the hook commands (Claude Code's): 0 proceeds (the JSON on
 // stdout decides), 2 is the fail-closed internal error.
 const (
-	ExitOK    = 0
-	ExitError = 2
+	ExitOK    = exitcode.HookProceed
+	ExitError = exitcode.HookBlock
 )
 
 // SkillName is the skill the warning points at for what to do next.

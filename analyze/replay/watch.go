@@ -9,6 +9,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/exitcode"
 )
 
 // Options are watch's flags, with watch's defaults in DefaultOptions.
@@ -60,10 +61,10 @@ const (
 
 // Exit codes of watch.
 const (
-	ExitDone      = 0 // DONE with a clean verdict
-	ExitNoJournal = 2 // no journal appeared within 60 s
-	ExitFailed    = 3 // DONE with a verdict that begins FAILED
-	ExitLimit     = 4 // LIMIT, MALFORMED (too long), or DONE with an unknown lifecycle terminal
+	ExitDone      = exitcode.WatchDone      // DONE with a clean verdict
+	ExitNoJournal = exitcode.WatchNoJournal // no journal appeared within 60 s
+	ExitFailed    = exitcode.WatchFailed    // DONE with a verdict that begins FAILED
+	ExitLimit     = exitcode.WatchLimit     // LIMIT, MALFORMED (too long), or DONE with an unknown lifecycle terminal
 )
 
 // Outcome is a whole replay: the events, the exit code, and the DONE verdict.

@@ -10,17 +10,18 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/pmcheck/pmcheck/internal/exitcode"
 	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
 
-// Exit codes of check and scan (docs/exit-codes.md). replay has watch's own codes
-// (0 / 3 / 4 / 2), documented in docs/replay.md.
+// Exit codes of check and scan (docs/exit-codes.md), from package exitcode,
+// where every command's are defined. replay has watch's own codes.
 const (
-	ExitOK       = 0
-	ExitFindings = 1
-	ExitUsage    = 2
-	ExitInternal = 3
+	ExitOK       = exitcode.OK
+	ExitFindings = exitcode.Findings
+	ExitUsage    = exitcode.Usage
+	ExitInternal = exitcode.Internal
 )
 
 // CLI is the whole command line. Each command lives in its own file.
