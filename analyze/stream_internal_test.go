@@ -13,7 +13,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
-	"github.com/pmcheck/pmcheck/fixtures/gen"
+	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
@@ -274,12 +274,12 @@ func TestSmallSessionsAreOpenedOnce(t *testing.T) {
 // fixtures, the corpus, a generated fleet, and one whose sidecars include a
 // broken one, an empty one and one over the size cap.
 func TestKeptSidecarsChangeNothing(t *testing.T) {
-	fleet := t.TempDir()
-	if err := gen.WriteScale(fleet, 40); err != nil {
+	fleetDir := t.TempDir()
+	if err := fleet.WriteFleet(fleetDir, 40); err != nil {
 		t.Fatal(err)
 	}
 	bad := t.TempDir()
-	if err := gen.WriteScale(bad, 8); err != nil {
+	if err := fleet.WriteFleet(bad, 8); err != nil {
 		t.Fatal(err)
 	}
 	metas := sidecarsUnder(t, bad)
@@ -291,7 +291,7 @@ func TestKeptSidecarsChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"), fleet, bad)
+	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"), fleetDir, bad)
 	loadsAgree(t, &sidecarKeepBytes, "sidecars are kept", roots, func(root string, res *Result) {})
 }
 
@@ -302,7 +302,7 @@ func TestKeptSidecarsChangeNothing(t *testing.T) {
 // from their files.
 func TestSidecarsAreReadOnce(t *testing.T) {
 	root := t.TempDir()
-	if err := gen.WriteScale(root, 30); err != nil {
+	if err := fleet.WriteFleet(root, 30); err != nil {
 		t.Fatal(err)
 	}
 	inv, err := discover.Walk(root)
@@ -383,7 +383,7 @@ func TestKeptBytesAreReadWhateverJobs(t *testing.T) {
 	firstKeepMax = 1 << 20 // every generated session kept, not the few under 16 KiB
 	for _, jobs := range []int{1, 2} {
 		root := t.TempDir()
-		if err := gen.WriteScale(root, 30); err != nil {
+		if err := fleet.WriteFleet(root, 30); err != nil {
 			t.Fatal(err)
 		}
 		want, wantRes := loadRuns(t, root, jobs)
