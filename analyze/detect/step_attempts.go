@@ -14,7 +14,7 @@ const OutcomeOrphan = "orphan-result"
 
 // attemptFacts is the attempts step: one fact per Workflow attempt, then one
 // per orphan line.
-func attemptFacts(a *pass) any {
+func attemptFacts(a *pass) {
 	run := a.run
 	// One fact per attempt and orphan, written in place into a slice sized
 	// once; items and reasons come from slabs (a journal of 200,000 attempts
@@ -90,7 +90,7 @@ func attemptFacts(a *pass) any {
 			FailureCause: "journal " + o.Type + " line matches no open attempt",
 		}
 	}
-	return res
+	a.res.attempts = res
 }
 
 // noWork is the ledger of an attempt without a transcript, which wrote

@@ -40,7 +40,8 @@ func (g *Gate) Knows(name string) bool {
 // end of the session's transcript.
 var gateStep = &step{name: "gate", requires: []*step{subagentsStep, attemptsStep, reviewStep}, run: gateOutstanding}
 
-func gateOutstanding(a *pass) any {
+func gateOutstanding(a *pass) {
+	a.reviewed() // outstandingAt reads the items' review
 	g := &Gate{known: map[string]bool{}}
 	killed := a.killedOf()
 	for _, k := range killed {
@@ -57,7 +58,7 @@ func gateOutstanding(a *pass) any {
 			g.Outstanding = append(g.Outstanding, n)
 		}
 	}
-	return g
+	a.res.gate = g
 }
 
 // signaturesFirst orders names as the reference gate lists its items: the
@@ -87,7 +88,7 @@ func GateOf(run *model.Run, opts Options) *Gate {
 	a := &analysis{run: run, opts: opts.WithDefaults()}
 	a.shipOpts = ShipOptions(run, a.opts.DeployLabels)
 	a.classified = map[*model.ToolCall]int32{}
-	g := a.runSteps(gateStep).(*Gate)
+	g := a.runSteps(gateStep).gate
 	g.Scan = ScanTranscript(run.Main)
 	g.Outstanding = signaturesFirst(g.Outstanding, g.Scan.Items)
 	g.Ship = a.shipOpts

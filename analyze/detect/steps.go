@@ -8,33 +8,54 @@ import (
 
 // A step is one pass of the detectors. Requires names the steps whose results
 // it reads: Analyze runs every step after the steps it requires, and a step
-// can read only those steps' results (resultOf panics on any other), so an
+// can read only those steps' results (need panics on any other), so an
 // undeclared dependency fails every test at once instead of silently relying
 // on the order of calls. The idea is golang.org/x/tools/go/analysis's
 // Analyzer.Requires.
 type step struct {
 	name     string
 	requires []*step
-	run      func(p *pass) any
+	run      func(p *pass)
+}
+
+// results are the steps' results, each in a field of its own type that one
+// step sets: a step reads another's through the typed accessors below,
+// which check that it required that step.
+type results struct {
+	run       *model.RunFact
+	subagents *subagentResult
+	attempts  *attemptResult
+	ships     *shipResult
+	gate      *Gate
+	facts     model.Facts
 }
 
 // pass is one step's view of the analysis: the shared inputs, and the
 // results of the steps it requires.
 type pass struct {
 	*analysis
-	step    *step
-	results map[*step]any
+	step *step
+	res  *results
 }
 
-// resultOf returns the result of a step this step requires.
-func (p *pass) resultOf(s *step) any {
+// need panics unless this step requires s: reading a result the step did
+// not declare would depend on the order the steps happen to run in.
+func (p *pass) need(s *step) {
 	for _, r := range p.step.requires {
 		if r == s {
-			return p.results[s]
+			return
 		}
 	}
 	panic(fmt.Sprintf("detect: step %q reads the result of %q without requiring it", p.step.name, s.name))
 }
+
+// The typed results a step reads (each checks the step requires it).
+func (p *pass) runResult() *model.RunFact  { p.need(runStep); return p.res.run }
+func (p *pass) subagents() *subagentResult { p.need(subagentsStep); return p.res.subagents }
+func (p *pass) attempts() *attemptResult   { p.need(attemptsStep); return p.res.attempts }
+func (p *pass) ships() *shipResult         { p.need(shipsStep); return p.res.ships }
+func (p *pass) reviewed()                  { p.need(reviewStep) }
+func (p *pass) joined()                    { p.need(gitStep) }
 
 // The steps, each with what it reads. Items (killed or unreturned work) are
 // created by the subagents and attempts steps; review, git and ships each
@@ -73,13 +94,13 @@ func order(final *step) []*step {
 	return out
 }
 
-// runSteps runs final and everything it requires, and returns final's result.
-func (a *analysis) runSteps(final *step) any {
-	results := map[*step]any{}
+// runSteps runs final and everything it requires, and returns the results.
+func (a *analysis) runSteps(final *step) *results {
+	res := &results{}
 	for _, s := range order(final) {
-		results[s] = s.run(&pass{analysis: a, step: s, results: results})
+		s.run(&pass{analysis: a, step: s, res: res})
 	}
-	return results[final]
+	return res
 }
 
 // subagentEntry is one Agent/Task call's fact and, when its work is at risk,
@@ -132,5 +153,5 @@ func items(s *subagentResult, a *attemptResult) []*killedItem {
 // killedOf returns the items of the subagents and attempts steps, which p
 // must require.
 func (p *pass) killedOf() []*killedItem {
-	return items(p.resultOf(subagentsStep).(*subagentResult), p.resultOf(attemptsStep).(*attemptResult))
+	return items(p.subagents(), p.attempts())
 }
