@@ -11,6 +11,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/replay"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
 
 // The names the command line uses, so that cmd/pmcheck depends on package
@@ -140,3 +141,7 @@ const (
 // PartialNotice is the harness's partial-output notice, assembled at run
 // time (harness.PartialNotice).
 func PartialNotice() string { return harness.PartialNotice() }
+
+// ParseTimestamp reads a row's timestamp as the transcript reader does
+// (ISO-8601; no offset is UTC); the zero time when it does not parse.
+func ParseTimestamp(s string) time.Time { return transcript.ParseTime(s) }

@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pmcheck/pmcheck/analyze/layout"
 	"io"
 	"io/fs"
 	"os"
@@ -35,6 +34,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 
 	"github.com/pmcheck/pmcheck/collect/redact"
 )
@@ -378,8 +380,8 @@ func sessionMatches(path, cwd string, opts Options) (bool, error) {
 			return true
 		}
 		if !opts.Since.IsZero() {
-			t, err := time.Parse(time.RFC3339Nano, r.Timestamp)
-			if err != nil || t.Before(opts.Since) {
+			t := analyze.ParseTimestamp(r.Timestamp)
+			if t.IsZero() || t.Before(opts.Since) {
 				return true
 			}
 		}

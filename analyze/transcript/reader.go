@@ -1258,7 +1258,8 @@ func digits(s string) int {
 	return v
 }
 
-// ParseTime is parseTime for other readers (journal, sidecars).
+// ParseTime is parseTime for other readers (journal, sidecars, collect's
+// session matching through the façade): one reading of a timestamp.
 func ParseTime(s string) time.Time { return parseTime(s) }
 
 // shellOutputOf is ship.OutputOf (a variable so that a test can read with
