@@ -204,3 +204,24 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 		}
 	})
 }
+
+// TestConsumedFailureIsNotOutstanding: a background agent whose failure
+// the parent consumed (enqueued and removed) is killed, but its work is not
+// outstanding at a later push (seed 002: no hit); one whose failure was
+// only enqueued is. Check and the resume gate read it alike
+// (internal/differential).
+func TestConsumedFailureIsNotOutstanding(t *testing.T) {
+	run := loadRun(t, "detect-consumed-failure-then-push", model.KindSession)
+	f := detect.Analyze(run, detect.Options{})
+	if len(f.Ships) != 1 || !reflect.DeepEqual(f.Ships[0].OutstandingKilled, []string{"Audit the image links"}) {
+		t.Fatalf("ships %+v, want the push with only the unconsumed failure outstanding", f.Ships)
+	}
+	for _, s := range f.Subagents {
+		if !s.Killed {
+			t.Errorf("%s: not killed; a consumed failure is still a kill", s.Description)
+		}
+	}
+	if g := detect.GateOf(run, detect.Options{}); !reflect.DeepEqual(g.Outstanding, []string{"Audit the image links"}) {
+		t.Errorf("the gate has %q outstanding", g.Outstanding)
+	}
+}
