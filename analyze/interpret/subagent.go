@@ -256,9 +256,10 @@ func QueueBalances(t *model.Transcript) map[string]int {
 
 // Consumed reports whether the parent consumed a background agent's report:
 // its task-notification was enqueued and removed again (balances from
-// QueueBalances of the call's owner), so the parent saw how it ended. Seed
-// 002: an async subagent that failed but whose report was consumed is no
-// hit; its work is not outstanding, for the resume gate and for check alike.
+// QueueBalances of the call's owner), so the parent saw how it ended. The
+// resume gate's design makes an async subagent that failed but whose report
+// was consumed no hit; its work is not outstanding, for the gate and for
+// check alike.
 func Consumed(balances map[string]int, toolUseID string) bool {
 	b, ok := balances[toolUseID]
 	return ok && toolUseID != "" && b <= 0
