@@ -79,7 +79,7 @@ func ReadGate(path string, opts GateOptions) (*GateState, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", path)
 	}
-	res, err := Load([]string{path}, Options{})
+	res, err := Load([]string{path}, Options{SessionOnly: true})
 	if err != nil {
 		return nil, err
 	}

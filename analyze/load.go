@@ -42,6 +42,10 @@ type Options struct {
 	// Shard, when Count > 1, keeps only the part of each root that falls into
 	// shard Index (0-based) of Count.
 	Shard Shard
+	// SessionOnly, for a session transcript given as the path, walks only
+	// that session's files (discover.WalkSession) instead of its whole
+	// folder: the resume gate's reading (ReadGate).
+	SessionOnly bool
 	// Shell, when set, classifies the Bash commands of every transcript
 	// while it is read, so that the detectors reuse the analyses (see
 	// ShellOptions).
@@ -210,7 +214,12 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 		display = shown
 	}
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
-	inv, err := discover.WalkJobs(root, opts.Jobs)
+	var inv *discover.Inventory
+	if opts.SessionOnly && tgt.session != "" {
+		inv, err = discover.WalkSession(root, layout.Stem(tgt.session))
+	} else {
+		inv, err = discover.WalkJobs(root, opts.Jobs)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: cannot be listed: %v", given, err)
 	}

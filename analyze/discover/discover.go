@@ -363,3 +363,53 @@ func reason(err error) string {
 	}
 	return err.Error()
 }
+
+// WalkSession lists what WalkJobs(root, 1) would for the one session whose
+// transcript is stem + ".jsonl" at root: root's own files (a legacy agent
+// transcript sits beside its session) and the session's folder stem, whole
+// (its subagents, sidecars and Workflow runs), but no other folder. The
+// resume gate reads one session on every ship action, in a projects folder
+// that may hold hundreds of other sessions' folders.
+func WalkSession(root, stem string) (*Inventory, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	if realRoot, err = filepath.Abs(realRoot); err != nil {
+		return nil, err
+	}
+	f := newWalkFound()
+	visit := f.visit(root, realRoot)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			rel, rerr := filepath.Rel(root, p)
+			if rerr != nil {
+				return rerr
+			}
+			rel = filepath.ToSlash(rel)
+			if rel != "." && rel != stem && !strings.HasPrefix(rel, stem+"/") {
+				return fs.SkipDir
+			}
+		}
+		return visit(p, d, err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	inv := &f.inv
+	inv.Metas = map[string]bool{}
+	for _, files := range inv.AgentFiles {
+		for _, a := range files {
+			if f.metas[layout.MetaOf(a)] {
+				inv.Metas[a] = true
+			}
+		}
+	}
+	sort.Strings(inv.Sessions)
+	sort.Strings(inv.WorkflowDirs)
+	for id := range inv.AgentFiles {
+		sort.Strings(inv.AgentFiles[id])
+	}
+	sort.Slice(inv.Refused, func(i, j int) bool { return inv.Refused[i].Path < inv.Refused[j].Path })
+	return inv, nil
+}
