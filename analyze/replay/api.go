@@ -345,7 +345,7 @@ func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOp
 		case live:
 		case predicted != nil && observed != model.OutcomeKilled:
 			m := *predicted
-			m.Kind, m.Predicted, m.Observed = "mismatch", "killed", observed
+			m.Kind, m.Predicted, m.Observed = "mismatch", model.OutcomeKilled, observed
 			m.Message = fmt.Sprintf("the Workflow runtime would have killed this attempt at %s (no progress for %ds); observed: %s", clock.Format(predicted.At), int(o.RuntimeStall/time.Second), observed)
 			events = append(events, m)
 		case predicted == nil && observed == model.OutcomeKilled:

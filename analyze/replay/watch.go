@@ -84,7 +84,7 @@ type occ struct {
 	key      string
 	ordinal  int
 	agentID  string
-	closedBy string // "", completed, failed
+	closedBy string // "", model.OutcomeCompleted, model.OutcomeFailed (as check's Attempt.ClosedBy)
 	started  model.Evidence
 	closed   model.Evidence
 	index    int // position in the watcher's occurrence list
@@ -251,13 +251,13 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 	// occurrence order as watch's scan takes them.
 	sort.Slice(s.newClosed, func(i, j int) bool { return s.newClosed[i].index < s.newClosed[j].index })
 	for _, o := range s.newClosed {
-		if o.closedBy == "failed" {
+		if o.closedBy == model.OutcomeFailed {
 			s.pendFail = append(s.pendFail, &pending{h: handle{o.key, o.ordinal}, current: o})
 		}
 	}
 	s.pendFail = s.resolve(s.pendFail, now, s.tryFailed, s.forceFailed)
 	for _, o := range s.newClosed {
-		if o.closedBy == "completed" {
+		if o.closedBy == model.OutcomeCompleted {
 			s.pendOK = append(s.pendOK, &pending{h: handle{o.key, o.ordinal}, current: o})
 		}
 	}
@@ -280,7 +280,7 @@ func (s *watcher) poll(now time.Time) (bool, int) {
 		s.resolvedAt = nil
 	}
 	terminal, parentUnknown := s.lifecycle(now, resolved)
-	eligible := terminal == "completed" || terminal == "failed" || terminal == "stopped" ||
+	eligible := terminal == interpret.TerminalCompleted || terminal == interpret.TerminalFailed || terminal == interpret.TerminalStopped ||
 		(terminal == "journal_resolved" && s.resolvedAt != nil && now.Sub(*s.resolvedAt) >= s.opt.DoneGrace)
 	for g, at := range s.w.Launches {
 		if !at.After(now) && g+1 > s.knownNewestLaunch {
@@ -346,9 +346,9 @@ func (s *watcher) apply(l journalLine) {
 			countLooked(1)
 		}
 		o := s.occs[i]
-		o.closedBy, o.closed = "completed", l.Where
+		o.closedBy, o.closed = model.OutcomeCompleted, l.Where
 		if l.Kind == LineFailed {
-			o.closedBy = "failed"
+			o.closedBy = model.OutcomeFailed
 		}
 		if !o.superseded { // the key's newest occurrence
 			s.openLast--
@@ -567,7 +567,7 @@ func verdictOf(occs []*occ) (agents, attempts int, verdict string) {
 		if o.prev < 0 {
 			agents++
 		}
-		if !o.superseded && o.closedBy != "completed" {
+		if !o.superseded && o.closedBy != model.OutcomeCompleted {
 			failed++
 		}
 	}

@@ -215,7 +215,7 @@ func launchTerminals(l *model.WorkflowLaunch, gen int) []lifecycleTerminal {
 	var ts []lifecycleTerminal
 	if l.ResultAt != nil {
 		switch l.Status {
-		case "completed", "failed", "stopped":
+		case interpret.TerminalCompleted, interpret.TerminalFailed, interpret.TerminalStopped:
 			ts = append(ts, lifecycleTerminal{At: l.ResultAt.Time.UTC(), Status: l.Status, Source: "sync-result", Generation: gen, Where: *l.ResultAt})
 		}
 	}
@@ -224,7 +224,7 @@ func launchTerminals(l *model.WorkflowLaunch, gen int) []lifecycleTerminal {
 		ts = append(ts, lifecycleTerminal{At: n.At.Time.UTC(), Status: st, Source: "notification", Generation: gen, Where: n.At})
 	}
 	for _, s := range l.Stops {
-		ts = append(ts, lifecycleTerminal{At: s.Time.UTC(), Status: "stopped", Source: "task-stop", Generation: gen, Where: s})
+		ts = append(ts, lifecycleTerminal{At: s.Time.UTC(), Status: interpret.TerminalStopped, Source: "task-stop", Generation: gen, Where: s})
 	}
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].At.Before(ts[j].At) })
 	return ts
