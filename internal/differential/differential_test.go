@@ -70,7 +70,9 @@ func shipRows(t *testing.T, root string) []shipRow {
 	facts := analyze.Facts(res.Runs, analyze.FactsOptions{})
 	var out []shipRow
 	for i, run := range res.Runs {
-		if run.Kind != model.KindSession || run.Main == nil {
+		// The hooks read Claude Code's own transcripts (JSON lines); an
+		// Agent SDK stream or another input check reads has no hook.
+		if run.Kind != model.KindSession || run.Main == nil || !strings.HasSuffix(run.Main.File, ".jsonl") {
 			continue
 		}
 		byLine := map[int]*shipRow{}

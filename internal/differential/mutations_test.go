@@ -25,7 +25,9 @@ func sessionFiles(t *testing.T, root string) []string {
 	}
 	var out []string
 	for _, run := range res.Runs {
-		if run.Kind == model.KindSession && run.Main != nil && run.Main.Rows > 0 {
+		// The hooks read Claude Code's own transcripts (JSON lines); an
+		// Agent SDK stream or another input check reads has no hook.
+		if run.Kind == model.KindSession && run.Main != nil && run.Main.Rows > 0 && strings.HasSuffix(run.Main.File, ".jsonl") {
 			out = append(out, run.Main.File)
 		}
 	}
