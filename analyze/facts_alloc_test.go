@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 )
 
 // Facts of one run on one job allocates what the run's analysis does and
@@ -12,6 +13,7 @@ import (
 // fleet), and its options used to move to the heap each time for the
 // goroutines of the many-runs path.
 func TestOneRunFactsAllocatesOnlyItsResult(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	res, err := Load([]string{filepath.Join("..", "fixtures", "runs", "detect-sync-killed")}, Options{})
 	if err != nil || len(res.Runs) == 0 {
 		t.Fatalf("%v, %d runs", err, len(res.Runs))
