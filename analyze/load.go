@@ -186,28 +186,9 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 		}
 		return fmt.Errorf("%s: cannot be read: %v", given, err)
 	}
-	root, tgt := given, target{}
-	switch {
-	case st.IsDir():
-		if _, err := os.Stat(filepath.Join(given, layout.Journal)); err == nil {
-			root, tgt.workflow = layout.WorkflowRoot(given)
-		}
-	case filepath.Base(given) == layout.Journal:
-		root, tgt.workflow = layout.WorkflowRoot(filepath.Dir(given))
-	case layout.IsTranscriptName(given) && isStreamFile(given):
-		root, tgt.stream = filepath.Dir(given), filepath.Base(given)
-	case strings.HasSuffix(given, ".json") && !layout.IsMetaName(filepath.Base(given)):
-		// A JSON file given by name is read as an execution file: one
-		// that is not a message array is an input problem, not a pass.
-		root, tgt.stream, tgt.array = filepath.Dir(given), filepath.Base(given), true
-	case layout.IsTranscriptName(given):
-		root = filepath.Dir(given)
-		tgt.session = filepath.Base(given)
-		if layout.AgentIDFromName(tgt.session) != "" {
-			return fmt.Errorf("%s: is a subagent transcript; give its parent session transcript or the folder that holds both", given)
-		}
-	default:
-		return fmt.Errorf("%s: not a .jsonl transcript or message stream, a .json execution file, a journal.jsonl or a directory", given)
+	root, tgt, err := inputRoot(given, st.IsDir())
+	if err != nil {
+		return err
 	}
 	display := displayRoot(root)
 	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
@@ -241,6 +222,35 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 	l.load(tgt)
 	l.flushErrors()
 	return nil
+}
+
+// inputRoot is the root a path given on the command line is read from, and
+// the run it names when it names one (isDir: given is a directory).
+func inputRoot(given string, isDir bool) (root string, tgt target, err error) {
+	root = given
+	switch {
+	case isDir:
+		if _, err := os.Stat(filepath.Join(given, layout.Journal)); err == nil {
+			root, tgt.workflow = layout.WorkflowRoot(given)
+		}
+	case filepath.Base(given) == layout.Journal:
+		root, tgt.workflow = layout.WorkflowRoot(filepath.Dir(given))
+	case layout.IsTranscriptName(given) && isStreamFile(given):
+		root, tgt.stream = filepath.Dir(given), filepath.Base(given)
+	case strings.HasSuffix(given, ".json") && !layout.IsMetaName(filepath.Base(given)):
+		// A JSON file given by name is read as an execution file: one
+		// that is not a message array is an input problem, not a pass.
+		root, tgt.stream, tgt.array = filepath.Dir(given), filepath.Base(given), true
+	case layout.IsTranscriptName(given):
+		root = filepath.Dir(given)
+		tgt.session = filepath.Base(given)
+		if layout.AgentIDFromName(tgt.session) != "" {
+			return "", tgt, fmt.Errorf("%s: is a subagent transcript; give its parent session transcript or the folder that holds both", given)
+		}
+	default:
+		return "", tgt, fmt.Errorf("%s: not a .jsonl transcript or message stream, a .json execution file, a journal.jsonl or a directory", given)
+	}
+	return root, tgt, nil
 }
 
 type loader struct {

@@ -124,8 +124,18 @@ func (l *loader) baseline(root *yaml.Node) *Baseline {
 // Apply marks the findings whose fingerprint the baseline lists as Suppressed
 // and returns the entries that matched no finding, in file order.
 func (b *Baseline) Apply(findings []Finding) (stale []BaselineEntry) {
+	stale, _ = b.ApplyLegacy(findings)
+	return stale
+}
+
+// ApplyLegacy is Apply that also accepts a finding's LegacyFingerprint (the
+// working-directory-relative scheme of baselines written before
+// fingerprints hashed the repository-relative path), and returns the
+// entries that matched only that way: the baseline works as it did, and
+// the caller says how to rewrite it.
+func (b *Baseline) ApplyLegacy(findings []Finding) (stale, legacy []BaselineEntry) {
 	if b == nil {
-		return nil
+		return nil, nil
 	}
 	known := map[string]bool{}
 	for _, e := range b.Entries {
@@ -133,17 +143,27 @@ func (b *Baseline) Apply(findings []Finding) (stale []BaselineEntry) {
 	}
 	matched := map[string]bool{}
 	for i := range findings {
-		if known[findings[i].Fingerprint] {
-			findings[i].Suppressed = true
-			matched[findings[i].Fingerprint] = true
+		f := &findings[i]
+		for _, fp := range [...]string{f.Fingerprint, f.LegacyFingerprint} {
+			if fp != "" && known[fp] {
+				f.Suppressed = true
+				matched[fp] = true
+			}
 		}
+	}
+	current := map[string]bool{}
+	for i := range findings {
+		current[findings[i].Fingerprint] = true
 	}
 	for _, e := range b.Entries {
-		if !matched[e.Fingerprint] {
+		switch {
+		case !matched[e.Fingerprint]:
 			stale = append(stale, e)
+		case !current[e.Fingerprint]:
+			legacy = append(legacy, e)
 		}
 	}
-	return stale
+	return stale, legacy
 }
 
 // WriteBaseline writes a baseline that suppresses every given finding, sorted

@@ -52,6 +52,22 @@ func (e *EvalError) Error() string {
 // finding: the first in fact order, with the others' locations added to its
 // evidence.
 func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
+	return EvaluateWith(pack, runs, EvalOptions{})
+}
+
+// EvalOptions tune Evaluate.
+type EvalOptions struct {
+	// Identity maps a run's path to the path its findings' fingerprints
+	// hash (analyze.RunIdentity: relative to the repository, whatever the
+	// working directory); nil hashes the path as the facts carry it.
+	Identity func(runPath string) string
+	// Legacy also computes each finding's LegacyFingerprint (the path as
+	// the facts carry it), for baselines written before Identity existed.
+	Legacy bool
+}
+
+// EvaluateWith is Evaluate with options.
+func EvaluateWith(pack *Pack, runs []model.Facts, opts EvalOptions) ([]Finding, error) {
 	var (
 		out     []Finding
 		machine vm.VM // reused: one VM per evaluation, not one per fact
@@ -85,9 +101,16 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					index = make(map[[16]byte]int32, len(matched))
 				}
 				out = slices.Grow(out, len(matched))
-				var fp *fingerprinter
+				var fp, legacy *fingerprinter
 				if len(matched) > 0 {
-					fp = newFingerprinter(r.ID, facts.Run.Path, facts.Run.ID, c.kind)
+					id := facts.Run.Path
+					if opts.Identity != nil {
+						id = opts.Identity(id)
+					}
+					fp = newFingerprinter(r.ID, id, facts.Run.ID, c.kind)
+					if opts.Legacy && id != facts.Run.Path {
+						legacy = newFingerprinter(r.ID, facts.Run.Path, facts.Run.ID, c.kind)
+					}
 				}
 				for _, pos := range matched {
 					fact, at, t := factAt(facts, c.kind, int(pos))
@@ -131,6 +154,10 @@ func Evaluate(pack *Pack, runs []model.Facts) ([]Finding, error) {
 					}
 					if f.Time.IsZero() {
 						f.Time = at.Time
+					}
+					if legacy != nil {
+						old := legacy.sum(fact)
+						f.LegacyFingerprint = hex.EncodeToString(old[:])
 					}
 					index[sum] = int32(len(out))
 					out = append(out, f)
@@ -333,8 +360,8 @@ func appendJoined(b []byte, parts ...string) []byte {
 }
 
 // Fingerprint is the stable identity of a finding: a hash of the rule id, the
-// run's path (its main transcript or run directory, as reports show it) and
-// id, the fact kind and the fact's identity within the run. It never includes
+// run's path (its main transcript or run directory, relative to the
+// repository that holds it: EvalOptions.Identity) and id, the fact kind and the fact's identity within the run. It never includes
 // line numbers, times, severities or messages, so re-levelling a rule or
 // rewording its message keeps baselines valid. The path is what keeps a
 // baseline entry from suppressing a finding of another file: several files

@@ -297,3 +297,32 @@ func TestBaselineErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyFingerprintsStillMatch: with an Identity the fingerprint hashes
+// the identity path; LegacyFingerprint is the one of the path as the facts
+// carry it, and a baseline listing it still suppresses the finding, listed
+// apart so that check can say how to rewrite it.
+func TestLegacyFingerprintsStillMatch(t *testing.T) {
+	pack, err := Build(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := []model.Facts{{Run: model.RunFact{Kind: "session", ID: "s1", Path: "sub/s1.jsonl"},
+		Subagents: []model.SubagentFact{{RunID: "s1", ToolUseID: "toolu_1", Description: "d", Outcome: "killed", Killed: true, Signature: "A"}}}}
+	plain, err := Evaluate(pack, facts)
+	if err != nil || len(plain) == 0 {
+		t.Fatalf("no findings to compare (%v)", err)
+	}
+	moved, err := EvaluateWith(pack, facts, EvalOptions{Identity: func(p string) string { return "repo/" + p }, Legacy: true})
+	if err != nil || len(moved) != len(plain) {
+		t.Fatalf("%d findings, want %d (%v)", len(moved), len(plain), err)
+	}
+	if moved[0].Fingerprint == plain[0].Fingerprint || moved[0].LegacyFingerprint != plain[0].Fingerprint {
+		t.Fatalf("fingerprint %s legacy %s; want a new one and the old %s", moved[0].Fingerprint, moved[0].LegacyFingerprint, plain[0].Fingerprint)
+	}
+	b := &Baseline{Entries: []BaselineEntry{{Fingerprint: plain[0].Fingerprint}}}
+	stale, legacy := b.ApplyLegacy(moved)
+	if len(stale) != 0 || len(legacy) != 1 || !moved[0].Suppressed {
+		t.Errorf("stale %v legacy %v suppressed %v; want the entry matched through its legacy fingerprint", stale, legacy, moved[0].Suppressed)
+	}
+}

@@ -43,10 +43,16 @@ type Finding struct {
 	EvidenceMore int `json:"evidence_more,omitempty"`
 	// Time is the simulated time of the fact (zero when unknown).
 	Time time.Time `json:"time,omitzero"`
-	// Fingerprint is stable across runs and machines: it hashes the rule id,
-	// the run's path and id and the fact's identity, never line numbers or
+	// Fingerprint is stable across runs, machines, clones and working
+	// directories: it hashes the rule id, the run's repository-relative path
+	// and id and the fact's identity, never line numbers or
 	// times.
 	Fingerprint string `json:"fingerprint"`
+	// LegacyFingerprint is the fingerprint pmcheck 0.x gave the finding
+	// before fingerprints hashed the repository-relative path (the path as
+	// the working directory showed it); set only when asked for
+	// (EvalOptions.Legacy) and different. Baselines still match it.
+	LegacyFingerprint string `json:"-"`
 	// Suppressed is set when a baseline entry matched.
 	Suppressed bool `json:"suppressed,omitempty"`
 	// Fact points at the fact the rule matched (the first one when several

@@ -42,6 +42,14 @@ type actionFile struct {
 // exit code, what it wrote to GITHUB_OUTPUT, and the stub's arguments.
 func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code int, extraEnv ...string) (int, map[string]string, []string) {
 	t.Helper()
+	return runCheckStepWith(t, workspace, inputs, code, "", extraEnv...)
+}
+
+// runCheckStepWith is runCheckStep with the real pmcheck binary bin instead
+// of the stub when bin is not "" (the stub's arguments are then not
+// recorded).
+func runCheckStepWith(t *testing.T, workspace string, inputs map[string]string, code int, bin string, extraEnv ...string) (int, map[string]string, []string) {
+	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found")
 	}
@@ -75,6 +83,9 @@ func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code
 				t.Fatalf("action.yml: env %s=%q is not an input or step output", k, v)
 			case m[1] == "steps" && m[2] == "install.outputs.path":
 				v = stub // the install step's pmcheck
+				if bin != "" {
+					v = bin
+				}
 			case m[1] == "steps":
 				v = inputs["step:"+m[2]] // another step's output, as the test gives it
 			default:
@@ -91,6 +102,9 @@ func runCheckStep(t *testing.T, workspace string, inputs map[string]string, code
 		}
 		cmd := exec.Command("bash", "-e", "-c", step.Run)
 		cmd.Dir = workspace
+		if wd := inputs["working-directory"]; wd != "" {
+			cmd.Dir = filepath.Join(workspace, wd) // the step's working-directory:
+		}
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		exit := 0

@@ -141,7 +141,8 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	pipe := pipeline{Rules: packOf, Settings: settings, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels, DropFacts: c.dropFacts}
+	pipe := pipeline{Rules: packOf, Settings: settings, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels, DropFacts: c.dropFacts,
+		RepoRoot: c.RepoRoot, Legacy: baseline != nil}
 	if c.Commits != "" {
 		rng, err := analyze.ReadRange(analyze.RangeOptions{Repo: c.Repo, Spec: c.Commits, CheckpointRepos: c.Checkpoints})
 		if err != nil {
@@ -201,7 +202,13 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 			return nil, usageError("--write-baseline %s: %v", c.WriteBaseline, err)
 		}
 	}
-	stale := baseline.Apply(findings)
+	stale, legacy := baseline.ApplyLegacy(findings)
+	if len(legacy) > 0 {
+		// The older scheme hashed the run path as the working directory
+		// showed it: those entries match from this folder only.
+		fmt.Fprintf(env.Stderr, "pmcheck: %s: %d of its entries use the older fingerprints (relative to the working directory, not the repository); they still match here, but not from another folder or clone: rewrite it with --write-baseline %s (docs/rules.md, \"Findings and fingerprints\")\n",
+			c.Baseline, len(legacy), c.Baseline)
+	}
 	doc, err := report.New(report.Input{
 		Tool:          report.Tool{Name: "pmcheck", Version: Version, InformationURI: "https://github.com/pmcheck/pmcheck"},
 		Root:          root,

@@ -31,6 +31,12 @@ type pipeline struct {
 	// DropFacts keeps only the run fact of each run (no report asked for
 	// shows the others).
 	DropFacts bool
+	// RepoRoot is --repo-root (""): fingerprints hash run paths relative
+	// to it, or to the repository found above each input
+	// (analyze.RunIdentity). Legacy also computes the fingerprints of
+	// baselines written before that (a baseline is loaded).
+	RepoRoot string
+	Legacy   bool
 }
 
 // evaluated is what the pipeline produced.
@@ -89,8 +95,12 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	// on every core a large file is decoded on; the detectors reuse it.
 	load := p.Load
 	load.Shell = &analyze.ShellOptions{DeployLabels: fopts.Detect.DeployLabels, Cache: fopts.Detect.Classifications}
+	identities := make([]func(string) string, len(paths))
+	for i, given := range paths {
+		identities[i] = analyze.RunIdentity(given, p.RepoRoot)
+	}
 	res, runs, err := analyze.Each(paths, load, func(run *analyze.Run, input int) runResult {
-		return p.analyse(run, input, fopts)
+		return p.analyse(run, input, fopts, rules.EvalOptions{Identity: identities[input], Legacy: p.Legacy})
 	})
 	if err != nil {
 		return nil, usageError("%v", err)
@@ -123,7 +133,7 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 
 // analyse derives one run's facts, evaluates the rules on them and keeps
 // what the reports need.
-func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOptions) runResult {
+func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOptions, eopts rules.EvalOptions) runResult {
 	facts := analyze.Facts([]*analyze.Run{run}, fopts)
 	r := runResult{Summary: report.RunSummaryFromFact(facts[0].Run), input: int32(input)}
 	if p.Range != nil {
@@ -159,7 +169,7 @@ func (p pipeline) analyse(run *analyze.Run, input int, fopts analyze.FactsOption
 	if pack, err := p.Rules(); err != nil {
 		m.err = err
 	} else {
-		m.findings, m.err = rules.Evaluate(pack, facts)
+		m.findings, m.err = rules.EvaluateWith(pack, facts, eopts)
 	}
 	if !p.DropFacts {
 		rf := report.NewRunFacts(facts[0])
