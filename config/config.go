@@ -22,6 +22,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/pmcheck/pmcheck/report"
+
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
@@ -141,7 +143,9 @@ func Load(path string) (*Config, error) {
 var (
 	keys    = []string{"allow-empty", "baseline", "deploy-labels", "disable", "fail-level", "git", "junit-no-file-line", "outputs", "paths", "publish-tools", "rules", "severity", "version"}
 	gitKeys = []string{"base", "checkpoints", "commits", "head", "repo"}
-	formats = []string{"github", "json", "junit", "markdown", "sarif", "text"}
+	// formats are --format's (one list: a format --format takes is one
+	// outputs takes).
+	formats = report.Formats
 	levels  = []string{"error", "warning", "note"}
 	ruleID  = lazyre.New(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
 )

@@ -68,7 +68,7 @@ colour: blue
 		`cfg.yaml:2:13: fail-level "fatal" is not one of error, warning, note, none`,
 		`cfg.yaml:4:14: severity of some-rule must be error, warning or note`,
 		`cfg.yaml:6:3: unknown key "branch" under git; valid keys: base, checkpoints, commits, head, repo`,
-		`cfg.yaml:7:11: outputs: "pdf=x.pdf" names no format; use FORMAT or FORMAT=FILE with FORMAT one of github, json, junit, markdown, sarif, text`,
+		`cfg.yaml:7:11: outputs: "pdf=x.pdf" names no format; use FORMAT or FORMAT=FILE with FORMAT one of text, json, sarif, junit, github, markdown, html`,
 		`cfg.yaml:8:14: allow-empty takes true or false`,
 		`cfg.yaml:9:1: unknown key "colour"; valid keys: allow-empty, baseline, deploy-labels, disable, fail-level, git, junit-no-file-line, outputs, paths, publish-tools, rules, severity, version`,
 	}
@@ -123,5 +123,18 @@ func TestFindWalksUpToTheRepositoryRoot(t *testing.T) {
 	os.WriteFile(filepath.Join(deep, FileName), []byte("paths: [y]\n"), 0o644)
 	if got, _ := Find(deep); got != filepath.Join(deep, FileName) {
 		t.Fatalf("Find = %q, want the nearest config", got)
+	}
+}
+
+// TestOutputsTakeEveryFormat (issue 31, item 5): outputs takes every format
+// --format takes, html included.
+func TestOutputsTakeEveryFormat(t *testing.T) {
+	src := "outputs: [text, json=r.json, sarif=r.sarif, junit=r.xml, github, markdown=r.md, html=r.html]\n"
+	cfg, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Outputs) != 7 {
+		t.Errorf("outputs %v, want all 7", cfg.Outputs)
 	}
 }

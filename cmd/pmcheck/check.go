@@ -26,7 +26,7 @@ type CheckCmd struct {
 	Severity        []string `name:"severity" placeholder:"ID=LEVEL" help:"Re-level a rule: ID=error|warning|note (repeatable)."`
 	FailLevel       string   `name:"fail-level" default:"" enum:"error,warning,note,none," help:"Exit 1 when a finding is at or above this level (error, warning, note; none never fails; default error)."`
 	Baseline        string   `name:"baseline" placeholder:"FILE" help:"Baseline of known findings (fingerprints) to suppress."`
-	WriteBaseline   string   `name:"write-baseline" placeholder:"FILE" help:"Write a baseline that suppresses every current finding, then report as usual."`
+	WriteBaseline   string   `name:"write-baseline" placeholder:"FILE" help:"Write a baseline that suppresses every current finding, then report as usual (no baseline is read)."`
 	Format          []string `name:"format" short:"f" placeholder:"FORMAT[=FILE]" help:"Report format, optionally to a file: text, json, sarif, junit, github, markdown, html (repeatable; default text)."`
 	Verbose         bool     `name:"verbose" short:"v" help:"List every analyzed run in the text report."`
 	JUnitNoFileLine bool     `name:"junit-no-file-line" help:"Leave the file and line attributes out of JUnit test cases."`
@@ -128,7 +128,9 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		packOf, settings = func() (*rules.Pack, error) { return pack, nil }, pack.Settings
 	}
 	var baseline *rules.Baseline
-	if c.Baseline != "" {
+	// Writing a baseline never reads one: the file it replaces (often the
+	// config's baseline, which may not exist yet) has no say in it.
+	if c.Baseline != "" && c.WriteBaseline == "" {
 		if baseline, err = rules.LoadBaseline(c.Baseline); err != nil {
 			return nil, usageError("%v", err)
 		}

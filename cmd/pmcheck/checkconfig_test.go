@@ -138,3 +138,26 @@ func TestAbsoluteRootOutsideTheWorkingDirectoryKeepsFullPaths(t *testing.T) {
 		t.Errorf("render of the report: exit %d %s\n%s", code, errs, rendered)
 	}
 }
+
+// TestConfigOutputsHTMLAndWritesItsBaseline (issue 31, item 5): a config
+// whose outputs name html= writes the page, and --write-baseline to the
+// config's own baseline path, which does not exist yet, writes it instead
+// of failing to read it; the next check reads it.
+func TestConfigOutputsHTMLAndWritesItsBaseline(t *testing.T) {
+	repo := configRepo(t, "paths: [.agent-runs]\nbaseline: .pmcheck/baseline.json\noutputs: [text, html=out/r.html]\n")
+	os.MkdirAll(filepath.Join(repo, "out"), 0o755)
+	os.MkdirAll(filepath.Join(repo, ".pmcheck"), 0o755)
+	code, _, errs := inDir(t, repo, "check", "--write-baseline", ".pmcheck/baseline.json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (findings, reported as usual): %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "out", "r.html")); err != nil {
+		t.Errorf("the config's html output was not written: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".pmcheck", "baseline.json")); err != nil {
+		t.Errorf("the baseline was not written: %v", err)
+	}
+	if code, out, errs := inDir(t, repo, "check"); code != 0 {
+		t.Errorf("with the written baseline: exit %d, want 0\n%s%s", code, out, errs)
+	}
+}
