@@ -228,7 +228,8 @@ func (c *classifier) script(src string, depth int) {
 		c.possible(src)
 		return
 	}
-	f, err := parseBounded(src)
+	f, parsed, err := parseBounded(src)
+	c.src = parsed
 	if err != nil {
 		if c.out.ParseError == "" {
 			c.out.ParseError = err.Error()
@@ -1129,7 +1130,7 @@ func ConfigAliases(command string) map[string][]string {
 	if !strings.Contains(command, "alias.") {
 		return nil
 	}
-	f, err := parseBounded(command)
+	f, _, err := parseBounded(command)
 	if err != nil {
 		return nil
 	}
