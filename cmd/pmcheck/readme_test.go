@@ -51,3 +51,26 @@ func TestReadmeExamplesAreReal(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeWarnsGoRunCompilesFirst (issue 31, item 10): a first `go run`
+// compiles for a minute or two in silence; the README says so right after
+// the command, and offers the binary route before it.
+func TestReadmeWarnsGoRunCompilesFirst(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	cmd := strings.Index(s, "\ngo run ./cmd/pmcheck check ")
+	if cmd < 0 {
+		t.Fatal("README lost its go run command")
+	}
+	section := strings.Index(s, "## The two commands")
+	if section < 0 || section > cmd || !strings.Contains(s[section:cmd], "release binary") || !strings.Contains(s[section:cmd], "pmcheck check fixtures/") {
+		t.Error("the README does not offer the release binary or a build, and its command, before go run")
+	}
+	end := strings.Index(s[cmd:], "\nRun the tests")
+	if end < 0 || !strings.Contains(s[cmd:cmd+end], "cold Go build") || !strings.Contains(s[cmd:cmd+end], "minutes") {
+		t.Error("the README does not say next to go run that a cold cache compiles for minutes in silence")
+	}
+}
