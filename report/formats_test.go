@@ -345,3 +345,32 @@ func TestActionText(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownEvidenceLinksEveryLocation (issue 31, item 7): the evidence
+// column is never empty for a finding with evidence: every location, the
+// primary one first, links to its file and line relative to the
+// repository, and a file name cannot end the link or add markup.
+func TestMarkdownEvidenceLinksEveryLocation(t *testing.T) {
+	out := string(render(t, fixtureMixed(t), FormatMarkdown, Options{}))
+	want := "| [agent-runs/s1.jsonl:210](agent-runs/s1.jsonl#L210) |\n"
+	if !strings.Contains(out, "git push origin main while killed subagent toolu\\_01 was unreviewed "+want) {
+		t.Errorf("the single-evidence finding's evidence cell is not a link to its line:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.HasPrefix(l, "| error") || strings.HasPrefix(l, "| warning")) && strings.HasSuffix(l, "|  |") {
+			t.Errorf("a finding row with an empty evidence cell: %s", l)
+		}
+	}
+	hostile := string(render(t, fixtureHostile(t), FormatMarkdown, Options{}))
+	for _, m := range regexp.MustCompile(`(?:^|[^\\])\]\(([^)]*)\)`).FindAllStringSubmatch(hostile, -1) {
+		if !regexp.MustCompile(`^[A-Za-z0-9/._%-]+(#L[0-9]+)?$`).MatchString(m[1]) {
+			t.Errorf("link target %q has a character outside the safe set", m[1])
+		}
+	}
+	if got := mdSourceLink("a b/x](y).jsonl", 3); got != `[a b/x\](y).jsonl:3](a%20b/x%5D%28y%29.jsonl#L3)` {
+		t.Errorf("mdSourceLink: %s", got)
+	}
+	if got := mdSourceLink("/abs/x.jsonl", 3); strings.Contains(got, "](") {
+		t.Errorf("an absolute path is linked: %s", got)
+	}
+}

@@ -139,17 +139,30 @@ func markdown(doc *Document, htmlLink string) []byte {
 			if f.Suppressed {
 				sev += " (suppressed)"
 			}
-			var ev []string
+			// Every evidence location, the primary one first, as a link to
+			// the file and line relative to the repository.
+			var ev strings.Builder
 			for _, e := range f.Evidence {
-				if e.File != "" && e != p {
-					ev = append(ev, fmt.Sprintf("%s at %s", location(doc.displayPath(e.File), e.Line), simTime(e.Time)))
+				if e.File == "" {
+					continue
+				}
+				if ev.Len() > markdownMaxCellText {
+					ev.WriteString("; …")
+					break
+				}
+				if ev.Len() > 0 {
+					ev.WriteString("; ")
+				}
+				ev.WriteString(mdSourceLink(doc.displayPath(e.File), e.Line))
+				if e != p {
+					ev.WriteString(" at " + simTime(e.Time))
 				}
 			}
 			if f.EvidenceMore > 0 {
 				ev = append(ev, moreEvidence(f.EvidenceMore))
 			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
-				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdCell(truncateBytes(strings.Join(ev, "; "), markdownMaxCellText)))
+				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), ev.String())
 			if htmlLink != "" {
 				// The anchor of the finding in the HTML report (its id there).
 				row = fmt.Sprintf("| [f%d](%s#f%d) ", i, htmlLink, i) + row
@@ -222,4 +235,29 @@ func CheckHTMLLink(u string) error {
 		}
 	}
 	return nil
+}
+
+// mdSourceLink is file:line as a markdown link to the file's line, relative
+// to the repository root (GitHub's #L anchor), for a repository-relative
+// path; an absolute path or one leaving the repository is shown as text.
+// The target is percent-encoded byte by byte outside a small safe set, so
+// no file name can end the link or add markup.
+func mdSourceLink(file string, line int) string {
+	text := mdCell(location(file, line))
+	if file == "" || IsAbsPath(file) || file == ".." || strings.HasPrefix(file, "../") {
+		return text
+	}
+	var target strings.Builder
+	for i := 0; i < len(file); i++ {
+		c := file[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("/._-", c) >= 0 {
+			target.WriteByte(c)
+		} else {
+			fmt.Fprintf(&target, "%%%02X", c)
+		}
+	}
+	if line > 0 {
+		fmt.Fprintf(&target, "#L%d", line)
+	}
+	return "[" + text + "](" + target.String() + ")"
 }
