@@ -98,7 +98,7 @@ func TestStreamedReportsMemoryPerFinding(t *testing.T) {
 		{"json", 0.25, writeJSON},
 		{"text", 1, func(w io.Writer, doc *Document) error {
 			iw := &inertWriter{w: w}
-			if err := writeText(iw, doc, false); err != nil {
+			if err := writeText(iw, doc, false, false); err != nil {
 				return err
 			}
 			return iw.Close()

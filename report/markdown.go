@@ -159,7 +159,10 @@ func markdown(doc *Document, htmlLink string) []byte {
 				}
 			}
 			if f.EvidenceMore > 0 {
-				ev = append(ev, moreEvidence(f.EvidenceMore))
+				if ev.Len() > 0 {
+					ev.WriteString("; ")
+				}
+				ev.WriteString(mdCell(moreEvidence(f.EvidenceMore)))
 			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
 				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), ev.String())

@@ -47,6 +47,10 @@ type Options struct {
 	StopToken string
 	// Verbose adds the list of analyzed runs to the text format.
 	Verbose bool
+	// Color colours the text report on standard output (severities, rule
+	// ids, headings) with ANSI escapes; the command decides when (--color,
+	// NO_COLOR, a terminal, not a CI log). Files are never coloured.
+	Color bool
 	// HTMLLink is the address of the HTML report (the GitHub Actions artifact
 	// the action uploads); the markdown summary then links each finding to
 	// it, by the finding's anchor in the page.
@@ -84,7 +88,7 @@ func renderValid(w io.Writer, doc *Document, format string, opts Options) error 
 	switch format {
 	case FormatText:
 		iw := &inertWriter{w: w}
-		if err := writeText(iw, doc, opts.Verbose); err != nil {
+		if err := writeText(iw, doc, opts.Verbose, opts.Color); err != nil {
 			return err
 		}
 		return iw.Close()
@@ -200,8 +204,10 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 			wrap = true
 		}
 	}
-	return writeOutputs(outs, stdout, wrap, opts.StopToken, func(w io.Writer, format string) error {
-		return renderValid(w, doc, format, opts)
+	return writeOutputs(outs, stdout, wrap, opts.StopToken, func(w io.Writer, o Output) error {
+		oo := opts
+		oo.Color = opts.Color && o.ToStdout() // never into a file
+		return renderValid(w, doc, o.Format, oo)
 	})
 }
 
@@ -212,7 +218,7 @@ func WriteOutputs(doc *Document, outs []Output, stdout io.Writer, opts Options) 
 // in stop-commands when wrap is set (except the github format, which pauses
 // workflow commands itself), and rendered in memory first unless its format
 // streams, so that a rendering error leaves standard output untouched.
-func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, render func(w io.Writer, format string) error) error {
+func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, render func(w io.Writer, o Output) error) error {
 	var (
 		files    []*outFile
 		toStdout = -1
@@ -228,7 +234,7 @@ func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, rend
 			toStdout = i
 			if !streamed(o.Format) {
 				var buf bytes.Buffer
-				if err := render(&buf, o.Format); err != nil {
+				if err := render(&buf, o); err != nil {
 					return fmt.Errorf("rendering %s: %w", o.Format, err)
 				}
 				rendered = buf.Bytes()
@@ -240,7 +246,7 @@ func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, rend
 			return err
 		}
 		files = append(files, f)
-		if err := render(f.File, o.Format); err != nil {
+		if err := render(f.File, o); err != nil {
 			return fmt.Errorf("writing %s report %s: %w", o.Format, o.Path, err)
 		}
 		if err := f.finish(); err != nil {
@@ -256,12 +262,12 @@ func writeOutputs(outs []Output, stdout io.Writer, wrap bool, token string, rend
 					_, err := w.Write(rendered)
 					return err
 				}
-				return render(w, o.Format)
+				return render(w, o)
 			})
 		} else if rendered != nil {
 			_, err = stdout.Write(rendered)
 		} else {
-			err = render(stdout, o.Format)
+			err = render(stdout, o)
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s report to standard output: %w", o.Format, err)

@@ -32,7 +32,7 @@ func TestReportToAPipeIsWrittenInPlace(t *testing.T) {
 	}{
 		{"WriteFileAtomic", fifo, func(p string) error { return WriteFileAtomic(p, []byte("report\n")) }},
 		{"writeOutputs", link, func(p string) error {
-			return writeOutputs([]Output{{Format: FormatText, Path: p}}, io.Discard, false, "", func(w io.Writer, _ string) error {
+			return writeOutputs([]Output{{Format: FormatText, Path: p}}, io.Discard, false, "", func(w io.Writer, _ Output) error {
 				_, err := io.WriteString(w, "report\n")
 				return err
 			})

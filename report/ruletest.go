@@ -274,7 +274,8 @@ func WriteRuleTestOutputs(t *RuleTest, outs []Output, stdout io.Writer) error {
 			return fmt.Errorf("--format %s: rules test writes %s", o.Format, strings.Join(RuleTestFormats, ", "))
 		}
 	}
-	return writeOutputs(outs, stdout, false, "", func(w io.Writer, format string) error {
+	return writeOutputs(outs, stdout, false, "", func(w io.Writer, o Output) error {
+		format := o.Format
 		var (
 			b   []byte
 			err error

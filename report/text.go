@@ -22,15 +22,16 @@ import (
 // line start and "##[" anywhere, which the GitHub runner reads as commands.
 func Text(doc *Document, verbose bool) []byte {
 	var out bytes.Buffer
-	writeText(&out, doc, verbose)
+	writeText(&out, doc, verbose, false)
 	return out.Bytes()
 }
 
 // writeText writes Text's bytes to w as they are made (a report of
 // hundreds of thousands of findings is not held whole); write errors are
 // the caller's to check on w.
-func writeText(w io.Writer, doc *Document, verbose bool) error {
+func writeText(w io.Writer, doc *Document, verbose, color bool) error {
 	b := bufio.NewWriterSize(w, 64<<10)
+	paint := painter(color)
 	byRule := doc.ruleByID()
 	runs := doc.runIndex()
 	files, runPaths := shownPaths{doc: doc}, shownPaths{doc: doc}
@@ -41,12 +42,12 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 		}
 		group := doc.Findings[i:j]
 		r := byRule[group[0].RuleID]
-		fmt.Fprintf(b, "%s %s: %s (%s)\n", group[0].Severity, r.ID, singleLine(r.Title), plural(len(group), "finding"))
+		fmt.Fprintf(b, "%s %s: %s (%s)\n", paint(severityColor(group[0].Severity), group[0].Severity), paint(ansiBold, r.ID), singleLine(r.Title), plural(len(group), "finding"))
 		for _, f := range group {
 			writeTextFinding(b, doc, f, runs, &files, &runPaths)
 		}
 		if help := strings.TrimSpace(visible(r.Help)); help != "" {
-			fmt.Fprintf(b, "  what to do:\n    %s\n", indent(help, "    "))
+			fmt.Fprintf(b, "  %s\n    %s\n", paint(ansiBold, "what to do:"), indent(help, "    "))
 		}
 		b.WriteString("\n")
 		i = j
@@ -92,7 +93,11 @@ func writeText(w io.Writer, doc *Document, verbose bool) error {
 		b.WriteString("\n")
 	}
 	b.WriteString(textCoverage(doc))
-	b.WriteString(verdictLine(doc))
+	verdict := ansiGreen
+	if doc.Outcome.Failed {
+		verdict = ansiRed
+	}
+	b.WriteString(paint(verdict, verdictLine(doc)))
 	b.WriteString("\n")
 	return b.Flush()
 }
@@ -190,4 +195,34 @@ func verdictLine(doc *Document) string {
 	}
 	return fmt.Sprintf("%s %s: %s at fail level %s: %s in %s, %s evaluated",
 		doc.Tool.Name, doc.Tool.Version, status, o.FailLevel, counts, plural(len(doc.Runs), "run"), plural(len(doc.Rules), "rule"))
+}
+
+// ANSI colours of the text report on a terminal (Options.Color).
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiCyan   = "\x1b[36m"
+	ansiGreen  = "\x1b[32m"
+)
+
+// painter returns the function that wraps pmcheck's own words (severities,
+// rule ids, headings, the verdict; never transcript text, which visible
+// has made escape-free) in a colour, or leaves them as they are.
+func painter(color bool) func(code, s string) string {
+	if !color {
+		return func(_, s string) string { return s }
+	}
+	return func(code, s string) string { return code + s + ansiReset }
+}
+
+func severityColor(severity string) string {
+	switch severity {
+	case rules.SeverityError:
+		return ansiRed
+	case rules.SeverityWarning:
+		return ansiYellow
+	}
+	return ansiCyan
 }

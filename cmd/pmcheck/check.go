@@ -48,6 +48,7 @@ type CheckCmd struct {
 	Shard string `name:"shard" placeholder:"I/N" help:"Check only shard I of N (1-based) of the discovered runs, for splitting a fleet across CI jobs; merge the JSON reports with pmcheck render."`
 
 	configFlags
+	colorFlag
 	RepoRoot string `name:"repo-root" placeholder:"DIR" help:"Repository root that report paths (SARIF URIs, annotations) are relative to, when pmcheck runs in a folder below it (default: the working directory)."`
 
 	AllowEmpty bool  `name:"allow-empty" help:"Exit 0 when no runs are found (by default that is an error: a check that evaluated nothing must not pass)."`
@@ -80,7 +81,7 @@ func (c *CheckCmd) Run(env *Env) error {
 		return err
 	}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose,
-		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken}); err != nil {
+		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken, Color: c.colored(env.Stdout)}); err != nil {
 		return usageError("%v", err)
 	}
 	if doc.Outcome.Failed {

@@ -18,6 +18,7 @@ type RenderCmd struct {
 	SARIFCategory   string   `name:"sarif-category" placeholder:"CATEGORY" help:"Write CATEGORY as the SARIF run's automationDetails.id (otherwise upload-sarif's category input applies)."`
 	HTMLLink        string   `name:"html-link" placeholder:"URL" help:"https address of the HTML report (the action's uploaded artifact): the markdown summary links each finding to it."`
 	Fail            bool     `help:"Exit 1 when the (merged) report has findings at or above its fail level, as check does."`
+	colorFlag
 }
 
 // Run reads, merges and renders.
@@ -60,7 +61,7 @@ func (c *RenderCmd) Run(env *Env) error {
 		}
 	}
 	opts := report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose, SARIFCategory: c.SARIFCategory,
-		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken, HTMLLink: c.HTMLLink}
+		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken, HTMLLink: c.HTMLLink, Color: c.colored(env.Stdout)}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, opts); err != nil {
 		// An output that cannot be written (missing folder, permissions) is
 		// the user's to fix, as in check.
