@@ -99,6 +99,11 @@ type kongExit struct{ code int }
 // Run is pmcheck's whole program: parse args, run the command, map errors to
 // exit codes. It never calls os.Exit.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	if len(args) == 0 {
+		// Bare pmcheck is someone finding out what it does: the help, not
+		// a usage error.
+		args = []string{"--help"}
+	}
 	var cli CLI
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		InGitHubActions: os.Getenv("GITHUB_ACTIONS") == "true", StopToken: report.NewStopToken()}
