@@ -374,3 +374,25 @@ func isHeading(p string) bool {
 	}
 	return strings.HasPrefix(p, "#") || (strings.HasPrefix(p, "**") && strings.HasSuffix(p, "**"))
 }
+
+// PlainHelp is a rule's markdown help as a terminal shows it: a heading
+// line (`# What to do`, `**What to do**`) becomes its words and a colon,
+// and bold markers around words are dropped. Lists, indentation and code
+// spans stay: they read well as they are.
+func PlainHelp(help string) string {
+	lines := strings.Split(help, "\n")
+	for i, l := range lines {
+		if isHeading(l) {
+			t := strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "#*_"))
+			if t != "" && !strings.HasSuffix(t, ":") && !strings.HasSuffix(t, ".") {
+				t += ":"
+			}
+			lines[i] = t
+			continue
+		}
+		if strings.Count(l, "**")%2 == 0 {
+			lines[i] = strings.ReplaceAll(l, "**", "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -374,3 +374,17 @@ func TestMarkdownEvidenceLinksEveryLocation(t *testing.T) {
 		t.Errorf("an absolute path is linked: %s", got)
 	}
 }
+
+// TestTextHelpIsNotRawMarkdown (issue 31, item 6): the terminal's help
+// shows "What to do:" where the rule file says **What to do**.
+func TestTextHelpIsNotRawMarkdown(t *testing.T) {
+	if got := PlainHelp("Intro **bold** word.\n\n**What to do**\n\n## Next steps\n\n1. `x` **now**\n"); got != "Intro bold word.\n\nWhat to do:\n\nNext steps:\n\n1. `x` now\n" {
+		t.Errorf("PlainHelp: %q", got)
+	}
+	for _, fx := range fixtures {
+		out := string(render(t, fx.build(t), FormatText, Options{}))
+		if strings.Contains(out, "**") {
+			t.Errorf("%s: the text report has raw markdown bold:\n%s", fx.name, out)
+		}
+	}
+}

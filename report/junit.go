@@ -286,7 +286,7 @@ func junitBody(doc *Document, r Rule, fs []*rules.Finding) string {
 			fmt.Fprintf(&b, "  evidence: %s\n", moreEvidence(f.EvidenceMore))
 		}
 	}
-	if help := strings.TrimSpace(visible(r.Help)); help != "" {
+	if help := strings.TrimSpace(PlainHelp(visible(r.Help))); help != "" {
 		fmt.Fprintf(&b, "What to do: %s", indent(help, "  "))
 	}
 	return b.String()

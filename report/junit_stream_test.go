@@ -153,7 +153,7 @@ func junitBodyTree(doc *Document, r Rule, fs []rules.Finding) string {
 			fmt.Fprintf(&b, "  evidence: %s at %s\n", location(doc.displayPath(e.File), e.Line), simTime(e.Time))
 		}
 	}
-	if help := strings.TrimSpace(visible(r.Help)); help != "" {
+	if help := strings.TrimSpace(PlainHelp(visible(r.Help))); help != "" {
 		fmt.Fprintf(&b, "What to do: %s", indent(help, "  "))
 	}
 	return b.String()

@@ -46,7 +46,7 @@ func writeText(w io.Writer, doc *Document, verbose, color bool) error {
 		for _, f := range group {
 			writeTextFinding(b, doc, f, runs, &files, &runPaths)
 		}
-		if help := strings.TrimSpace(visible(r.Help)); help != "" {
+		if help := strings.TrimSpace(PlainHelp(visible(r.Help))); help != "" {
 			fmt.Fprintf(b, "  %s\n    %s\n", paint(ansiBold, "what to do:"), indent(help, "    "))
 		}
 		b.WriteString("\n")

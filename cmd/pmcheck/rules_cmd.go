@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
 
@@ -91,7 +92,7 @@ func (c *RulesExplainCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Description, 90))
 	}
 	if r.Help != "" {
-		fmt.Fprintf(w, "\n%s\n", r.Help)
+		fmt.Fprintf(w, "\n%s\n", report.PlainHelp(r.Help))
 	}
 	for _, kind := range r.Select {
 		fmt.Fprintf(w, "\nFields of the %s fact:\n", kind)

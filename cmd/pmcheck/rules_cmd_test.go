@@ -83,7 +83,7 @@ func TestRulesExplain(t *testing.T) {
 		"unreviewed-killed-subagent: Unreviewed killed subagent on a shipped branch\n",
 		"severity:  error\n",
 		"where:     killed && !reviewed && (on_shipped_branch || shipped_after_kill)\n",
-		"**What to do**",
+		"\nWhat to do:\n",
 		"Fields of the subagent fact:\n",
 		"  shipped_after_kill ",
 	} {
