@@ -585,21 +585,25 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 			}
 		}
 	}
-	// Compile only when the parts it needs are sound, so one mistake gives
-	// one error instead of one per selected kind.
+	// The where and the message are compiled apart, so a rule with a
+	// mistake in each shows both; each stops at its first kind that fails,
+	// so one mistake gives one error instead of one per selected kind.
+	compiled := make([]compiledKind, len(r.Select))
+	whereOK, messageOK := r.Where != "", r.Message != ""
 	if len(r.Select) > 0 && r.Where != "" {
-		for _, kind := range r.Select {
+		for i, kind := range r.Select {
 			prog, err := l.exprs.compile(r.Where, kind, true)
 			if err != nil {
 				off, msg := exprErrorOffset(r.Where, err)
 				p := l.scalarPos(whereNode, off)
 				l.errorf(p.Line, p.Col, "\"where\"%s: %s", forKind(r.Select, kind), l.suggest(msg, kind))
+				whereOK = false
 				break
 			}
-			r.compiled = append(r.compiled, compiledKind{kind: kind, where: prog})
+			compiled[i] = compiledKind{kind: kind, where: prog}
 		}
 	}
-	if len(r.Select) > 0 && r.Message != "" && len(r.compiled) == len(r.Select) {
+	if len(r.Select) > 0 && r.Message != "" {
 		// Offsets in r.Message are shifted by the trimmed leading space.
 		lead := len(msgNode.Value) - len(strings.TrimLeft(msgNode.Value, " \t\r\n"))
 		for i, kind := range r.Select {
@@ -607,10 +611,14 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 			if terr != nil {
 				p := l.scalarPos(msgNode, lead+terr.offset)
 				l.errorf(p.Line, p.Col, "\"message\"%s: %s", forKind(r.Select, kind), l.suggest(terr.msg, kind))
+				messageOK = false
 				break
 			}
-			r.compiled[i].message = t
+			compiled[i].message = t
 		}
+	}
+	if len(r.Select) > 0 && whereOK && messageOK {
+		r.compiled = compiled
 	}
 	if len(l.errs) > before {
 		return nil

@@ -92,7 +92,7 @@ var loadErrorCases = []struct {
 	{"where syntax error", strings.Replace(validRule, "where: killed", "where: killed &&", 1), "t.yaml:7:20: \"where\": unexpected token EOF", 1},
 	{"where quoted", strings.Replace(validRule, "where: killed", "where: \"killed && kiled\"", 1), "t.yaml:7:23: \"where\": \"kiled\" is not a field of the subagent fact; did you mean \"killed\"?", 1},
 	{"where literal block", strings.Replace(validRule, "where: killed", "where: |\n      killed &&\n        !reviewd", 1), "t.yaml:9:10: \"where\": \"reviewd\" is not a field of the subagent fact; did you mean \"reviewed\"?", 1},
-	{"where field missing in second kind", strings.Replace(strings.Replace(validRule, "select: subagent", "select: [subagent, attempt]", 1), "where: killed", "where: killed && false_done", 1), "t.yaml:7:12: \"where\" (compiled for attempt): \"killed\" is not a field of the attempt fact; see 'pmcheck rules explain' or docs/rules.md for the fields", 1},
+	{"where field missing in second kind", strings.Replace(strings.Replace(validRule, "select: subagent", "select: [subagent, attempt]", 1), "where: killed", "where: killed && false_done", 1), "t.yaml:7:12: \"where\" (compiled for attempt): \"killed\" is not a field of the attempt fact; see 'pmcheck rules explain' or docs/rules.md for the fields", 2},
 	{"where uses now", strings.Replace(validRule, "where: killed", "where: time < now()", 1), "t.yaml:7:19: \"where\": now() is not available: a rule's verdict must not depend on when pmcheck runs; compare with the fact's own times", 1},
 	{"message empty", strings.Replace(validRule, "message: m {{ description }}", "message: \" \"", 1), "t.yaml:8:14: \"message\" is empty; say what happened, e.g. \"subagent {{ description }} was killed\"", 1},
 	{"message unterminated placeholder", strings.Replace(validRule, "message: m {{ description }}", "message: m {{ description", 1), "t.yaml:8:16: \"message\": \"{{\" has no closing \"}}\"", 1},
@@ -220,6 +220,26 @@ func TestLoadPositionsInBlocks(t *testing.T) {
 		}
 		if got := le.Errs[0].Pos.String(); got != tc.want {
 			t.Errorf("%q: error at %s, want %s (%s)", tc.where, got, tc.want, le.Errs[0].Msg)
+		}
+	}
+}
+
+// TestEveryProblemOfARule (issue 31, item 6): a rule whose where and
+// message are both wrong shows both problems, not only the first.
+func TestEveryProblemOfARule(t *testing.T) {
+	src := strings.Replace(strings.Replace(validRule, "where: killed", "where: killed && nosuchfield", 1), "message: m {{ description }}", "message: m {{ alsonosuch }}", 1)
+	_, err := Parse("t.yaml", []byte(src))
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("not a LoadError: %v", err)
+	}
+	var all []string
+	for _, e := range le.Errs {
+		all = append(all, e.Error())
+	}
+	for _, want := range []string{`"where": "nosuchfield" is not a field`, `"message": "alsonosuch" is not a field`} {
+		if !strings.Contains(strings.Join(all, "\n"), want) {
+			t.Errorf("the problems do not list %s:\n%s", want, strings.Join(all, "\n"))
 		}
 	}
 }
