@@ -117,7 +117,7 @@ func (c *ReplayCmd) Run(env *Env) error {
 	if !c.AsWatch {
 		// The follow-up is pmcheck's check of this run: it reports the
 		// killed attempts' work and the run's verdict as findings.
-		cfg.Watch.NextCommand = "pmcheck check " + shellWord(run.Path)
+		cfg.Watch.NextCommand = nextCommand(run.Path)
 	}
 	rep := analyze.ReplayWorkflow(run, cfg)
 	if c.Explain {
@@ -160,14 +160,26 @@ func journalOf(run *analyze.Run) string {
 // noJournal is watch's exit 2: its own message on stderr, then pmcheck's line
 // saying what is missing and where.
 func noJournal(env *Env, asWatch bool, format string, args ...any) error {
-	msg := analyze.NoJournalMessage
-	if !asWatch {
-		msg = strings.Replace(msg, "agent-postmortem scan lists past runs", "pmcheck scan lists past runs", 1)
-	}
-	fmt.Fprintln(env.Stderr, msg)
+	fmt.Fprintln(env.Stderr, noJournalMessage(asWatch))
 	fmt.Fprintf(env.Stderr, "pmcheck: "+format+"\n", args...)
 	return &ExitError{Code: analyze.ReplayExitNoJournal}
 }
+
+// noJournalMessage is watch's no-journal message; its last words name
+// pmcheck scan unless asWatch keeps watch's wording. replay and watch both
+// print it.
+func noJournalMessage(asWatch bool) string {
+	if asWatch {
+		return analyze.NoJournalMessage
+	}
+	return strings.Replace(analyze.NoJournalMessage, "agent-postmortem scan lists past runs", "pmcheck scan lists past runs", 1)
+}
+
+// nextCommand is the follow-up KILL and DONE lines name for the run at
+// path, in replay and watch alike (without --as-watch): pmcheck's check of
+// the run, which reports the killed attempts' work and the verdict as
+// findings.
+func nextCommand(path string) string { return "pmcheck check " + shellWord(path) }
 
 // resolve finds the one Workflow run RUN names (analyze.FindWorkflowRun).
 func (c *ReplayCmd) resolve(env *Env) (*analyze.Run, error) {

@@ -24,6 +24,7 @@ type WatchCmd struct {
 	JSON       bool   `name:"json" help:"Print watch's --json objects, one per line."`
 	Watchdogs  bool   `help:"Print the ProgressWatch, executor-harness and Workflow-runtime watchdogs' events live, as the files show them, and when the watch ends their replay over the finished files (as replay --watchdogs prints it)."`
 	Root       string `help:"Where a run-id prefix is looked up (default ~/.claude/projects)."`
+	AsWatch    bool   `name:"as-watch" help:"Keep watch's own follow-up commands (agent-postmortem rescue plan, run, scan) instead of pmcheck's, as replay --as-watch does."`
 
 	// clock is the real clock unless a test injects one.
 	clock watchClock `kong:"-"`
@@ -81,7 +82,7 @@ func (c *WatchCmd) Run(env *Env) error {
 		}
 		remaining := journalWait - clk.Now().Sub(start)
 		if remaining <= 0 {
-			fmt.Fprintln(env.Stderr, analyze.NoJournalMessage)
+			fmt.Fprintln(env.Stderr, noJournalMessage(c.AsWatch))
 			fmt.Fprintf(env.Stderr, "pmcheck: watch: %s\n", c.notFound(root, dir))
 			if c.Watchdogs {
 				// As replay does: the watchdogs of whatever the run holds.
@@ -104,6 +105,10 @@ func (c *WatchCmd) Run(env *Env) error {
 	}
 	if f.readers != nil {
 		defer f.readers.Close()
+	}
+	if !c.AsWatch {
+		// The same follow-up replay names: pmcheck's check of this run.
+		opt.NextCommand = nextCommand(dir)
 	}
 	live := analyze.NewLiveReplay(start, opt)
 	var dogs *analyze.LiveWatchdogs

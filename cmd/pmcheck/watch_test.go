@@ -224,6 +224,8 @@ func runWatchOn(t testing.TB, rec *recording, target func(dst string) string, mo
 			cmd.JSON = true
 		case "--watchdogs":
 			cmd.Watchdogs = true
+		case "--as-watch":
+			cmd.AsWatch = true
 		default:
 			name, val, _ := strings.Cut(m, "=")
 			var sec Seconds
@@ -304,7 +306,7 @@ func TestWatchEqualsReplayOnEveryRecordedRun(t *testing.T) {
 				// Evidence in the watchdog section names files from where
 				// each command read them: the source tree, or its live copy.
 				want = strings.ReplaceAll(want, filepath.ToSlash(rec.src)+"/", "")
-				got, gotErr, gotCode := runWatchArgs(t, r, flags...)
+				got, gotErr, gotCode := runWatchArgs(t, r, append([]string{"--as-watch"}, flags...)...)
 				if slices.Contains(flags, "--watchdogs") {
 					var live []string
 					live, got = splitLive(t, got, slices.Contains(flags, "--json"))
@@ -585,7 +587,7 @@ func TestWatchWaitsForTheJournalThenGivesUp(t *testing.T) {
 	var out, errs bytes.Buffer
 	err := cmd.Run(&Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs})
 	ee, ok := err.(*ExitError)
-	if !ok || ee.Code != 2 || out.Len() != 0 || !strings.HasPrefix(errs.String(), replay.NoJournalMessage+"\n") {
+	if !ok || ee.Code != 2 || out.Len() != 0 || !strings.HasPrefix(errs.String(), noJournalMessage(false)+"\n") || !strings.Contains(errs.String(), "pmcheck scan lists past runs") {
 		t.Fatalf("err %v stdout %q stderr %q", err, out.String(), errs.String())
 	}
 	if got := clk.now.Sub(time.Date(2026, 5, 7, 10, 0, 0, 0, time.UTC)); got != 60*time.Second || clk.naps != 3 {
@@ -670,7 +672,7 @@ func TestWatchFollowsASessionTranscript(t *testing.T) {
 	session := layout.ParentOfRunOnDisk(killRetryDir)
 	want, _, wantCode := runReplay(t, "--as-watch", "--timestamps", session)
 	rel, _ := filepath.Rel(rec.src, session)
-	got, errs, code := runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rel) }, "--timestamps")
+	got, errs, code := runWatchOn(t, rec, func(dst string) string { return filepath.Join(dst, rel) }, "--timestamps", "--as-watch")
 	if got != want || code != wantCode || want == "" {
 		t.Fatalf("watch (exit %d, stderr %q):\n%s\nreplay (exit %d):\n%s", code, errs, got, wantCode, want)
 	}
@@ -779,5 +781,26 @@ func TestWatchListsTheRunDirectoryOnlyWhenItChanged(t *testing.T) {
 	os.Chtimes(dir, now, now)
 	if got := names(); len(got) != 3 {
 		t.Fatalf("a file created in the same tick as a recent listing was missed: %v", got)
+	}
+}
+
+// TestWatchHintsAgreeWithReplay (issue 31, item 6): watch's KILL and DONE
+// hints name the pmcheck command replay names, not agent-postmortem's;
+// --as-watch keeps watch's wording in both.
+func TestWatchHintsAgreeWithReplay(t *testing.T) {
+	rec := record(t, killRetryDir, false)
+	hint := regexp.MustCompile(`-> pmcheck check \S+`)
+	got, _, _ := runWatchArgs(t, rec, "--timestamps")
+	want, _, _ := runReplay(t, "--timestamps", killRetryDir)
+	if strings.Contains(got, "agent-postmortem") || !hint.MatchString(got) {
+		t.Errorf("watch's hints are not pmcheck's:\n%s", got)
+	}
+	norm := func(s string) string { return hint.ReplaceAllString(s, "-> pmcheck check RUN") }
+	if norm(got) != norm(want) {
+		t.Errorf("watch and replay disagree:\nwatch:\n%s\nreplay:\n%s", got, want)
+	}
+	old, _, _ := runWatchArgs(t, rec, "--timestamps", "--as-watch")
+	if !strings.Contains(old, "-> agent-postmortem run ") {
+		t.Errorf("--as-watch lost watch's wording:\n%s", old)
 	}
 }
