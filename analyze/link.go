@@ -431,7 +431,7 @@ func (l *loader) requireRunDir(wl *model.WorkflowLaunch) {
 		return
 	}
 	want := layout.RunDir(wl.At.File, wl.RunID)
-	l.addError(fmt.Sprintf("%s:%d: the session launched Workflow run %s, whose run directory %s/ is not in the input, so its agents cannot be checked; give the folder that holds it",
+	l.addErrorAt(wl.At.File, wl.At.Line, fmt.Sprintf("%s:%d: the session launched Workflow run %s, whose run directory %s/ is not in the input, so its agents cannot be checked; give the folder that holds it",
 		wl.At.File, wl.At.Line, wl.RunID, want))
 }
 
@@ -479,11 +479,11 @@ func (l *loader) workflowRun(dir string) {
 	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk, Follow: l.opts.Follow.forJournals()})
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		l.addUntrusted(fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))
+		l.addUntrustedAt(l.show(jrel), gaveUp.First, fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))
 		return
 	}
 	if err != nil {
-		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
+		l.addErrorAt(l.show(jrel), 0, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove the run from the input", l.show(jrel), readReason(err)))
 		return
 	}
 	run.Journal = j
@@ -496,13 +496,13 @@ func (l *loader) workflowRun(dir string) {
 		bad--
 	}
 	if jsonl.MostlyNotJSON(bad, len(j.Lines)) {
-		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
+		l.addUntrustedAt(l.show(jrel), j.Malformed[0].Line, fmt.Sprintf("%s: %d of %d lines are not JSON journal lines (first at line %d); a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input",
 			l.show(jrel), bad, bad+len(j.Lines), j.Malformed[0].Line))
 	}
 	if j.OverCap > 0 {
 		// watch stops at such a line (MALFORMED, exit 4), and what it held
 		// is unknown: a check that passed would claim lines it never read.
-		l.addUntrusted(fmt.Sprintf("%s:%d: a line of %d bytes is over the journal's %d-byte line cap and was not read; a journal with unread lines cannot be checked (replay stops there too); repair it or remove the run from the input",
+		l.addUntrustedAt(l.show(jrel), int(j.FirstOverCap), fmt.Sprintf("%s:%d: a line of %d bytes is over the journal's %d-byte line cap and was not read; a journal with unread lines cannot be checked (replay stops there too); repair it or remove the run from the input",
 			l.show(jrel), j.FirstOverCap, j.FirstOverCapLen, journal.LineCap))
 	}
 	if len(j.Lines) == 0 && j.MalformedCount == 0 {

@@ -137,12 +137,35 @@ type Result struct {
 	// Skipped are entries that were deliberately not used (symbolic links
 	// leaving the root, files that hold no transcript rows), with the reason.
 	Skipped []model.Problem
+	// errorsAt and untrustedAt are where each of Errors and Untrusted is
+	// (its message starts with that file and line).
+	errorsAt, untrustedAt []model.Evidence
 }
 
 // CheckErrors are the problems a check or a scan must fail on: Errors, then
 // Untrusted.
 func (r *Result) CheckErrors() []string {
 	return append(append([]string(nil), r.Errors...), r.Untrusted...)
+}
+
+// CheckProblems are CheckErrors with the file and line each is about (the
+// message is the whole line CheckErrors gives).
+func (r *Result) CheckProblems() []model.Problem {
+	out := make([]model.Problem, 0, len(r.Errors)+len(r.Untrusted))
+	for i, m := range r.Errors {
+		out = append(out, model.Problem{At: at(r.errorsAt, i), Message: m})
+	}
+	for i, m := range r.Untrusted {
+		out = append(out, model.Problem{At: at(r.untrustedAt, i), Message: m})
+	}
+	return out
+}
+
+func at(list []model.Evidence, i int) model.Evidence {
+	if i < len(list) {
+		return list[i]
+	}
+	return model.Evidence{}
 }
 
 // Input is one path from the command line.
@@ -215,6 +238,7 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 			// A folder or file the walk could not read may hold runs: the
 			// check cannot claim it looked at everything, so it fails closed.
 			res.Errors = append(res.Errors, fmt.Sprintf("%s: %s; fix its permissions or remove it from the input", l.show(r.Path), r.Reason))
+			res.errorsAt = append(res.errorsAt, model.Evidence{File: l.show(r.Path)})
 			continue
 		}
 		res.Skipped = append(res.Skipped, model.Problem{At: model.Evidence{File: l.show(r.Path)}, Message: r.Reason})
@@ -368,12 +392,12 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	}
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		l.addUntrusted(fmt.Sprintf("%s; a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input", gaveUp))
+		l.addUntrustedAt(l.show(rel), gaveUp.First, fmt.Sprintf("%s; a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input", gaveUp))
 		l.failed[rel] = true
 		return nil
 	}
 	if err != nil {
-		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
+		l.addErrorAt(l.show(rel), 0, fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", l.show(rel), readReason(err)))
 		l.failed[rel] = true
 		return nil
 	}
@@ -382,7 +406,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		// what the line held is unknown (a row may be as long as its
 		// content): a check that passed would claim rows it never read.
 		l.flagged[rel] = true
-		l.addUntrusted(fmt.Sprintf("%s:%d: a line of %d bytes is over the line cap (%d bytes) and was not read; a transcript with unread lines cannot be checked; pass --line-cap %d or more to read it, or remove the file from the input",
+		l.addUntrustedAt(l.show(rel), int(t.FirstOverCap), fmt.Sprintf("%s:%d: a line of %d bytes is over the line cap (%d bytes) and was not read; a transcript with unread lines cannot be checked; pass --line-cap %d or more to read it, or remove the file from the input",
 			l.show(rel), t.FirstOverCap, t.FirstOverCapLen, l.lineCap(), t.FirstOverCapLen))
 	}
 	if t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) && !l.flagged[rel] {
@@ -390,7 +414,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		// padded; what the junk hid cannot be known, so the check fails
 		// closed on it instead of judging the few rows it could read.
 		l.flagged[rel] = true
-		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
+		l.addUntrustedAt(l.show(rel), t.Malformed[0].Line, fmt.Sprintf("%s: %d of %d lines are not JSON rows (first at line %d); a transcript that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			l.show(rel), t.MalformedSkipped, t.Lines, t.Malformed[0].Line))
 	}
 	if !l.flagged[rel] && l.undecodable(t) {

@@ -241,19 +241,27 @@ type problemKey struct{ phase, unit int }
 type keyedProblem struct {
 	key problemKey
 	seq int
+	at  model.Evidence // the file (and line) the message starts with
 	msg string
 }
 
-func (l *loader) addError(msg string) {
+// addError and addUntrusted record a problem whose message starts with
+// its file; addErrorAt and addUntrustedAt also say which file and line, for
+// the reports that place it (Result.CheckProblems).
+func (l *loader) addError(msg string) { l.addErrorAt("", 0, msg) }
+
+func (l *loader) addUntrusted(msg string) { l.addUntrustedAt("", 0, msg) }
+
+func (l *loader) addErrorAt(file string, line int, msg string) {
 	if !l.quiet {
-		l.errors = append(l.errors, keyedProblem{l.key, l.seq, msg})
+		l.errors = append(l.errors, keyedProblem{l.key, l.seq, model.Evidence{File: file, Line: line}, msg})
 		l.seq++
 	}
 }
 
-func (l *loader) addUntrusted(msg string) {
+func (l *loader) addUntrustedAt(file string, line int, msg string) {
 	if !l.quiet {
-		l.untrusted = append(l.untrusted, keyedProblem{l.key, l.seq, msg})
+		l.untrusted = append(l.untrusted, keyedProblem{l.key, l.seq, model.Evidence{File: file, Line: line}, msg})
 		l.seq++
 	}
 }
@@ -273,9 +281,11 @@ func (l *loader) flushErrors() {
 	}
 	for _, p := range l.errors {
 		l.res.Errors = append(l.res.Errors, p.msg)
+		l.res.errorsAt = append(l.res.errorsAt, p.at)
 	}
 	for _, p := range l.untrusted {
 		l.res.Untrusted = append(l.res.Untrusted, p.msg)
+		l.res.untrustedAt = append(l.res.untrustedAt, p.at)
 	}
 	l.errors, l.untrusted = nil, nil
 }

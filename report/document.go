@@ -129,6 +129,13 @@ type Inputs struct {
 	// Problems are non-fatal input problems (unreadable sidecar, unlinked
 	// agent…), each with where it happened.
 	Problems []Problem `json:"problems"`
+	// Unreadable are the inputs that could not be read or trusted (a file
+	// that cannot be read, a transcript that is mostly not JSON, a line over
+	// the cap, a launched Workflow run whose directory is missing). The
+	// check fails closed on them (exit 2) and still reports every finding
+	// of the other inputs; every report lists them first. Each message is
+	// the whole line, file and line first.
+	Unreadable []Problem `json:"unreadable,omitempty"`
 }
 
 // Problem is a non-fatal input problem.
@@ -154,6 +161,9 @@ type Outcome struct {
 	Warnings   int  `json:"warnings"`
 	Notes      int  `json:"notes"`
 	Suppressed int  `json:"suppressed"`
+	// Unreadable counts Inputs.Unreadable: any makes the check fail, at
+	// every fail level.
+	Unreadable int `json:"unreadable,omitempty"`
 }
 
 // Input is what check hands to New.
@@ -210,6 +220,7 @@ func New(in Input) (*Document, error) {
 		doc.Runs, doc.Facts = slices.Clone(doc.Runs), slices.Clone(doc.Facts)
 		doc.StaleBaseline = slices.Clone(doc.StaleBaseline)
 		doc.Inputs.Problems = slices.Clone(doc.Inputs.Problems)
+		doc.Inputs.Unreadable = slices.Clone(doc.Inputs.Unreadable)
 	}
 	if doc.Outcome.FailLevel == "" {
 		doc.Outcome.FailLevel = FailLevelError
@@ -364,6 +375,9 @@ func (d *Document) computeOutcome() {
 		if o.FailLevel != FailLevelNone && severityRank(f.Severity) <= threshold {
 			o.Failed = true
 		}
+	}
+	if o.Unreadable = len(d.Inputs.Unreadable); o.Unreadable > 0 {
+		o.Failed = true // fail closed: what they hold was not checked
 	}
 	d.Outcome = o
 }

@@ -27,6 +27,17 @@ func GitHub(doc *Document) []byte {
 	byRule := doc.ruleByID()
 	errors, warnings := 0, 0
 	var leftErrors, leftWarnings, leftNotes int
+	for _, p := range doc.Inputs.Unreadable {
+		// First: an input the check could not read fails it.
+		if errors >= annotationMaxErrors {
+			leftErrors++
+			continue
+		}
+		errors++
+		line := max(p.Line, 1)
+		fmt.Fprintf(&b, "::error file=%s,line=%d,endLine=%d,title=%s::%s\n", escapeProperty(doc.displayPath(p.File)), line, line,
+			escapeProperty(InputProblemRule+": input that could not be read"), escapeData(truncateBytes(visible(p.Message), annotationMaxMessage)))
+	}
 	for _, f := range doc.Findings {
 		if f.Suppressed {
 			continue

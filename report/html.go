@@ -65,6 +65,18 @@ func HTML(doc *Document) []byte {
 		fmt.Fprintf(&b, "<p>Branch under check: <code>%s</code> (%s..%s, %s, %s changed).</p>\n", esc(doc.Git.Name), esc(doc.Git.Base), esc(doc.Git.Head),
 			plural(doc.Git.Commits, "commit"), plural(doc.Git.Paths, "path"))
 	}
+	if n := len(doc.Inputs.Unreadable); n > 0 {
+		// First: the check failed on these whatever the findings say.
+		fmt.Fprintf(&b, "<section id=\"unreadable\" class=\"unreadable\"><h2>Inputs that could not be read (%d)</h2>\n<p>%s.</p>\n<ul>\n", n, esc(unreadableSentence(n)))
+		for i, p := range doc.Inputs.Unreadable {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&b, "<li>… and %d more</li>\n", n-i)
+				break
+			}
+			fmt.Fprintf(&b, "<li>%s</li>\n", esc(p.Message))
+		}
+		b.WriteString("</ul>\n</section>\n")
+	}
 	b.WriteString("<nav><a href=\"#findings\">Findings</a> · <a href=\"#runs\">Runs and timelines</a>")
 	if doc.Coverage != nil {
 		b.WriteString(" · <a href=\"#coverage\">Coverage</a>")

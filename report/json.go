@@ -495,6 +495,7 @@ func Merge(docs ...*Document) (*Document, error) {
 				in.Inputs.Problems = append(in.Inputs.Problems, p)
 			}
 		}
+		in.Inputs.Unreadable = append(in.Inputs.Unreadable, d.Inputs.Unreadable...)
 		for _, b := range d.StaleBaseline {
 			staleCount[b]++
 		}

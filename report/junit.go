@@ -57,6 +57,7 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitResult  `xml:"failure"`
+	Error     *junitResult  `xml:"error"`
 	Skipped   *junitResult  `xml:"skipped"`
 	SystemOut *junitCharBox `xml:"system-out"`
 }
@@ -192,8 +193,9 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 	enc.Indent("", "  ")
 	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
 	itoa := strconv.Itoa
+	unreadable := len(doc.Inputs.Unreadable)
 	rootStart := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
-		attr("name", root.Name), attr("tests", itoa(root.Tests)), attr("failures", itoa(root.Failures)), attr("errors", "0"),
+		attr("name", root.Name), attr("tests", itoa(root.Tests+unreadable)), attr("failures", itoa(root.Failures)), attr("errors", itoa(unreadable)),
 	}}
 	if root.Skipped != nil {
 		rootStart.Attr = append(rootStart.Attr, attr("skipped", itoa(*root.Skipped)))
@@ -201,6 +203,34 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 	rootStart.Attr = append(rootStart.Attr, attr("time", "0"))
 	if err := enc.EncodeToken(rootStart); err != nil {
 		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	if unreadable > 0 {
+		// First: one errored case per input that could not be read, under
+		// the built-in input-problem rule (the check could not test them).
+		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+			attr("name", InputProblemRule+" Inputs that could not be read"), attr("tests", itoa(unreadable)), attr("failures", "0"),
+			attr("errors", itoa(unreadable)), attr("skipped", "0"), attr("time", "0"),
+		}}
+		if err := enc.EncodeToken(start); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
+		}
+		for _, p := range doc.Inputs.Unreadable {
+			name := doc.displayPath(p.File)
+			if name == "" {
+				name = "input"
+			}
+			c := junitCase{Name: xmlText(name), Classname: InputProblemRule, Time: "0",
+				Error: &junitResult{Message: xmlText(singleLine(p.Message)), Type: InputProblemRule, Body: xmlText(visible(p.Message))}}
+			if !opts.JUnitNoFileLine && p.File != "" {
+				c.File, c.Line = xmlText(doc.displayPath(p.File)), p.Line
+			}
+			if err := enc.EncodeElement(c, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+				return fmt.Errorf("encoding JUnit XML: %w", err)
+			}
+		}
+		if err := enc.EncodeToken(start.End()); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
+		}
 	}
 	for i, r := range doc.Rules {
 		suite := suites[i]

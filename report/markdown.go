@@ -34,6 +34,9 @@ func markdown(doc *Document, htmlLink string) []byte {
 		status = "FAILED"
 	}
 	fmt.Fprintf(&head, "## %s: %s at fail level %s\n\n", mdCell(doc.Tool.Name), status, o.FailLevel)
+	if o.Unreadable > 0 {
+		fmt.Fprintf(&head, "%s, ", plural(o.Unreadable, "unreadable input"))
+	}
 	fmt.Fprintf(&head, "%s, %s, %s", plural(o.Errors, "error"), plural(o.Warnings, "warning"), plural(o.Notes, "note"))
 	if o.Suppressed > 0 {
 		fmt.Fprintf(&head, " (%d suppressed by the baseline)", o.Suppressed)
@@ -41,6 +44,18 @@ func markdown(doc *Document, htmlLink string) []byte {
 	fmt.Fprintf(&head, " in %s; %s evaluated.\n\n", plural(len(doc.Runs), "run"), plural(len(doc.Rules), "rule"))
 	if htmlLink != "" {
 		fmt.Fprintf(&head, "The [HTML report](%s) shows each finding's evidence and every run's timeline; the finding numbers below are its anchors (`#f0`, `#f1`, …).\n\n", htmlLink)
+	}
+
+	if n := len(doc.Inputs.Unreadable); n > 0 {
+		fmt.Fprintf(&head, "### Inputs that could not be read (%d)\n\n%s.\n\n", n, mdCell(unreadableSentence(n)))
+		for i, p := range doc.Inputs.Unreadable {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&head, "- … and %d more\n", n-i)
+				break
+			}
+			fmt.Fprintf(&head, "- %s\n", mdCell(p.Message))
+		}
+		head.WriteString("\n")
 	}
 
 	// Counts per rule, for every rule that fired.

@@ -35,6 +35,7 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool              sarifTool           `json:"tool"`
 	AutomationDetails *sarifAutomation    `json:"automationDetails,omitempty"`
+	Invocations       []sarifInvocation   `json:"invocations,omitempty"`
 	Results           []sarifResult       `json:"results"`
 	ColumnKind        string              `json:"columnKind"`
 	Properties        *sarifRunProperties `json:"properties,omitempty"`
@@ -46,6 +47,19 @@ type sarifRunProperties struct {
 	// Coverage is the range's coverage without its commit list (the JSON
 	// report has it), when the check read a range.
 	Coverage *sarifCoverage `json:"pmcheck/coverage,omitempty"`
+}
+
+// sarifInvocation is written only when inputs could not be read: the run
+// did not succeed, and each input is a notification.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 type sarifAutomation struct {
@@ -169,6 +183,27 @@ func SARIF(doc *Document, opts Options) ([]byte, error) {
 	for i, r := range doc.Rules {
 		index[r.ID] = i
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(r))
+	}
+	if len(doc.Inputs.Unreadable) > 0 {
+		// The inputs that could not be read: notifications of a run that
+		// did not succeed, and results of the built-in input-problem rule,
+		// which code scanning shows as alerts on the files.
+		ix := len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(inputProblemRule()))
+		inv := sarifInvocation{ToolExecutionNotifications: []sarifNotification{}}
+		for _, p := range doc.Inputs.Unreadable {
+			msg := sarifText{Text: singleLine(p.Message)}
+			var locs []sarifLocation
+			if p.File != "" {
+				locs = []sarifLocation{sarifLocationOf(doc, p.File, p.Line, nil)}
+			}
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error", Message: msg, Locations: locs})
+			if locs == nil {
+				locs = []sarifLocation{}
+			}
+			run.Results = append(run.Results, sarifResult{RuleID: InputProblemRule, RuleIndex: ix, Level: "error", Message: msg, Locations: locs})
+		}
+		run.Invocations = []sarifInvocation{inv}
 	}
 	for _, f := range doc.Findings {
 		i, ok := index[f.RuleID]
@@ -342,4 +377,13 @@ func sarifPlain(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// inputProblemRule is the built-in rule of the inputs that could not be
+// read or trusted (Inputs.Unreadable).
+func inputProblemRule() Rule {
+	return Rule{ID: InputProblemRule, Title: "Input that could not be read or trusted", Severity: rules.SeverityError,
+		Description: "An input file could not be read, is mostly not JSON, has a line over the cap, or a launched Workflow run's directory is missing. pmcheck cannot say what it holds, so the check fails closed (exit 2); the findings of the other inputs are still reported.",
+		Help:        "Fix the file's permissions, repair or remove it, give the folder that holds the missing run directory, or raise --line-cap, as the message says; then run the check again.",
+		Tags:        []string{"input"}}
 }

@@ -32,6 +32,16 @@ func Text(doc *Document, verbose bool) []byte {
 func writeText(w io.Writer, doc *Document, verbose, color bool) error {
 	b := bufio.NewWriterSize(w, 64<<10)
 	paint := painter(color)
+	if n := len(doc.Inputs.Unreadable); n > 0 {
+		// First: the check failed on them whatever the findings say.
+		fmt.Fprintf(b, "%s %s: %s\n", paint(ansiRed, "error"), paint(ansiBold, InputProblemRule), unreadableSentence(n))
+		for _, p := range doc.Inputs.Unreadable {
+			b.WriteString("  ")
+			b.WriteString(singleLine(p.Message))
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
 	byRule := doc.ruleByID()
 	runs := doc.runIndex()
 	files, runPaths := shownPaths{doc: doc}, shownPaths{doc: doc}
@@ -193,6 +203,9 @@ func verdictLine(doc *Document) string {
 	if o.Suppressed > 0 {
 		counts += fmt.Sprintf(" (%d suppressed)", o.Suppressed)
 	}
+	if o.Unreadable > 0 {
+		counts = plural(o.Unreadable, "unreadable input") + ", " + counts
+	}
 	return fmt.Sprintf("%s %s: %s at fail level %s: %s in %s, %s evaluated",
 		doc.Tool.Name, doc.Tool.Version, status, o.FailLevel, counts, plural(len(doc.Runs), "run"), plural(len(doc.Rules), "rule"))
 }
@@ -225,4 +238,14 @@ func severityColor(severity string) string {
 		return ansiYellow
 	}
 	return ansiCyan
+}
+
+// InputProblemRule is the built-in rule id under which reports list the
+// inputs that could not be read or trusted (Inputs.Unreadable): SARIF
+// results, JUnit errored cases and annotations name it.
+const InputProblemRule = "input-problem"
+
+// unreadableSentence says what unreadable inputs mean for the check.
+func unreadableSentence(n int) string {
+	return fmt.Sprintf("%s could not be read or trusted, so the check fails (exit 2); the findings of the other inputs follow", plural(n, "input"))
 }

@@ -77,12 +77,18 @@ func (c *CheckCmd) Run(env *Env) error {
 		}
 	}
 	doc, err := c.document(env)
-	if err != nil {
+	if doc == nil {
 		return err
 	}
+	// err, when doc is set, is the inputs that could not be read: every
+	// report is written with them listed first, then the check exits 2.
+	inputErr := err
 	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose,
 		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken, Color: c.colored(env.Stdout)}); err != nil {
 		return usageError("%v", err)
+	}
+	if inputErr != nil {
+		return inputErr
 	}
 	if doc.Outcome.Failed {
 		return &ExitError{Code: ExitFindings}
@@ -92,6 +98,8 @@ func (c *CheckCmd) Run(env *Env) error {
 
 // document runs the pipeline and builds the canonical Document (writing the
 // baseline on the way when asked): what check renders and explain reads.
+// When inputs could not be read it returns the Document of the others, with
+// them in Inputs.Unreadable, and the usage error (exit 2) of the first.
 func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	root, err := reportRoot(c.RepoRoot)
 	if err != nil {
@@ -145,7 +153,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		return nil, err
 	}
 	pipe := pipeline{Rules: packOf, Settings: settings, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels, DropFacts: c.dropFacts,
-		RepoRoot: c.RepoRoot, Legacy: baseline != nil}
+		RepoRoot: c.RepoRoot, Legacy: baseline != nil, KeepGoing: true}
 	if c.Commits != "" {
 		rng, err := analyze.ReadRange(analyze.RangeOptions{Repo: c.Repo, Spec: c.Commits, CheckpointRepos: c.Checkpoints})
 		if err != nil {
@@ -193,10 +201,17 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		findings = append(findings, more...)
 		rules.SortFindings(findings)
 	}
-	if len(ev.Runs) == 0 && !c.AllowEmpty && pipe.Range == nil {
+	var inputErr error
+	if len(ev.Unreadable) > 0 {
+		inputErr = usageError("%s", ev.Unreadable[0].Message)
+	}
+	if len(ev.Runs) == 0 && !c.AllowEmpty && pipe.Range == nil && inputErr == nil {
 		return nil, usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
-	if c.WriteBaseline != "" {
+	if c.WriteBaseline != "" && inputErr != nil {
+		// A baseline of what could be read would leave out what could not.
+		fmt.Fprintf(env.Stderr, "pmcheck: --write-baseline %s: not written: some inputs could not be read\n", c.WriteBaseline)
+	} else if c.WriteBaseline != "" {
 		var b bytes.Buffer
 		if err := rules.WriteBaseline(&b, findings); err != nil {
 			return nil, err
@@ -222,7 +237,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		Git:           gitBranch(pipe.Git),
 		Coverage:      coverage,
 		Review:        reviewSearch(pipe.detectOptions()),
-		Inputs:        rangeProblems(inputsSummary(res, ev.Runs), pipe.Range),
+		Inputs:        rangeProblems(inputsSummary(res, ev.Runs, ev.Unreadable), pipe.Range),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
 		Owned:         true, // findings and problems are not used again
@@ -230,7 +245,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return doc, nil
+	return doc, inputErr
 }
 
 func reportRules(p *rules.Pack) []report.Rule {
@@ -276,8 +291,11 @@ func reviewSearch(o analyze.DetectOptions) report.ReviewSearch {
 	return report.ReviewSearch{Trailers: r.Trailers, Files: r.FilePatterns, ReviewerKeywords: r.ReviewerKeywords, AgentAuthors: r.AgentAuthors}
 }
 
-func inputsSummary(res *analyze.Result, runs []runResult) report.Inputs {
+func inputsSummary(res *analyze.Result, runs []runResult, unreadable []analyze.Problem) report.Inputs {
 	in := report.Inputs{Problems: []report.Problem{}}
+	for _, p := range unreadable {
+		in.Unreadable = append(in.Unreadable, report.Problem{File: p.At.File, Line: p.At.Line, Message: p.Message})
+	}
 	// A file that belongs to several runs (a Workflow run's parent
 	// transcript is also its session's) is listed once per path given.
 	type fileOf struct {

@@ -37,6 +37,10 @@ type pipeline struct {
 	// baselines written before that (a baseline is loaded).
 	RepoRoot string
 	Legacy   bool
+	// KeepGoing evaluates the readable runs when some inputs cannot be
+	// read or trusted, and returns those in Unreadable instead of failing
+	// at once: check writes every report with them listed, then exits 2.
+	KeepGoing bool
 }
 
 // evaluated is what the pipeline produced.
@@ -45,6 +49,8 @@ type evaluated struct {
 	// Runs are what each run left, in run order.
 	Runs     []runResult
 	Findings []rules.Finding
+	// Unreadable are the inputs the check must fail on (KeepGoing).
+	Unreadable []analyze.Problem
 }
 
 // runResult is what the pipeline keeps of one run once it is analysed: its
@@ -105,11 +111,15 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
+	var unreadable []analyze.Problem
 	if errs := res.CheckErrors(); len(errs) > 0 {
 		for _, e := range errs[1:] {
 			fmt.Fprintf(env.Stderr, "pmcheck: %s\n", oneLine(e))
 		}
-		return nil, usageError("%s", errs[0])
+		if !p.KeepGoing {
+			return nil, usageError("%s", errs[0])
+		}
+		unreadable = res.CheckProblems()
 	}
 	var findings []rules.Finding
 	for i := range runs {
@@ -128,7 +138,7 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 		m.findings = nil
 	}
 	rules.SortFindings(findings)
-	return &evaluated{Res: res, Runs: runs, Findings: findings}, nil
+	return &evaluated{Res: res, Runs: runs, Findings: findings, Unreadable: unreadable}, nil
 }
 
 // analyse derives one run's facts, evaluates the rules on them and keeps

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,5 +15,36 @@ func TestBarePmcheckPrintsHelp(t *testing.T) {
 	code := Run(nil, strings.NewReader(""), &out, &errb)
 	if code != ExitOK || !strings.Contains(out.String(), "Usage: pmcheck") || !strings.Contains(out.String(), "check") || errb.Len() != 0 {
 		t.Errorf("bare pmcheck: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestUnreadableInputStillWritesEveryReport (issue 31, item 2): a check over
+// a tree where one session's Workflow run directory is missing exits 2, as
+// docs/exit-codes.md says, but writes every requested report, with the
+// missing run listed first and the other run's findings after it.
+func TestUnreadableInputStillWritesEveryReport(t *testing.T) {
+	tree := t.TempDir()
+	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(tree, "a"))
+	copyTree(t, fixture("replay-launch-missing-rundir"), filepath.Join(tree, "b"))
+	out := t.TempDir()
+	args := []string{"check", "--format", "text"}
+	for _, f := range []string{"json", "sarif", "junit", "markdown", "html"} {
+		args = append(args, "--format", f+"="+filepath.Join(out, "r."+f))
+	}
+	code, stdout, errs := runIn(t, tree, append(args, ".")...)
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want 2: %s", code, errs)
+	}
+	if !strings.HasPrefix(stdout, "error input-problem: 1 input could not be read") || !strings.Contains(stdout, "wf_gone0001") || !strings.Contains(stdout, "error unreviewed-killed-subagent") {
+		t.Errorf("the text report does not list the missing run first and the findings after it:\n%s", stdout)
+	}
+	if !strings.Contains(errs, "pmcheck: b/") || !strings.Contains(errs, "wf_gone0001") {
+		t.Errorf("stderr does not name the problem: %s", errs)
+	}
+	for _, f := range []string{"json", "sarif", "junit", "markdown", "html"} {
+		data, err := os.ReadFile(filepath.Join(out, "r."+f))
+		if err != nil || !strings.Contains(string(data), "gone0001") {
+			t.Errorf("%s report not written or without the missing run (%v)", f, err)
+		}
 	}
 }
