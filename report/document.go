@@ -78,6 +78,28 @@ type Document struct {
 	// be removed from the baseline file.
 	StaleBaseline []BaselineEntry `json:"stale_baseline"`
 	Outcome       Outcome         `json:"outcome"`
+	// Excerpts are one-line excerpts of the rows that decided the findings
+	// (the rows explain cites), re-read from the files by check when it
+	// writes an HTML page, which shows them in each finding's card. Sorted
+	// by file and line; transcript text, escaped where shown.
+	Excerpts []Excerpt `json:"excerpts,omitempty"`
+}
+
+// Excerpt is a one-line excerpt of the row at File:Line (File as facts and
+// evidence carry it).
+type Excerpt struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// excerpts indexes Excerpts by file and line.
+func (d *Document) excerpts() map[Excerpt]string {
+	m := make(map[Excerpt]string, len(d.Excerpts))
+	for _, e := range d.Excerpts {
+		m[Excerpt{File: e.File, Line: e.Line}] = e.Text
+	}
+	return m
 }
 
 // Tool names the program that wrote the Document.
@@ -179,6 +201,7 @@ type Input struct {
 	Review        ReviewSearch
 	Inputs        Inputs
 	StaleBaseline []BaselineEntry
+	Excerpts      []Excerpt
 	// FailLevel defaults to "error".
 	FailLevel string
 	// Owned says the caller hands its slices over and does not use them
@@ -206,6 +229,7 @@ func New(in Input) (*Document, error) {
 		Review:        in.Review,
 		Inputs:        in.Inputs,
 		StaleBaseline: in.StaleBaseline,
+		Excerpts:      in.Excerpts,
 		Outcome:       Outcome{FailLevel: in.FailLevel},
 	}
 	if !in.Owned {
@@ -221,6 +245,7 @@ func New(in Input) (*Document, error) {
 		doc.StaleBaseline = slices.Clone(doc.StaleBaseline)
 		doc.Inputs.Problems = slices.Clone(doc.Inputs.Problems)
 		doc.Inputs.Unreadable = slices.Clone(doc.Inputs.Unreadable)
+		doc.Excerpts = slices.Clone(doc.Excerpts)
 	}
 	if doc.Outcome.FailLevel == "" {
 		doc.Outcome.FailLevel = FailLevelError
@@ -276,6 +301,10 @@ func (d *Document) normalize() {
 	if d.Inputs.Problems == nil {
 		d.Inputs.Problems = []Problem{}
 	}
+	slices.SortStableFunc(d.Excerpts, func(a, b Excerpt) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	d.Excerpts = slices.CompactFunc(d.Excerpts, func(a, b Excerpt) bool { return a.File == b.File && a.Line == b.Line })
 	slices.SortStableFunc(d.StaleBaseline, func(a, b BaselineEntry) int {
 		return cmp.Or(cmp.Compare(a.RuleID, b.RuleID), cmp.Compare(a.Fingerprint, b.Fingerprint), cmp.Compare(a.Note, b.Note))
 	})

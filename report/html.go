@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,50 +106,52 @@ func HTML(doc *Document) []byte {
 		b.WriteString("<p>No findings.</p>\n")
 	}
 	rulesByID := doc.ruleByID()
+	excerpts := doc.excerpts()
 	for i, f := range doc.Findings {
 		if i == htmlMaxFindings {
 			fmt.Fprintf(&b, "<p class=\"more\">… and %d more findings (see the JSON report).</p>\n", len(doc.Findings)-i)
 			break
 		}
-		writeHTMLFinding(&b, doc, i, f, rulesByID[f.RuleID], drawn)
+		writeHTMLFinding(&b, doc, i, f, rulesByID[f.RuleID], drawn, excerpts)
 	}
 	b.WriteString("</section>\n")
 
 	// Runs and timelines.
 	fmt.Fprintf(&b, "<section id=\"runs\"><h2>Runs (%d)</h2>\n", len(doc.Runs))
-	if len(doc.Facts) > 0 {
-		b.WriteString("<p class=\"legend\">Timelines run on the simulated clock (UTC). One lane per subagent or Workflow attempt; the first lane is the run itself. " +
-			"<svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\"><circle cx=\"7\" cy=\"6\" r=\"4\" class=\"m-launch\"/></svg> launch, " +
-			"<svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\"><path d=\"M3 2l8 8M11 2l-8 8\" class=\"m-kill\"/></svg> kill, " +
-			"<svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\"><rect x=\"1\" y=\"3\" width=\"12\" height=\"6\" class=\"m-quiet\"/></svg> quiet stretch, " +
-			"<svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\"><path d=\"M7 1l5 5-5 5-5-5z\" class=\"m-watchdog\"/></svg> watchdog event (hover for predicted vs observed), " +
-			"<svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\"><path d=\"M7 1l6 10H1z\" class=\"m-ship\"/></svg> ship action, " +
-			"<svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\"><path d=\"M2 6l3 3 7-7\" class=\"m-review\"/></svg> review.</p>\n")
-	}
+	// The runs are drawn first, so the legend names exactly the colours
+	// and marks the timelines use.
+	var runs strings.Builder
+	drawnKeys := legendKeys{}
 	for ri := range doc.Facts {
+		b := &runs
 		rf := &doc.Facts[ri]
-		fmt.Fprintf(&b, "<section class=\"run\" id=\"r%d\"><h3>%s <code>%s</code></h3>\n", ri, esc(rf.Run.Kind), esc(doc.displayPath(rf.Run.Path)))
-		fmt.Fprintf(&b, "<p>id <code>%s</code>; %s, %s, %s", esc(rf.Run.ID), plural(rf.Run.Agents, "agent"), plural(rf.Run.Attempts, "attempt"), plural(rf.Run.Segments, "segment"))
+		// The section is "run<i>"; "r<i>" is its run's lane (factAnchor).
+		fmt.Fprintf(b, "<section class=\"run\" id=\"run%d\"><h3>%s <code>%s</code></h3>\n", ri, esc(rf.Run.Kind), esc(doc.displayPath(rf.Run.Path)))
+		fmt.Fprintf(b, "<p>id <code>%s</code>; %s, %s, %s", esc(rf.Run.ID), plural(rf.Run.Agents, "agent"), plural(rf.Run.Attempts, "attempt"), plural(rf.Run.Segments, "segment"))
 		if rf.Run.Verdict != "" {
-			fmt.Fprintf(&b, "; verdict %s", esc(rf.Run.Verdict))
+			fmt.Fprintf(b, "; verdict %s", esc(rf.Run.Verdict))
 		}
 		if rf.Run.Shipped {
 			b.WriteString("; shipped")
 			if rf.Run.Branch != "" {
-				fmt.Fprintf(&b, " (branch <code>%s</code>)", esc(rf.Run.Branch))
+				fmt.Fprintf(b, " (branch <code>%s</code>)", esc(rf.Run.Branch))
 			}
 		}
-		fmt.Fprintf(&b, "; %s to %s.</p>\n", simTime(rf.Run.Start), simTime(rf.Run.End))
+		fmt.Fprintf(b, "; %s to %s.</p>\n", simTime(rf.Run.Start), simTime(rf.Run.End))
 		if rf.Omitted != nil {
-			fmt.Fprintf(&b, "<p class=\"more\">The report's size caps left out facts of this run: %s.</p>\n", omittedText(rf.Omitted))
+			fmt.Fprintf(b, "<p class=\"more\">The report's size caps left out facts of this run: %s.</p>\n", omittedText(rf.Omitted))
 		}
 		if drawn[ri] {
-			writeTimeline(&b, buildTimeline(rf, ri, findingFacts))
+			writeTimeline(b, buildTimeline(rf, ri, findingFacts), drawnKeys)
 		} else {
 			b.WriteString("<p class=\"more\">Timeline not drawn: the page draws at most " + strconv.Itoa(htmlMaxTimelines) + " runs, those with findings first.</p>\n")
 		}
 		b.WriteString("</section>\n")
 	}
+	if len(doc.Facts) > 0 {
+		writeLegend(&b, drawnKeys)
+	}
+	b.WriteString(runs.String())
 	if len(doc.Facts) == 0 && len(doc.Runs) > 0 {
 		b.WriteString("<p class=\"more\">This report holds no facts (schema version 1): no timelines.</p>\n<ul>\n")
 		for _, r := range doc.Runs {
@@ -157,6 +161,8 @@ func HTML(doc *Document) []byte {
 	}
 	b.WriteString("</section>\n")
 
+	// Commit coverage (issue 27, the coverage table of issue 18): when the
+	// Document carries it, its table is a section here, after the runs.
 	if len(doc.StaleBaseline) > 0 {
 		fmt.Fprintf(&b, "<section id=\"stale\"><h2>Stale baseline entries</h2>\n<p>%s.</p>\n<ul>\n", staleBaselineSentence(len(doc.StaleBaseline)))
 		for _, e := range doc.StaleBaseline {
@@ -221,7 +227,7 @@ func factAnchor(doc *Document, ref *rules.FactRef) string {
 	return ""
 }
 
-func writeHTMLFinding(b *strings.Builder, doc *Document, i int, f rules.Finding, r *Rule, drawn map[int]bool) {
+func writeHTMLFinding(b *strings.Builder, doc *Document, i int, f rules.Finding, r *Rule, drawn map[int]bool, excerpts map[Excerpt]string) {
 	sev := f.Severity
 	filter := sev
 	if f.Suppressed {
@@ -251,7 +257,7 @@ func writeHTMLFinding(b *strings.Builder, doc *Document, i int, f rules.Finding,
 	}
 	b.WriteString("</dl>\n")
 	if fact, err := doc.Fact(f.Fact); err == nil {
-		writeFactEvidence(b, doc, fact)
+		writeFactEvidence(b, doc, fact, excerpts)
 	}
 	if id := factAnchor(doc, f.Fact); id != "" {
 		ri, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(id, "-", 2)[0], "r"))
@@ -265,8 +271,58 @@ func writeHTMLFinding(b *strings.Builder, doc *Document, i int, f rules.Finding,
 	b.WriteString("</article>\n")
 }
 
+// factReasons are the rows a finding card lists for a fact.
+func factReasons(fact any) []model.Reason {
+	switch v := fact.(type) {
+	case model.SubagentFact:
+		return v.Reasons
+	case model.AttemptFact:
+		return v.Reasons
+	case model.ShipFact:
+		return []model.Reason{{At: v.At}}
+	case model.WatchdogFact:
+		return []model.Reason{{At: v.At}}
+	}
+	return nil
+}
+
+// ExcerptRows are the rows whose excerpts the HTML page shows (the rows
+// behind the findings it lists, as its cards list them), without text: the
+// caller reads them (explain.Excerpts) and hands them to AddExcerpts.
+func (d *Document) ExcerptRows() []Excerpt {
+	var out []Excerpt
+	for i, f := range d.Findings {
+		if i == htmlMaxFindings {
+			break
+		}
+		fact, err := d.Fact(f.Fact)
+		if err != nil {
+			continue
+		}
+		for j, r := range factReasons(fact) {
+			if j == htmlMaxReasons {
+				break
+			}
+			if r.At.File != "" && r.At.Line > 0 {
+				out = append(out, Excerpt{File: r.At.File, Line: r.At.Line})
+			}
+		}
+	}
+	return out
+}
+
+// AddExcerpts adds row excerpts (ExcerptRows, with their text) to the
+// Document, sorted and without repeats.
+func (d *Document) AddExcerpts(ex []Excerpt) {
+	d.Excerpts = append(d.Excerpts, ex...)
+	slices.SortStableFunc(d.Excerpts, func(a, b Excerpt) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	d.Excerpts = slices.CompactFunc(d.Excerpts, func(a, b Excerpt) bool { return a.File == b.File && a.Line == b.Line })
+}
+
 // writeFactEvidence lists the rows behind a fact and how it was shipped.
-func writeFactEvidence(b *strings.Builder, doc *Document, fact any) {
+func writeFactEvidence(b *strings.Builder, doc *Document, fact any, excerpts map[Excerpt]string) {
 	var reasons []model.Reason
 	var found, matches []string
 	switch v := fact.(type) {
@@ -295,7 +351,12 @@ func writeFactEvidence(b *strings.Builder, doc *Document, fact any) {
 				fmt.Fprintf(b, "<li>… and %d more rows</li>", len(reasons)-i)
 				break
 			}
-			fmt.Fprintf(b, "<li><code>%s</code> <span class=\"t\">%s</span> %s</li>", esc(location(doc.displayPath(r.At.File), r.At.Line)), clockLabel(r.At.Time), esc(r.What))
+			fmt.Fprintf(b, "<li><code>%s</code> <span class=\"t\">%s</span> %s", esc(location(doc.displayPath(r.At.File), r.At.Line)), clockLabel(r.At.Time), esc(r.What))
+			if x := excerpts[Excerpt{File: r.At.File, Line: r.At.Line}]; x != "" {
+				// The row itself, as explain shows it.
+				fmt.Fprintf(b, "<br><q class=\"excerpt\">%s</q>", esc(x))
+			}
+			b.WriteString("</li>")
 		}
 		b.WriteString("</ol>\n")
 	}
@@ -326,7 +387,7 @@ func omittedText(o *Omitted) string {
 // writeTimeline draws a run's lanes as SVG. Lanes are chosen so a run with
 // hundreds of agents stays legible: all lanes when there are few, else the
 // interesting ones, with the rest in a collapsed block.
-func writeTimeline(b *strings.Builder, tl *timeline) {
+func writeTimeline(b *strings.Builder, tl *timeline, keys legendKeys) {
 	var direct, rest []*lane
 	if len(tl.lanes) <= htmlDirectLanes {
 		direct = tl.lanes
@@ -339,14 +400,14 @@ func writeTimeline(b *strings.Builder, tl *timeline) {
 			}
 		}
 	}
-	writeSVG(b, tl, direct)
+	writeSVG(b, tl, direct, keys)
 	if len(rest) > 0 {
 		shown := rest
 		if len(shown) > htmlCollapsedLanes {
 			shown = shown[:htmlCollapsedLanes]
 		}
 		fmt.Fprintf(b, "<details class=\"more-lanes\"><summary>%d more lanes (completed and quiet)</summary>\n", len(rest))
-		writeSVG(b, tl, shown)
+		writeSVG(b, tl, shown, keys)
 		if len(rest) > len(shown) {
 			fmt.Fprintf(b, "<p class=\"more\">… and %d more lanes not drawn (see the JSON report).</p>\n", len(rest)-len(shown))
 		}
@@ -354,47 +415,81 @@ func writeTimeline(b *strings.Builder, tl *timeline) {
 	}
 }
 
-func writeSVG(b *strings.Builder, tl *timeline, lanes []*lane) {
-	span := tl.t1.Sub(tl.t0)
+func writeSVG(b *strings.Builder, tl *timeline, lanes []*lane, keys legendKeys) {
+	segs := tl.scale()
 	x := func(t time.Time) float64 {
 		if t.IsZero() {
 			return labelW
 		}
-		return labelW + float64(t.Sub(tl.t0))/float64(span)*plotW
+		return segs.x(t)
 	}
 	h := axisH + laneH*float64(len(lanes)) + 4
-	fmt.Fprintf(b, "<svg class=\"timeline\" viewBox=\"0 0 %s %s\" role=\"img\" aria-label=\"timeline\" data-t0=\"%s\" data-t1=\"%s\" data-x0=\"%s\" data-w=\"%s\">\n",
+	b.WriteString("<div class=\"tl\">")
+	fmt.Fprintf(b, "<svg class=\"timeline\" viewBox=\"0 0 %s %s\" role=\"img\" aria-label=\"timeline\" data-t0=\"%s\" data-t1=\"%s\" data-x0=\"%s\" data-w=\"%s\"",
 		num(svgWidth), num(h), tl.t0.UTC().Format(time.RFC3339Nano), tl.t1.UTC().Format(time.RFC3339Nano), num(labelW), num(plotW))
-	// Axis: ticks at round simulated times.
-	step := tick(span)
-	first := tl.t0.Truncate(step)
-	if first.Before(tl.t0) {
-		first = first.Add(step)
+	if len(segs) > 1 {
+		// The piecewise scale of a folded axis: "t0 t1 x0 x1" per piece.
+		var parts []string
+		for _, sg := range segs {
+			parts = append(parts, rfc(sg.t0)+" "+rfc(sg.t1)+" "+num(sg.x0)+" "+num(sg.x1))
+		}
+		fmt.Fprintf(b, " data-segs=\"%s\"", strings.Join(parts, ";"))
 	}
+	b.WriteString(">\n")
+	// Axis: ticks at round simulated times, about ten over the plot, in
+	// each piece of the axis that is not folded.
 	b.WriteString("<g class=\"axis\">")
-	for t := first; !t.After(tl.t1); t = t.Add(step) {
-		tx := num(x(t))
-		label := t.UTC().Format("15:04:05")
-		if step >= time.Minute {
-			label = t.UTC().Format("15:04")
+	for _, sg := range segs {
+		if sg.folded {
+			continue
 		}
-		if tl.clipped && x(t) > labelW+plotW-50 {
-			label = "" // room for "later →"
+		step := tick(time.Duration(float64(sg.t1.Sub(sg.t0)) * plotW / max(sg.x1-sg.x0, 1)))
+		first := sg.t0.Truncate(step)
+		if first.Before(sg.t0) {
+			first = first.Add(step)
 		}
-		fmt.Fprintf(b, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/><text x=\"%s\" y=\"12\">%s</text>", tx, num(axisH-4), tx, num(h), tx, label)
+		for t := first; !t.After(sg.t1); t = t.Add(step) {
+			tx := num(x(t))
+			label := t.UTC().Format("15:04:05")
+			if step >= time.Minute {
+				label = t.UTC().Format("15:04")
+			}
+			if tl.clipped && x(t) > labelW+plotW-50 {
+				label = "" // room for "later →"
+			}
+			fmt.Fprintf(b, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/><text x=\"%s\" y=\"12\">%s</text>", tx, num(axisH-4), tx, num(h), tx, label)
+		}
 	}
 	if tl.clipped {
 		fmt.Fprintf(b, "<text class=\"clip\" x=\"%s\" y=\"12\">later →</text>", num(labelW+plotW+2))
 	}
 	b.WriteString("</g>\n")
+	for _, sg := range segs {
+		if !sg.folded {
+			continue
+		}
+		// A folded stretch with no agent activity: a narrow band marked
+		// with a zigzag, its length on hover.
+		keys["fold"] = true
+		mx := (sg.x0 + sg.x1) / 2
+		fmt.Fprintf(b, "<g class=\"fold\"><title>%s with no agent activity folded (%s to %s)</title><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/><path d=\"M%s %sl3 5-3 5M%s %sl3 5-3 5\"/></g>\n",
+			foldedLength(sg.t1.Sub(sg.t0)), clockLabel(sg.t0), clockLabel(sg.t1), num(sg.x0), num(axisH-4), num(sg.x1-sg.x0), num(h-axisH+4),
+			num(mx-4), num(2), num(mx), num(2))
+	}
 	for i, l := range lanes {
 		y := axisH + laneH*float64(i)
 		mid := y + laneH/2
 		cls := "lane lane-" + l.kind
+		bar := "bar-" + l.kind
 		if l.killed {
 			cls += " killed"
+			bar = "bar-killed"
 		} else if l.outcome != "" && l.outcome != "completed" {
 			cls += " bad"
+			bar = "bar-bad"
+		}
+		if !l.start.IsZero() {
+			keys[bar] = true
 		}
 		fmt.Fprintf(b, "<g class=\"%s\" id=\"%s\" data-start=\"%s\" data-end=\"%s\" data-outcome=\"%s\">", cls, l.id, rfc(l.start), rfc(l.end), esc(l.outcome))
 		fmt.Fprintf(b, "<title>%s</title>", esc(l.title))
@@ -408,11 +503,14 @@ func writeSVG(b *strings.Builder, tl *timeline, lanes []*lane) {
 			fmt.Fprintf(b, "<rect class=\"bar\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" rx=\"2\"/>", num(x1), num(y+4), num(x2-x1), num(laneH-8))
 		}
 		for _, m := range l.markers {
+			if !m.t.IsZero() {
+				keys[markerKey(m)] = true
+			}
 			writeMarker(b, m, x, mid)
 		}
 		b.WriteString("</g>\n")
 	}
-	b.WriteString("</svg>\n")
+	b.WriteString("</svg></div>\n")
 }
 
 func writeMarker(b *strings.Builder, m marker, x func(time.Time) float64, mid float64) {
@@ -448,6 +546,63 @@ func writeMarker(b *strings.Builder, m marker, x func(time.Time) float64, mid fl
 		fmt.Fprintf(b, "<path d=\"M%s %sl3 3 7-7\"/>", num(mx-5), num(mid))
 	}
 	b.WriteString("</g>")
+}
+
+// legendKeys are the legend entries the drawn timelines use: a bar colour
+// ("bar-…") or a marker with its colour (markerKey).
+type legendKeys map[string]bool
+
+// markerKey is a marker's legend entry: its shape, and the colour class
+// its CSS gives it.
+func markerKey(m marker) string {
+	switch m.kind {
+	case "end":
+		if m.cls == "failed" || m.cls == "stopped" {
+			return "end-bad"
+		}
+	case "watchdog":
+		switch m.cls {
+		case "watch", "harness", "workflow-runtime":
+			return "watchdog-" + m.cls
+		}
+		return "watchdog-other"
+	}
+	return m.kind
+}
+
+// legendEntries are every legend entry, in the order shown: the key, the
+// swatch (SVG inside a 14x12 box, drawn with the timeline's classes) and
+// the words.
+var legendEntries = []struct{ key, swatch, words string }{
+	{"bar-run", `<g class="lane lane-run"><rect class="bar" x="1" y="3" width="12" height="6" rx="2"/></g>`, "the run itself"},
+	{"bar-subagent", `<g class="lane"><rect class="bar" x="1" y="3" width="12" height="6" rx="2"/></g>`, "subagent, completed"},
+	{"bar-attempt", `<g class="lane"><rect class="bar" x="1" y="3" width="12" height="6" rx="2"/></g>`, "Workflow attempt, completed"},
+	{"bar-bad", `<g class="lane bad"><rect class="bar" x="1" y="3" width="12" height="6" rx="2"/></g>`, "not completed (failed, stopped, open)"},
+	{"bar-killed", `<g class="lane killed"><rect class="bar" x="1" y="3" width="12" height="6" rx="2"/></g>`, "killed"},
+	{"launch", `<g class="m"><circle cx="7" cy="6" r="3.5"/></g>`, "launch"},
+	{"end", `<g class="m m-end"><rect x="5.5" y="1" width="3" height="10"/></g>`, "returned"},
+	{"end-bad", `<g class="m m-end src-failed"><rect x="5.5" y="1" width="3" height="10"/></g>`, "ended failed or stopped"},
+	{"kill", `<g class="m m-kill"><path d="M3 2l8 8M11 2l-8 8"/></g>`, "kill"},
+	{"quiet", `<g class="m m-quiet"><rect x="1" y="3" width="12" height="6"/></g>`, "quiet stretch"},
+	{"watchdog-watch", `<g class="m m-watchdog src-watch"><path d="M7 1l5 5-5 5-5-5z"/></g>`, "watch event"},
+	{"watchdog-other", `<g class="m m-watchdog"><path d="M7 1l5 5-5 5-5-5z"/></g>`, "ProgressWatch event"},
+	{"watchdog-harness", `<g class="m m-watchdog src-harness"><path d="M7 1l5 5-5 5-5-5z"/></g>`, "executor-harness watchdog event"},
+	{"watchdog-workflow-runtime", `<g class="m m-watchdog src-workflow-runtime"><path d="M7 1l5 5-5 5-5-5z"/></g>`, "Workflow runtime event"},
+	{"ship", `<g class="m m-ship"><path d="M7 1l6 10H1z"/></g>`, "ship action"},
+	{"review", `<g class="m m-review"><path d="M2 6l3 3 7-7"/></g>`, "review"},
+	{"fold", `<g class="fold"><path d="M4 1l3 5-3 5M8 1l3 5-3 5"/></g>`, "idle time folded (hover for how long)"},
+}
+
+// writeLegend writes one legend entry per colour and mark the timelines
+// drew, none for what they did not.
+func writeLegend(b *strings.Builder, keys legendKeys) {
+	b.WriteString("<p class=\"legend\">Timelines run on the simulated clock (UTC). One lane per subagent or Workflow attempt; the first lane is the run itself. Hover a lane or a mark for details.</p>\n<ul class=\"legend\">")
+	for _, e := range legendEntries {
+		if keys[e.key] {
+			fmt.Fprintf(b, "<li data-key=\"%s\"><svg class=\"key\" width=\"14\" height=\"12\" aria-hidden=\"true\">%s</svg> %s</li>", e.key, e.swatch, e.words)
+		}
+	}
+	b.WriteString("</ul>\n")
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
@@ -555,6 +710,10 @@ ol.chain{margin:6px 0;padding-left:22px;font-size:14px}ol.chain .t{color:var(--m
 .ev{margin:2px 0;font-size:14px;overflow-wrap:anywhere}
 details{margin:6px 0}summary{cursor:pointer;color:var(--muted)}.help{white-space:normal;font-size:14px;padding:4px 0 0 12px}
 .more,.legend{color:var(--muted);font-size:14px}
+q.excerpt{display:block;font:12px/1.4 ui-monospace,monospace;color:var(--muted);overflow-wrap:anywhere;quotes:none}
+ul.legend{list-style:none;padding:0;margin:0 0 10px;display:flex;flex-wrap:wrap;gap:2px 14px}
+.tl{overflow-x:auto}.tl svg.timeline{min-width:900px}
+.fold path{stroke:var(--muted);stroke-width:1.2;fill:none}.fold rect{fill:#eef1f4}
 section.run{margin:0 0 22px}
 svg.timeline{width:100%;height:auto;display:block;border:1px solid var(--line);border-radius:4px;background:#fbfcfd}
 svg.key{vertical-align:middle}

@@ -496,6 +496,7 @@ func Merge(docs ...*Document) (*Document, error) {
 			}
 		}
 		in.Inputs.Unreadable = append(in.Inputs.Unreadable, d.Inputs.Unreadable...)
+		in.Excerpts = append(in.Excerpts, d.Excerpts...)
 		for _, b := range d.StaleBaseline {
 			staleCount[b]++
 		}

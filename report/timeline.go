@@ -206,3 +206,116 @@ func tick(span time.Duration) time.Duration {
 	}
 	return (span/10 + 24*time.Hour - 1).Truncate(24 * time.Hour)
 }
+
+// A timeline's axis is linear unless long idle stretches would squeeze
+// the agents into dots (subagents of minutes in a session of hours): then
+// each stretch with no agent activity is folded into a narrow band marked
+// as folded, and the rest of the plot is shared by the active time.
+const (
+	foldW        = 16.0             // plot width of a folded stretch
+	foldMinGap   = 10 * time.Minute // no shorter stretch is folded
+	foldMinShare = 0.10             // nor one under this share of the span
+	foldMinTotal = 0.30             // fold only when this share of the span goes
+)
+
+// segment is one piece of the axis: [t0, t1] drawn over [x0, x1].
+type segment struct {
+	t0, t1 time.Time
+	x0, x1 float64
+	folded bool
+}
+
+type segments []segment
+
+// x is where t falls on the plot.
+func (ss segments) x(t time.Time) float64 {
+	for i, sg := range ss {
+		if t.After(sg.t1) && i < len(ss)-1 {
+			continue
+		}
+		d := sg.t1.Sub(sg.t0)
+		if d <= 0 {
+			return sg.x0
+		}
+		return sg.x0 + float64(t.Sub(sg.t0))/float64(d)*(sg.x1-sg.x0)
+	}
+	return labelW
+}
+
+// scale lays the axis out: one linear piece, or the active stretches and
+// the folded idle ones between them.
+func (tl *timeline) scale() segments {
+	linear := segments{{t0: tl.t0, t1: tl.t1, x0: labelW, x1: labelW + plotW}}
+	span := tl.t1.Sub(tl.t0)
+	if span <= 0 || tl.clipped {
+		return linear
+	}
+	// Activity: the agents' bars and every mark (a quiet stretch counts
+	// only at its end: it is idle time by definition).
+	type iv struct{ a, b time.Time }
+	var act []iv
+	add := func(a, b time.Time) {
+		if a.IsZero() {
+			return
+		}
+		if b.Before(a) {
+			b = a
+		}
+		act = append(act, iv{a, b})
+	}
+	add(tl.t0, tl.t0)
+	add(tl.t1, tl.t1)
+	for _, l := range tl.lanes {
+		if l.kind != "run" {
+			add(l.start, l.end)
+		}
+		for _, m := range l.markers {
+			add(m.t, m.t)
+		}
+	}
+	slices.SortFunc(act, func(p, q iv) int { return p.a.Compare(q.a) })
+	pad := max(span/200, time.Second)
+	minGap := max(foldMinGap, time.Duration(float64(span)*foldMinShare))
+	var gaps []iv
+	var folded time.Duration
+	end := act[0].b.Add(pad)
+	for _, v := range act[1:] {
+		if start := v.a.Add(-pad); start.Sub(end) >= minGap {
+			gaps = append(gaps, iv{end, start})
+			folded += start.Sub(end)
+		}
+		if e := v.b.Add(pad); e.After(end) {
+			end = e
+		}
+	}
+	if len(gaps) == 0 || float64(folded) < float64(span)*foldMinTotal {
+		return linear
+	}
+	kept := span - folded
+	perUnit := (plotW - foldW*float64(len(gaps))) / float64(kept)
+	var out segments
+	x, t := labelW, tl.t0
+	for _, g := range gaps {
+		w := float64(g.a.Sub(t)) * perUnit
+		out = append(out, segment{t0: t, t1: g.a, x0: x, x1: x + w})
+		x += w
+		out = append(out, segment{t0: g.a, t1: g.b, x0: x, x1: x + foldW, folded: true})
+		x += foldW
+		t = g.b
+	}
+	out = append(out, segment{t0: t, t1: tl.t1, x0: x, x1: labelW + plotW})
+	return out
+}
+
+// foldedLength says how long a folded stretch is, to the minute.
+func foldedLength(d time.Duration) string {
+	d = d.Round(time.Minute)
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%dm", m)
+	case m == 0:
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh %dm", h, m)
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,28 @@ func TestEveryReportListsUnreadableInputs(t *testing.T) {
 	gh := string(render(t, doc, FormatGitHub, Options{}))
 	if !strings.HasPrefix(gh, "::error file=agent-runs/s9.jsonl,line=4,") {
 		t.Errorf("annotations do not start with the unreadable inputs:\n%s", gh)
+	}
+}
+
+// TestHTMLIdsAreUniqueAndLegendMatches (issue 31, item 4): no element id
+// is used twice (a run's section and its lane were both "r0"), and the
+// legend lists exactly the marks and colours drawn.
+func TestHTMLIdsAreUniqueAndLegendMatches(t *testing.T) {
+	ids := regexp.MustCompile(` id="([^"]+)"`)
+	for _, fx := range fixtures {
+		page := string(render(t, fx.build(t), FormatHTML, Options{}))
+		seen := map[string]bool{}
+		for _, m := range ids.FindAllStringSubmatch(page, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s: id %q is used twice", fx.name, m[1])
+			}
+			seen[m[1]] = true
+		}
+		if strings.Contains(page, `class="timeline"`) && !strings.Contains(page, `<ul class="legend">`) {
+			t.Errorf("%s: timelines without a legend of what they draw", fx.name)
+		}
+		if strings.Count(page, `data-key="watchdog-`) > 0 && !strings.Contains(page, "m-watchdog") {
+			t.Errorf("%s: a watchdog legend entry with no watchdog drawn", fx.name)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/pmcheck/pmcheck/fixtures/gen"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 	"github.com/pmcheck/pmcheck/report"
 )
@@ -66,6 +67,7 @@ type pageState struct {
 		T1    string   `json:"t1"`
 		X0    float64  `json:"x0"`
 		W     float64  `json:"w"`
+		Segs  string   `json:"segs"`
 		X     *float64 `json:"x"`
 		Width *float64 `json:"width"`
 		Y     *float64 `json:"y"`
@@ -78,15 +80,26 @@ type pageState struct {
 		T1     string  `json:"t1"`
 		X0     float64 `json:"x0"`
 		W      float64 `json:"w"`
+		Segs   string  `json:"segs"`
 		CX     float64 `json:"cx"`
 		Shown  bool    `json:"shown"`
 		Beyond bool    `json:"beyond"`
 	} `json:"markers"`
 	FiltersShown bool `json:"filtersShown"`
+	// DuplicateIDs are the element ids the page uses more than once.
+	DuplicateIDs []string `json:"duplicateIds"`
+	// Legend are the legend's entries; Drawn what the timelines draw, in
+	// the legend's keys (report.markerKey and the bar classes).
+	Legend []string `json:"legend"`
+	Drawn  []string `json:"drawn"`
+	// Chains counts the finding cards that list their deciding rows;
+	// Excerpted those whose rows show an excerpt.
+	Chains    int `json:"chains"`
+	Excerpted int `json:"excerpted"`
 }
 
 const pageProbe = `(() => {
-  const out = {scripts: document.scripts.length, handlers: 0, images: document.images.length, findings: [], lanes: [], markers: [],
+  const out = {scripts: document.scripts.length, handlers: 0, images: document.images.length, findings: [], lanes: [], markers: [], chains: 0, excerpted: 0,
     filtersShown: !!(document.querySelector('.filters') && document.querySelector('.filters').offsetParent)};
   document.querySelectorAll('*').forEach(el => { for (const a of el.attributes) if (a.name.startsWith('on')) out.handlers++; });
   for (const a of document.querySelectorAll('article.finding')) {
@@ -103,14 +116,37 @@ const pageProbe = `(() => {
     const d = svg.dataset;
     for (const g of svg.querySelectorAll('g.lane')) {
       const bar = g.querySelector('rect.bar');
-      out.lanes.push({id: g.id, start: g.dataset.start, end: g.dataset.end, t0: d.t0, t1: d.t1, x0: +d.x0, w: +d.w, svg: si,
+      out.lanes.push({id: g.id, start: g.dataset.start, end: g.dataset.end, t0: d.t0, t1: d.t1, x0: +d.x0, w: +d.w, segs: d.segs || '', svg: si,
         x: bar ? +bar.getAttribute('x') : null, width: bar ? +bar.getAttribute('width') : null, y: bar ? +bar.getAttribute('y') : null});
     }
     for (const m of svg.querySelectorAll('g.m[id]')) {
       const bb = m.getBBox(), r = m.getBoundingClientRect();
-      out.markers.push({id: m.id, t: m.dataset.t, t0: d.t0, t1: d.t1, x0: +d.x0, w: +d.w, cx: bb.x + bb.width / 2, shown: r.width > 0, beyond: m.classList.contains('beyond')});
+      out.markers.push({id: m.id, t: m.dataset.t, t0: d.t0, t1: d.t1, x0: +d.x0, w: +d.w, segs: d.segs || '', cx: bb.x + bb.width / 2, shown: r.width > 0, beyond: m.classList.contains('beyond')});
     }
   });
+  const ids = {};
+  document.querySelectorAll('[id]').forEach(el => { ids[el.id] = (ids[el.id] || 0) + 1; });
+  out.duplicateIds = Object.keys(ids).filter(k => ids[k] > 1);
+  out.legend = [...document.querySelectorAll('ul.legend li[data-key]')].map(li => li.dataset.key);
+  const drawn = new Set();
+  document.querySelectorAll('svg.timeline g.lane').forEach(g => {
+    if (!g.querySelector('rect.bar')) return;
+    const c = g.classList;
+    drawn.add(c.contains('killed') ? 'bar-killed' : c.contains('bad') ? 'bar-bad' : 'bar-' + [...c].find(x => x.startsWith('lane-')).slice(5));
+  });
+  document.querySelectorAll('svg.timeline g.m').forEach(m => {
+    const c = m.classList, kind = [...c].find(x => x.startsWith('m-')).slice(2);
+    if (kind === 'end') drawn.add(c.contains('src-failed') || c.contains('src-stopped') ? 'end-bad' : 'end');
+    else if (kind === 'watchdog') drawn.add(['watch', 'harness', 'workflow-runtime'].map(s => 'src-' + s).find(s => c.contains(s)) ? 'watchdog-' + [...c].find(x => x.startsWith('src-')).slice(4) : 'watchdog-other');
+    else drawn.add(kind);
+  });
+  if (document.querySelector('svg.timeline g.fold')) drawn.add('fold');
+  out.drawn = [...drawn].sort();
+  for (const a of document.querySelectorAll('article.finding')) {
+    if (!a.querySelector('ol.chain')) continue;
+    out.chains++;
+    if ([...a.querySelectorAll('q.excerpt')].some(q => q.textContent.trim() !== '')) out.excerpted++;
+  }
   return out;
 })()`
 
@@ -177,6 +213,11 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			t.Logf("screenshot: %s", out)
 			checkPage(t, st, doc)
+			if p.name != "hostile" && st.Excerpted != st.Chains {
+				// The hostile page is rendered from a saved JSON report
+				// without excerpts; check's own pages carry them.
+				t.Errorf("%d of %d finding cards show their rows' excerpts", st.Excerpted, st.Chains)
+			}
 			// With scripts off the page reads the same: every finding is
 			// shown, and the filters (which need the script) are hidden.
 			off, _, problems := loadPage(t, browserCtx, p.html, true)
@@ -257,6 +298,14 @@ func loadPage(t *testing.T, browserCtx context.Context, file string, noScript bo
 
 func checkPage(t testing.TB, st pageState, doc *report.Document) {
 	t.Helper()
+	if len(st.DuplicateIDs) > 0 {
+		t.Errorf("element ids used more than once: %q", st.DuplicateIDs)
+	}
+	legend := slices.Clone(st.Legend)
+	slices.Sort(legend)
+	if !slices.Equal(legend, st.Drawn) {
+		t.Errorf("legend entries %q, but the timelines draw %q: one entry per colour and mark drawn", legend, st.Drawn)
+	}
 	if st.Scripts != 1 || st.Handlers != 0 || st.Images != 0 {
 		t.Errorf("page has %d scripts, %d event-handler attributes, %d images; want only its own script", st.Scripts, st.Handlers, st.Images)
 	}
@@ -296,10 +345,30 @@ func checkPage(t testing.TB, st pageState, doc *report.Document) {
 			want[fmt.Sprintf("r%d-watchdog%d", ri, i)] = [2]time.Time{w.Time}
 		}
 	}
-	scale := func(t0s, t1s string, x0, w float64, at time.Time) float64 {
+	linear := func(t0s, t1s string, x0, x1 float64, at time.Time) float64 {
 		t0, _ := time.Parse(time.RFC3339Nano, t0s)
 		t1, _ := time.Parse(time.RFC3339Nano, t1s)
-		return x0 + float64(at.Sub(t0))/float64(t1.Sub(t0))*w
+		return x0 + float64(at.Sub(t0))/float64(t1.Sub(t0))*(x1-x0)
+	}
+	// scale is where the svg puts a time: its linear axis, or, folded, the
+	// piece of data-segs ("t0 t1 x0 x1;…") that holds the time.
+	var segs string
+	scale := func(t0s, t1s string, x0, w float64, at time.Time) float64 {
+		if segs == "" {
+			return linear(t0s, t1s, x0, x0+w, at)
+		}
+		pieces := strings.Split(segs, ";")
+		for i, p := range pieces {
+			f := strings.Fields(p)
+			t1, _ := time.Parse(time.RFC3339Nano, f[1])
+			if at.After(t1) && i < len(pieces)-1 {
+				continue
+			}
+			a, _ := strconv.ParseFloat(f[2], 64)
+			b, _ := strconv.ParseFloat(f[3], 64)
+			return linear(f[0], f[1], a, b, at)
+		}
+		return math.NaN()
 	}
 	checked := 0
 	lastY := map[int]float64{}
@@ -314,6 +383,7 @@ func checkPage(t testing.TB, st pageState, doc *report.Document) {
 		if !ok || w[0].IsZero() || l.X == nil {
 			continue
 		}
+		segs = l.Segs
 		if got := l.Start; got != w[0].UTC().Format(time.RFC3339Nano) {
 			t.Errorf("lane %s starts at %s, its fact at %s", l.ID, got, w[0])
 		}
@@ -334,6 +404,7 @@ func checkPage(t testing.TB, st pageState, doc *report.Document) {
 		if !ok || w[0].IsZero() || !m.Shown {
 			continue
 		}
+		segs = m.Segs
 		if m.Beyond {
 			// Past a clipped axis: at the right edge, after the axis end.
 			if t1, _ := time.Parse(time.RFC3339Nano, m.T1); !w[0].After(t1) || m.CX < m.X0+m.W {
@@ -445,3 +516,105 @@ func (r *recorder) Errorf(format string, args ...any) {
 	*r.msgs = append(*r.msgs, fmt.Sprintf(format, args...))
 }
 func (r *recorder) Helper() {}
+
+// TestHTMLLongSessionOfSixtyAgents (issue 31, item 4): a generated session
+// of eight hours with 60 subagents of two or three minutes each, in bursts
+// an hour and more apart, checked at 1400 and 390 CSS pixels: one legend
+// entry per colour and mark drawn, unique ids, excerpts in every finding
+// card, and lanes that stay readable: the idle hours are folded (and
+// marked), so each drawn subagent bar is wider than a dot, and on a phone
+// the timeline keeps its size and scrolls sideways instead of shrinking.
+func TestHTMLLongSessionOfSixtyAgents(t *testing.T) {
+	browser := findBrowser(t)
+	dir := t.TempDir()
+	for _, f := range gen.LongSessionManyAgents(60) {
+		writeFile(t, filepath.Join(dir, "runs", f.Path), f.Data)
+	}
+	h, j := filepath.Join(dir, "r.html"), filepath.Join(dir, "r.json")
+	if code, _, errOut := runIn(t, dir, "check", "--fail-level", "none", "--format", "html="+h, "--format", "json="+j, "runs"); code != ExitOK {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := report.Decode(f, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Facts) != 1 || len(doc.Facts[0].Subagents) != 60 {
+		t.Fatalf("the generated run has %d runs, want one of 60 subagents", len(doc.Facts))
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("starting %s: %v", browser, err)
+	}
+	for _, width := range []int64{1400, 390} {
+		t.Run(strconv.FormatInt(width, 10), func(t *testing.T) {
+			tab, cancelTab := chromedp.NewContext(browserCtx)
+			defer cancelTab()
+			ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+			defer cancel()
+			abs, _ := filepath.Abs(h)
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate("file://"+filepath.ToSlash(abs))); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[[]byte](pageProbe))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st pageState
+			if err := json.Unmarshal(raw, &st); err != nil {
+				t.Fatal(err)
+			}
+			checkPage(t, st, doc)
+			if st.Chains == 0 || st.Excerpted != st.Chains {
+				t.Errorf("%d of %d finding cards show their rows' excerpts", st.Excerpted, st.Chains)
+			}
+			if !slices.Contains(st.Drawn, "fold") {
+				t.Errorf("the idle hours are not folded: %q", st.Drawn)
+			}
+			// The lanes as drawn on the screen: height and each subagent bar's width.
+			lanes, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[[]struct {
+				ID string  `json:"id"`
+				H  float64 `json:"h"`
+				W  float64 `json:"w"`
+				SW float64 `json:"sw"`
+			}](`[...document.querySelectorAll('svg.timeline')].slice(0, 1).flatMap(svg => [...svg.querySelectorAll('g.lane')].map(g => {
+				const bar = g.querySelector('rect.bar'), b = bar.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+				return {id: g.id, h: svg.getBoundingClientRect().height / vb.height * 18, w: b.width, sw: svg.getBoundingClientRect().width};
+			}))`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(lanes) < 2 {
+				t.Fatalf("%d lanes drawn in the first timeline", len(lanes))
+			}
+			for _, l := range lanes {
+				if l.H < 14 {
+					t.Errorf("lane %s is %.1f px high at %d px: unreadable", l.ID, l.H, width)
+				}
+				if strings.Contains(l.ID, "subagent") && l.W < 4 {
+					t.Errorf("subagent lane %s is %.1f px wide at %d px: a dot", l.ID, l.W, width)
+				}
+			}
+			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range map[string][]byte{"page": shot} {
+				out := filepath.Join(t.TempDir(), fmt.Sprintf("sixty-%d-%s.png", width, name))
+				os.WriteFile(out, data, 0o644)
+				if keep := os.Getenv("PMCHECK_SCREENSHOTS"); keep != "" {
+					os.WriteFile(filepath.Join(keep, filepath.Base(out)), data, 0o644)
+				}
+				t.Logf("screenshot: %s", out)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/explain"
 	"github.com/pmcheck/pmcheck/report"
 	"github.com/pmcheck/pmcheck/rules"
 )
@@ -83,6 +84,14 @@ func (c *CheckCmd) Run(env *Env) error {
 	// err, when doc is set, is the inputs that could not be read: every
 	// report is written with them listed first, then the check exits 2.
 	inputErr := err
+	for _, o := range outs {
+		if o.Format == report.FormatHTML {
+			// The page shows the deciding rows of each finding, as explain
+			// does: re-read once here.
+			addExcerpts(doc)
+			break
+		}
+	}
 	if err := report.WriteOutputs(doc, outs, env.Stdout, report.Options{JUnitNoFileLine: c.JUnitNoFileLine, Verbose: c.Verbose,
 		InGitHubActions: env.InGitHubActions, StopToken: env.StopToken, Color: c.colored(env.Stdout)}); err != nil {
 		return usageError("%v", err)
@@ -397,4 +406,18 @@ func (c *CheckCmd) verifySignatures(b *analyze.GitBranch) error {
 		return usageError("%v", err)
 	}
 	return nil
+}
+
+// addExcerpts reads the rows the HTML page shows behind each finding.
+func addExcerpts(doc *report.Document) {
+	rows := doc.ExcerptRows()
+	locs := make([]explain.Loc, len(rows))
+	for i, r := range rows {
+		locs[i] = explain.Loc{File: r.File, Line: r.Line}
+	}
+	var ex []report.Excerpt
+	for l, text := range explain.Excerpts(locs) {
+		ex = append(ex, report.Excerpt{File: l.File, Line: l.Line, Text: text})
+	}
+	doc.AddExcerpts(ex)
 }
