@@ -52,6 +52,9 @@ type Explanation struct {
 	// Findings are the fingerprints of the findings on this fact (fact
 	// targets) or in this run (run targets).
 	Findings []string `json:"findings,omitempty"`
+	// WhyNot, for a fact no rule reported, says for every rule that selects
+	// its kind which conditions of its where were false.
+	WhyNot []report.WhyNot `json:"why_not,omitempty"`
 	// Agents, Kills, Ships and Segments describe a whole run (run targets).
 	Agents   []Agent `json:"agents,omitempty"`
 	Kills    []Step  `json:"kills,omitempty"`
@@ -431,6 +434,11 @@ func (e *explainer) fact(rf *report.RunFacts, ref rules.FactRef, f *rules.Findin
 		w := rf.Watchdogs[ref.Index]
 		fact.Summary = watchdogSummary(w)
 		x.Decision = append(x.Decision, e.step(w.Source+" "+w.Kind, w.At))
+	}
+	if x.Target == "fact" && len(x.Findings) == 0 {
+		if v, err := e.doc.Fact(&ref); err == nil {
+			x.WhyNot = e.doc.WhyNoFinding(ref.Kind, v)
+		}
 	}
 	return x
 }

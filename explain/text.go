@@ -98,7 +98,15 @@ func writeText(b *bytes.Buffer, x Explanation) {
 	if len(x.Findings) > 0 {
 		fmt.Fprintf(b, "\nfindings on this fact: %s\n", strings.Join(x.Findings, ", "))
 	} else if x.Target == "fact" {
-		b.WriteString("\nno rule made a finding of this fact\n")
+		b.WriteString("\nno rule made a finding of this fact")
+		if len(x.WhyNot) == 0 {
+			b.WriteString("\n")
+		} else {
+			b.WriteString(": for each rule that selects it, what was false:\n")
+		}
+		for _, w := range x.WhyNot {
+			fmt.Fprintf(b, "  %s\n", in(w.Sentence()))
+		}
 	}
 }
 

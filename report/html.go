@@ -142,7 +142,7 @@ func HTML(doc *Document) []byte {
 			fmt.Fprintf(b, "<p class=\"more\">The report's size caps left out facts of this run: %s.</p>\n", omittedText(rf.Omitted))
 		}
 		if drawn[ri] {
-			writeTimeline(b, buildTimeline(rf, ri, findingFacts), drawnKeys)
+			writeTimeline(b, buildTimeline(rf, ri, findingFacts, doc.WhyNoFinding), drawnKeys)
 		} else {
 			b.WriteString("<p class=\"more\">Timeline not drawn: the page draws at most " + strconv.Itoa(htmlMaxTimelines) + " runs, those with findings first.</p>\n")
 		}

@@ -48,3 +48,37 @@ func TestUnreadableInputStillWritesEveryReport(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainSaysWhyNoFinding (issue 31, item 3): a killed subagent that
+// no rule reported (it was reviewed): explain, explain --json and the HTML
+// lane's tooltip name, for every rule that selects subagents, the
+// conditions of its where that were false, and say that on_shipped_branch
+// is unknown without --git.
+func TestExplainSaysWhyNoFinding(t *testing.T) {
+	const run = "fixtures/runs/rule-killed-subagent-unreviewed-good"
+	const at = run + "/50000000-0000-4000-8000-000000000016.jsonl:2"
+	code, out, errs := runIn(t, "../..", "explain", at, run)
+	if code != 0 {
+		t.Fatalf("explain: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"no rule made a finding of this fact: for each rule that selects it, what was false:",
+		"killed-subagent-unreviewed: `!reviewed` is false",
+		"`on_shipped_branch || shipped_after_kill` is false (`on_shipped_branch` is false, `shipped_after_kill` is false)",
+		"on_shipped_branch is not known without --git"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runIn(t, "../..", "explain", "--json", at, run)
+	if code != 0 || !strings.Contains(out, `"why_not": [`) || !strings.Contains(out, `"expr": "!reviewed"`) {
+		t.Errorf("explain --json has no why_not naming !reviewed:\n%s", out)
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errs := runIn(t, "../..", "check", "--format", "html="+page, run); code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errs)
+	}
+	data, _ := os.ReadFile(page)
+	if !strings.Contains(string(data), "terminated-early. No finding; for each rule that selects it, what was false: ") || !strings.Contains(string(data), "killed-subagent-unreviewed: `!reviewed` is false.") {
+		t.Errorf("the killed lane's tooltip does not say why there is no finding")
+	}
+}
