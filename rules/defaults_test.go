@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,7 +113,7 @@ func defaultRuleCases() map[string]defaultRuleCase {
 		"unreviewed-killed-subagent": {
 			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{shippedKill}},
 			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{reviewedKill, killedSubagent()}},
-			want: `sync subagent "Refactor the parser" (agent a111) was killed before it finished, and its work reached a shipped branch without review`,
+			want: `sync subagent "Refactor the parser" (agent a111) was killed before it finished and nothing shows its work was reviewed; the branch under check carries its work, and a ship action ran after the kill`,
 		},
 		"ship-while-killed-outstanding": {
 			bad:  model.Facts{Run: session("s1"), Ships: []model.ShipFact{push}},
@@ -236,6 +237,41 @@ func TestKilledAttemptMessageVariants(t *testing.T) {
 		got, err := Evaluate(only, []model.Facts{{Run: workflow("wf1"), Attempts: []model.AttemptFact{tc.a}}})
 		if err != nil || len(got) != 1 || got[0].Message != tc.want {
 			t.Errorf("got %v %+v\nwant %s", err, got, tc.want)
+		}
+	}
+}
+
+// TestShippedKillSaysWhatWasEstablished (issue 31, item 6): the message of
+// a killed subagent shipped without review says what was established: a
+// ship action after the kill, the branch under check carrying its work, or
+// both, never "a shipped branch" when on_shipped_branch is false.
+func TestShippedKillSaysWhatWasEstablished(t *testing.T) {
+	pack, err := Build(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		onBranch, afterKill bool
+		want, not           string
+	}{
+		{false, true, "; a ship action ran after the kill", "branch"},
+		{true, false, "; the branch under check carries its work", "ship action"},
+		{true, true, "; the branch under check carries its work, and a ship action ran after the kill", "xxx"},
+	} {
+		s := killedSubagent()
+		s.OnShippedBranch, s.ShippedAfterKill = c.onBranch, c.afterKill
+		fs, err := Evaluate(pack, []model.Facts{{Run: model.RunFact{Kind: "session", ID: "s1", Path: "s1.jsonl"}, Subagents: []model.SubagentFact{s}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg string
+		for _, f := range fs {
+			if f.RuleID == "unreviewed-killed-subagent" {
+				msg = f.Message
+			}
+		}
+		if !strings.HasSuffix(msg, c.want) || strings.Contains(msg[strings.Index(msg, ";"):], c.not) {
+			t.Errorf("on branch %v, after kill %v: %q; want it to end %q", c.onBranch, c.afterKill, msg, c.want)
 		}
 	}
 }
