@@ -159,7 +159,7 @@ func (l *loader) undecodable(t *model.Transcript) bool {
 	if bad.Line > 0 {
 		at += ":" + strconv.Itoa(bad.Line)
 	}
-	l.addError(t.File, bad.Line, fmt.Sprintf("%s: does not decode as JSON Lines (%s; %d of its %d non-blank line(s) are not JSON, and no line is a row): a file re-encoded (UTF-16, gzip) or written with CR line ends cannot be checked; convert it to UTF-8 JSON Lines with LF line ends, or remove it from the input",
+	l.addErrorAt(t.File, bad.Line, fmt.Sprintf("%s: does not decode as JSON Lines (%s; %d of its %d non-blank line(s) are not JSON, and no line is a row): a file re-encoded (UTF-16, gzip) or written with CR line ends cannot be checked; convert it to UTF-8 JSON Lines with LF line ends, or remove it from the input",
 		at, bad.Reason, t.Lines-t.Values, t.Lines))
 	return true
 }
@@ -445,7 +445,7 @@ func (l *loader) requireRunDir(wl *model.WorkflowLaunch) {
 func (l *loader) requireRunParts(run *model.Run, jrel string) {
 	j := run.Journal
 	if len(j.Lines) == 0 && j.MalformedCount == 0 && len(run.Agents) > 0 {
-		l.addUntrusted(l.show(jrel), 0, fmt.Sprintf("%s: the journal is empty, but the run directory holds %d agent transcript(s): the journal was lost or cut, so their attempts cannot be checked; restore the journal or remove the run from the input",
+		l.addUntrustedAt(l.show(jrel), 0, fmt.Sprintf("%s: the journal is empty, but the run directory holds %d agent transcript(s): the journal was lost or cut, so their attempts cannot be checked; restore the journal or remove the run from the input",
 			l.show(jrel), len(run.Agents)))
 	}
 	var first *model.Attempt
@@ -464,7 +464,7 @@ func (l *loader) requireRunParts(run *model.Run, jrel string) {
 			line = first.Closed.Line
 			at += ":" + strconv.Itoa(line)
 		}
-		l.addUntrusted(l.show(jrel), line, fmt.Sprintf("%s: the journal says agent %s returned a result, but agent-%s.jsonl is not in the run directory (%d finished agent(s) without a transcript): a finished agent's transcript was removed, so its work cannot be checked; give the whole run directory or remove the run from the input",
+		l.addUntrustedAt(l.show(jrel), line, fmt.Sprintf("%s: the journal says agent %s returned a result, but agent-%s.jsonl is not in the run directory (%d finished agent(s) without a transcript): a finished agent's transcript was removed, so its work cannot be checked; give the whole run directory or remove the run from the input",
 			at, first.AgentID, first.AgentID, missing))
 	}
 }
@@ -604,7 +604,7 @@ func (l *loader) orphanRuns() {
 		if _, found := slices.BinarySearch(l.inv.WorkflowDirs, dir); found { // sorted by the walk
 			continue // its journal is there (and was refused: already said)
 		}
-		l.addUntrusted(l.show(dir), 0, fmt.Sprintf("%s/: %d agent transcript(s) of a Workflow run, but no %s: the run's journal is missing, so its attempts cannot be checked; restore the journal or remove the run directory from the input",
+		l.addUntrustedAt(l.show(dir), 0, fmt.Sprintf("%s/: %d agent transcript(s) of a Workflow run, but no %s: the run's journal is missing, so its attempts cannot be checked; restore the journal or remove the run directory from the input",
 			l.show(dir), noJournal[dir], layout.Journal))
 	}
 	keys := make([]group, 0, len(groups))

@@ -22,8 +22,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/pmcheck/pmcheck/report"
-
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
 
@@ -139,13 +137,17 @@ func Load(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
+// OutputFormats are the formats outputs takes: every --format format.
+var OutputFormats = []string{"text", "json", "sarif", "junit", "github", "markdown", "html"}
+
 // keys are the valid top-level keys, sorted (errors list them as they are).
 var (
 	keys    = []string{"allow-empty", "baseline", "deploy-labels", "disable", "fail-level", "git", "junit-no-file-line", "outputs", "paths", "publish-tools", "rules", "severity", "version"}
 	gitKeys = []string{"base", "checkpoints", "commits", "head", "repo"}
-	// formats are --format's (one list: a format --format takes is one
-	// outputs takes).
-	formats = report.Formats
+	// formats are every format --format takes, in its order
+	// (TestConfigOutputsAreTheReportFormats holds them to report.Formats;
+	// config sits below report and does not import it).
+	formats = OutputFormats
 	levels  = []string{"error", "warning", "note"}
 	ruleID  = lazyre.New(`^[A-Za-z][A-Za-z0-9]*([-_.][A-Za-z0-9]+)*$`)
 )

@@ -126,7 +126,12 @@ func HTML(doc *Document) []byte {
 		b := &runs
 		rf := &doc.Facts[ri]
 		// The section is "run<i>"; "r<i>" is its run's lane (factAnchor).
-		fmt.Fprintf(b, "<section class=\"run\" id=\"run%d\"><h3>%s <code>%s</code></h3>\n", ri, esc(rf.Run.Kind), esc(doc.displayPath(rf.Run.Path)))
+		if rf.Run.Title != "" {
+			// The session's own name first, as the person who ran it knows it.
+			fmt.Fprintf(b, "<section class=\"run\" id=\"run%d\"><h3><span class=\"title\">%s</span> <span class=\"sub\">%s <code>%s</code></span></h3>\n", ri, esc(rf.Run.Title), esc(rf.Run.Kind), esc(doc.displayPath(rf.Run.Path)))
+		} else {
+			fmt.Fprintf(b, "<section class=\"run\" id=\"run%d\"><h3>%s <code>%s</code></h3>\n", ri, esc(rf.Run.Kind), esc(doc.displayPath(rf.Run.Path)))
+		}
 		fmt.Fprintf(b, "<p>id <code>%s</code>; %s, %s, %s", esc(rf.Run.ID), plural(rf.Run.Agents, "agent"), plural(rf.Run.Attempts, "attempt"), plural(rf.Run.Segments, "segment"))
 		if rf.Run.Verdict != "" {
 			fmt.Fprintf(b, "; verdict %s", esc(rf.Run.Verdict))
@@ -711,6 +716,7 @@ ol.chain{margin:6px 0;padding-left:22px;font-size:14px}ol.chain .t{color:var(--m
 details{margin:6px 0}summary{cursor:pointer;color:var(--muted)}.help{white-space:normal;font-size:14px;padding:4px 0 0 12px}
 .more,.legend{color:var(--muted);font-size:14px}
 q.excerpt{display:block;font:12px/1.4 ui-monospace,monospace;color:var(--muted);overflow-wrap:anywhere;quotes:none}
+h3 .sub{font-weight:400;color:var(--muted);font-size:14px}
 ul.legend{list-style:none;padding:0;margin:0 0 10px;display:flex;flex-wrap:wrap;gap:2px 14px}
 .tl{overflow-x:auto}.tl svg.timeline{min-width:900px}
 .fold path{stroke:var(--muted);stroke-width:1.2;fill:none}.fold rect{fill:#eef1f4}

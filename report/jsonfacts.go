@@ -225,6 +225,9 @@ func writeRunFacts(spill io.Writer, b []byte, rf *RunFacts, prefix string) ([]by
 	w.str("branch", r.Branch)
 	w.evidence("at", r.At)
 	writeStreamRun(&w, r) // jsonstream.go
+	if r.Title != "" {    // omitempty
+		w.str("title", r.Title)
+	}
 	w.close()
 	w.list("attempts", len(rf.Attempts), rf.Attempts == nil, func(i int) {
 		a := &rf.Attempts[i]

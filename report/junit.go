@@ -201,36 +201,8 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 		rootStart.Attr = append(rootStart.Attr, attr("skipped", itoa(*root.Skipped)))
 	}
 	rootStart.Attr = append(rootStart.Attr, attr("time", "0"))
-	if err := enc.EncodeToken(rootStart); err != nil {
-		return fmt.Errorf("encoding JUnit XML: %w", err)
-	}
-	if unreadable > 0 {
-		// First: one errored case per input that could not be read, under
-		// the built-in input-problem rule (the check could not test them).
-		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
-			attr("name", InputProblemRule+" Inputs that could not be read"), attr("tests", itoa(unreadable)), attr("failures", "0"),
-			attr("errors", itoa(unreadable)), attr("skipped", "0"), attr("time", "0"),
-		}}
-		if err := enc.EncodeToken(start); err != nil {
-			return fmt.Errorf("encoding JUnit XML: %w", err)
-		}
-		for _, p := range doc.Inputs.Unreadable {
-			name := doc.displayPath(p.File)
-			if name == "" {
-				name = "input"
-			}
-			c := junitCase{Name: xmlText(name), Classname: InputProblemRule, Time: "0",
-				Error: &junitResult{Message: xmlText(singleLine(p.Message)), Type: InputProblemRule, Body: xmlText(visible(p.Message))}}
-			if !opts.JUnitNoFileLine && p.File != "" {
-				c.File, c.Line = xmlText(doc.displayPath(p.File)), p.Line
-			}
-			if err := enc.EncodeElement(c, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
-				return fmt.Errorf("encoding JUnit XML: %w", err)
-			}
-		}
-		if err := enc.EncodeToken(start.End()); err != nil {
-			return fmt.Errorf("encoding JUnit XML: %w", err)
-		}
+	if err := writeJUnitHead(enc, rootStart, doc, opts); err != nil {
+		return err
 	}
 	for i, r := range doc.Rules {
 		suite := suites[i]
@@ -327,4 +299,52 @@ func junitBody(doc *Document, r Rule, fs []*rules.Finding) string {
 // output) and carriage returns are kept out of attribute values.
 func xmlText(s string) string {
 	return visible(s)
+}
+
+// writeJUnitHead opens the testsuites element and writes the inputs that
+// could not be read (writeJUnitUnreadable), before the rules' suites.
+func writeJUnitHead(enc *xml.Encoder, rootStart xml.StartElement, doc *Document, opts Options) error {
+	if err := enc.EncodeToken(rootStart); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	return writeJUnitUnreadable(enc, doc, opts)
+}
+
+// writeJUnitUnreadable writes, first, one errored case per input that could
+// not be read, under the built-in input-problem rule (the check could not
+// test them); nothing when every input was read.
+func writeJUnitUnreadable(enc *xml.Encoder, doc *Document, opts Options) error {
+	unreadable := len(doc.Inputs.Unreadable)
+	if unreadable == 0 {
+		return nil
+	}
+	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+	itoa := strconv.Itoa
+	// First: one errored case per input that could not be read, under
+	// the built-in input-problem rule (the check could not test them).
+	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+		attr("name", InputProblemRule+" Inputs that could not be read"), attr("tests", itoa(unreadable)), attr("failures", "0"),
+		attr("errors", itoa(unreadable)), attr("skipped", "0"), attr("time", "0"),
+	}}
+	if err := enc.EncodeToken(start); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	for _, p := range doc.Inputs.Unreadable {
+		name := doc.displayPath(p.File)
+		if name == "" {
+			name = "input"
+		}
+		c := junitCase{Name: xmlText(name), Classname: InputProblemRule, Time: "0",
+			Error: &junitResult{Message: xmlText(singleLine(p.Message)), Type: InputProblemRule, Body: xmlText(visible(p.Message))}}
+		if !opts.JUnitNoFileLine && p.File != "" {
+			c.File, c.Line = xmlText(doc.displayPath(p.File)), p.Line
+		}
+		if err := enc.EncodeElement(c, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
+		}
+	}
+	if err := enc.EncodeToken(start.End()); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/rules"
 )
 
 // A step summary above 1 MiB is not shown at all (a GitHub Actions limit),
@@ -46,17 +49,7 @@ func markdown(doc *Document, htmlLink string) []byte {
 		fmt.Fprintf(&head, "The [HTML report](%s) shows each finding's evidence and every run's timeline; the finding numbers below are its anchors (`#f0`, `#f1`, …).\n\n", htmlLink)
 	}
 
-	if n := len(doc.Inputs.Unreadable); n > 0 {
-		fmt.Fprintf(&head, "### Inputs that could not be read (%d)\n\n%s.\n\n", n, mdCell(unreadableSentence(n)))
-		for i, p := range doc.Inputs.Unreadable {
-			if i == markdownMaxListed {
-				fmt.Fprintf(&head, "- … and %d more\n", n-i)
-				break
-			}
-			fmt.Fprintf(&head, "- %s\n", mdCell(p.Message))
-		}
-		head.WriteString("\n")
-	}
+	head.WriteString(mdUnreadable(doc))
 
 	// Counts per rule, for every rule that fired.
 	type count struct{ open, suppressed int }
@@ -154,33 +147,8 @@ func markdown(doc *Document, htmlLink string) []byte {
 			if f.Suppressed {
 				sev += " (suppressed)"
 			}
-			// Every evidence location, the primary one first, as a link to
-			// the file and line relative to the repository.
-			var ev strings.Builder
-			for _, e := range f.Evidence {
-				if e.File == "" {
-					continue
-				}
-				if ev.Len() > markdownMaxCellText {
-					ev.WriteString("; …")
-					break
-				}
-				if ev.Len() > 0 {
-					ev.WriteString("; ")
-				}
-				ev.WriteString(mdSourceLink(doc.displayPath(e.File), e.Line))
-				if e != p {
-					ev.WriteString(" at " + simTime(e.Time))
-				}
-			}
-			if f.EvidenceMore > 0 {
-				if ev.Len() > 0 {
-					ev.WriteString("; ")
-				}
-				ev.WriteString(mdCell(moreEvidence(f.EvidenceMore)))
-			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
-				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), ev.String())
+				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdEvidence(doc, f, p))
 			if htmlLink != "" {
 				// The anchor of the finding in the HTML report (its id there).
 				row = fmt.Sprintf("| [f%d](%s#f%d) ", i, htmlLink, i) + row
@@ -278,4 +246,51 @@ func mdSourceLink(file string, line int) string {
 		fmt.Fprintf(&target, "#L%d", line)
 	}
 	return "[" + text + "](" + target.String() + ")"
+}
+
+// mdEvidence is a finding's evidence cell: every location, the primary one
+// first, as a link to the file and line relative to the repository.
+func mdEvidence(doc *Document, f rules.Finding, p model.Evidence) string {
+	var ev strings.Builder
+	for _, e := range f.Evidence {
+		if e.File == "" {
+			continue
+		}
+		if ev.Len() > markdownMaxCellText {
+			ev.WriteString("; …")
+			break
+		}
+		if ev.Len() > 0 {
+			ev.WriteString("; ")
+		}
+		ev.WriteString(mdSourceLink(doc.displayPath(e.File), e.Line))
+		if e != p {
+			ev.WriteString(" at " + simTime(e.Time))
+		}
+	}
+	if f.EvidenceMore > 0 {
+		if ev.Len() > 0 {
+			ev.WriteString("; ")
+		}
+		ev.WriteString(mdCell(moreEvidence(f.EvidenceMore)))
+	}
+	return ev.String()
+}
+
+// mdUnreadable lists the inputs that could not be read, first in the
+// summary.
+func mdUnreadable(doc *Document) string {
+	var head strings.Builder
+	if n := len(doc.Inputs.Unreadable); n > 0 {
+		fmt.Fprintf(&head, "### Inputs that could not be read (%d)\n\n%s.\n\n", n, mdCell(unreadableSentence(n)))
+		for i, p := range doc.Inputs.Unreadable {
+			if i == markdownMaxListed {
+				fmt.Fprintf(&head, "- … and %d more\n", n-i)
+				break
+			}
+			fmt.Fprintf(&head, "- %s\n", mdCell(p.Message))
+		}
+		head.WriteString("\n")
+	}
+	return head.String()
 }

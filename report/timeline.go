@@ -53,19 +53,6 @@ type marker struct {
 // A killed or unfinished lane with no finding says why in its tooltip:
 // whyNot (Document.WhyNoFinding) names each rule's false conditions.
 func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool, whyNot func(kind string, fact any) []WhyNot) *timeline {
-	noFinding := func(l *lane, kind string, fact any) {
-		if findingFacts[l.id] || (!l.killed && (l.outcome == "" || l.outcome == "completed")) || whyNot == nil {
-			return
-		}
-		ws := whyNot(kind, fact)
-		if len(ws) == 0 {
-			return
-		}
-		l.title += ". No finding; for each rule that selects it, what was false:"
-		for _, w := range ws {
-			l.title += " " + w.Sentence() + "."
-		}
-	}
 	tl := &timeline{t0: rf.Run.Start, t1: rf.Run.End}
 	widen := func(ts ...time.Time) {
 		for _, t := range ts {
@@ -92,7 +79,7 @@ func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool, whyNot fu
 		}
 		l.title = fmt.Sprintf("%s subagent %q: %s", s.Mode, s.Description, s.Outcome)
 		l.interesting = s.Killed || s.FalseDone || s.Outcome != "completed" || findingFacts[id]
-		noFinding(l, model.FactSubagent, &rf.Subagents[i])
+		noFinding(l, findingFacts, whyNot, model.FactSubagent, &rf.Subagents[i])
 		l.markers = append(l.markers, marker{kind: "launch", cls: s.Mode, t: s.Time, title: "spawned (" + s.Mode + ") at " + clockLabel(s.Time)})
 		l.markers = append(l.markers, endMarker(l)...)
 		for _, r := range s.Reasons {
@@ -117,7 +104,7 @@ func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool, whyNot fu
 			l.title += " (" + a.FailureCause + ")"
 		}
 		l.interesting = l.killed || a.FalseDone || a.Outcome != "completed" || findingFacts[id]
-		noFinding(l, model.FactAttempt, &rf.Attempts[i])
+		noFinding(l, findingFacts, whyNot, model.FactAttempt, &rf.Attempts[i])
 		l.markers = append(l.markers, marker{kind: "launch", cls: "attempt", t: a.Time, title: "journal started at " + clockLabel(a.Time)})
 		l.markers = append(l.markers, endMarker(l)...)
 		for _, k := range []string{a.AgentID, a.Agent} {
@@ -336,4 +323,20 @@ func foldedLength(d time.Duration) string {
 		return fmt.Sprintf("%dh", h)
 	}
 	return fmt.Sprintf("%dh %dm", h, m)
+}
+
+// noFinding adds to a killed or unfinished lane's tooltip why no rule
+// reported its fact (whyNot: Document.WhyNoFinding).
+func noFinding(l *lane, findingFacts map[string]bool, whyNot func(kind string, fact any) []WhyNot, kind string, fact any) {
+	if findingFacts[l.id] || (!l.killed && (l.outcome == "" || l.outcome == "completed")) || whyNot == nil {
+		return
+	}
+	ws := whyNot(kind, fact)
+	if len(ws) == 0 {
+		return
+	}
+	l.title += ". No finding; for each rule that selects it, what was false:"
+	for _, w := range ws {
+		l.title += " " + w.Sentence() + "."
+	}
 }

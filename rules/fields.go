@@ -21,6 +21,7 @@ var fieldDocs = map[string]string{
 	"run.malformed": "malformed lines over every file of the run",
 	"run.shipped":   "the run pushed or merged, or its branch is the branch under check",
 	"run.branch":    "the git branch the run worked on, when known",
+	"run.title":     "the session's own name: its custom title (`/rename`), else its first prompt (at most 80 characters; empty for workflows)",
 
 	"run.source":             "what the run was read from: `sdk-stream`, or `sdk-stream+session-files` when the runner's session transcripts were joined to it; empty for session files",
 	"run.stream_format":      "`json-array` (the GitHub action's execution file) or `jsonl` (`claude -p --output-format stream-json`); empty for session files",

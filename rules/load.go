@@ -585,41 +585,7 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 			}
 		}
 	}
-	// The where and the message are compiled apart, so a rule with a
-	// mistake in each shows both; each stops at its first kind that fails,
-	// so one mistake gives one error instead of one per selected kind.
-	compiled := make([]compiledKind, len(r.Select))
-	whereOK, messageOK := r.Where != "", r.Message != ""
-	if len(r.Select) > 0 && r.Where != "" {
-		for i, kind := range r.Select {
-			prog, err := l.exprs.compile(r.Where, kind, true)
-			if err != nil {
-				off, msg := exprErrorOffset(r.Where, err)
-				p := l.scalarPos(whereNode, off)
-				l.errorf(p.Line, p.Col, "\"where\"%s: %s", forKind(r.Select, kind), l.suggest(msg, kind))
-				whereOK = false
-				break
-			}
-			compiled[i] = compiledKind{kind: kind, where: prog}
-		}
-	}
-	if len(r.Select) > 0 && r.Message != "" {
-		// Offsets in r.Message are shifted by the trimmed leading space.
-		lead := len(msgNode.Value) - len(strings.TrimLeft(msgNode.Value, " \t\r\n"))
-		for i, kind := range r.Select {
-			t, terr := compileTemplate(r.Message, func(src string) (*vm.Program, error) { return l.exprs.compile(src, kind, false) })
-			if terr != nil {
-				p := l.scalarPos(msgNode, lead+terr.offset)
-				l.errorf(p.Line, p.Col, "\"message\"%s: %s", forKind(r.Select, kind), l.suggest(terr.msg, kind))
-				messageOK = false
-				break
-			}
-			compiled[i].message = t
-		}
-	}
-	if len(r.Select) > 0 && whereOK && messageOK {
-		r.compiled = compiled
-	}
+	l.compile(r, whereNode, msgNode)
 	if len(l.errs) > before {
 		return nil
 	}
@@ -757,4 +723,43 @@ func (l *loader) scalarPos(n *yaml.Node, off int) Position {
 		p.Col += utf8.RuneCountInString(v[:off])
 	}
 	return p
+}
+
+// compile compiles a rule's where and message for each selected kind. They
+// are compiled apart, so a rule with a mistake in each shows both; each
+// stops at its first kind that fails, so one mistake gives one error
+// instead of one per selected kind.
+func (l *loader) compile(r *Rule, whereNode, msgNode *yaml.Node) {
+	compiled := make([]compiledKind, len(r.Select))
+	whereOK, messageOK := r.Where != "", r.Message != ""
+	if len(r.Select) > 0 && r.Where != "" {
+		for i, kind := range r.Select {
+			prog, err := l.exprs.compile(r.Where, kind, true)
+			if err != nil {
+				off, msg := exprErrorOffset(r.Where, err)
+				p := l.scalarPos(whereNode, off)
+				l.errorf(p.Line, p.Col, "\"where\"%s: %s", forKind(r.Select, kind), l.suggest(msg, kind))
+				whereOK = false
+				break
+			}
+			compiled[i] = compiledKind{kind: kind, where: prog}
+		}
+	}
+	if len(r.Select) > 0 && r.Message != "" {
+		// Offsets in r.Message are shifted by the trimmed leading space.
+		lead := len(msgNode.Value) - len(strings.TrimLeft(msgNode.Value, " \t\r\n"))
+		for i, kind := range r.Select {
+			t, terr := compileTemplate(r.Message, func(src string) (*vm.Program, error) { return l.exprs.compile(src, kind, false) })
+			if terr != nil {
+				p := l.scalarPos(msgNode, lead+terr.offset)
+				l.errorf(p.Line, p.Col, "\"message\"%s: %s", forKind(r.Select, kind), l.suggest(terr.msg, kind))
+				messageOK = false
+				break
+			}
+			compiled[i].message = t
+		}
+	}
+	if len(r.Select) > 0 && whereOK && messageOK {
+		r.compiled = compiled
+	}
 }

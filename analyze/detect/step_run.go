@@ -11,6 +11,7 @@ func runFact(a *pass) {
 		f.At = model.Evidence{File: run.Main.File, Line: run.Main.FirstRowLine, Time: run.Main.FirstTime}
 		f.Segments = ReadSegments(run.Main).Count
 		f.Branch = run.Main.GitBranch
+		f.Title = run.Main.Title
 	}
 	if run.Kind == model.KindWorkflow {
 		f.Agents = model.AgentsOf(run.Attempts)

@@ -80,6 +80,9 @@ type RunFact struct {
 	DerivedStats *SubagentStats `json:"-"`
 	// Reasons are the rows behind the fields above.
 	Reasons []Reason `json:"reasons,omitempty" expr:"reasons"`
+	// Title is the session's own name (Transcript.Title): its custom
+	// title, else its first prompt; "" for workflows.
+	Title string `json:"title,omitempty" expr:"title"`
 }
 
 // AttemptFact is one Workflow agent attempt.

@@ -322,6 +322,9 @@ type Meta struct {
 }
 
 // Transcript is everything pmcheck keeps of one JSONL transcript file.
+// TitleLimit caps a transcript's Title, in characters.
+const TitleLimit = 80
+
 type Transcript struct {
 	File string `json:"file"`
 	// AgentID is the id from the file name agent-<id>.jsonl ("" for a main transcript).
@@ -330,6 +333,9 @@ type Transcript struct {
 	Version   string `json:"version,omitempty"`
 	Cwd       string `json:"cwd,omitempty"`
 	GitBranch string `json:"git_branch,omitempty"`
+	// Title is the session's own name: its last custom-title row (/rename),
+	// else its first prompt, on one line and cut to TitleLimit characters.
+	Title string `json:"title,omitempty"`
 	// Helper is set for compaction, side-question and prompt-suggestion
 	// transcripts, which no tool call spawned.
 	Helper bool  `json:"helper,omitempty"`

@@ -44,6 +44,8 @@ type row struct {
 	SDKParent        string        `json:"parent_tool_use_id"`
 	SDKToolUseResult toolUseResult `json:"tool_use_result"`
 	SDKAPIError      bool          `json:"is_api_error_message"`
+	// CustomTitle is a custom-title row's name for the session (/rename).
+	CustomTitle string `json:"customTitle"`
 	// msgStore is where the fast decoder keeps *Message (encoding/json
 	// allocates it); a row is therefore never copied by value.
 	msgStore message

@@ -199,7 +199,7 @@ func (s *fastScanner) object(field func(k jsonscan.Key) bool) bool {
 
 var rowNames = jsonscan.NewNames("type", "timestamp", "sessionId", "agentId", "version", "cwd", "gitBranch", "isMeta",
 	"isApiErrorMessage", "error", "subtype", "operation", "content", "message", "toolUseResult", "origin", "data", "parentToolUseID", "uuid",
-	"leafUuid", "messageId", "session_id", "parent_tool_use_id", "tool_use_result", "is_api_error_message")
+	"leafUuid", "messageId", "session_id", "parent_tool_use_id", "tool_use_result", "is_api_error_message", "customTitle")
 
 func (s *fastScanner) rowObject(r *row) bool {
 	return s.object(func(k jsonscan.Key) bool {
@@ -267,6 +267,8 @@ func (s *fastScanner) rowObject(r *row) bool {
 			return s.toolUseResult(&r.SDKToolUseResult)
 		case 24:
 			return s.boolean(&r.SDKAPIError)
+		case 25:
+			return s.str(&r.CustomTitle)
 		}
 		return s.SkipValue()
 	})

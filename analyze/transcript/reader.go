@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/harness"
@@ -314,6 +315,7 @@ var agentIDLineRE = lazyre.New(`(?m)^\s*agentId:\s*([A-Za-z0-9_.\-]+)`)
 type builder struct {
 	t      *model.Transcript
 	curMax time.Time
+	named  bool // a custom-title row named the session
 	// callByID maps a retained call's id to the first call with it;
 	// renamed holds the tool of the last call with that id when it differs
 	// from the first's (rare), so toolOf names the last call's tool.
@@ -614,18 +616,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 			t.Steps.Append(l.N, ts)
 		}
 	}
-	if t.SessionID == "" && r.SessionID != "" {
-		t.SessionID = keep(r.SessionID)
-	}
-	if t.Version == "" && r.Version != "" {
-		t.Version = keep(r.Version)
-	}
-	if t.Cwd == "" && r.Cwd != "" {
-		t.Cwd = keep(r.Cwd)
-	}
-	if r.GitBranch != "" && r.GitBranch != t.GitBranch {
-		t.GitBranch = keep(r.GitBranch) // the latest branch the session was on
-	}
+	b.envelope(r)
 	if b.headsOnly {
 		return
 	}
@@ -706,6 +697,9 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 		}
 		t.APIErrors = append(t.APIErrors, ev)
 		b.pin(ev)
+	}
+	if role == "user" && !onlyResults {
+		b.firstPrompt(r, text)
 	}
 	if role == "user" {
 		if IsNotification(text) || r.Origin.Kind == "task-notification" {
@@ -1346,4 +1340,54 @@ func isClaudeCodeRow(r *row) bool {
 		return r.Operation != ""
 	}
 	return false
+}
+
+// titleOf is a session title: s on one line, cut to model.TitleLimit
+// characters.
+func titleOf(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > model.TitleLimit {
+		n := 0
+		for i := range s {
+			if n == model.TitleLimit-1 {
+				return s[:i] + "…"
+			}
+			n++
+		}
+	}
+	return strings.Clone(s)
+}
+
+// envelope keeps what the transcript says of itself: the first session id,
+// version and working directory, the latest branch, and its custom title.
+func (b *builder) envelope(r *row) {
+	t := b.t
+	if t.SessionID == "" && r.SessionID != "" {
+		t.SessionID = keep(r.SessionID)
+	}
+	if t.Version == "" && r.Version != "" {
+		t.Version = keep(r.Version)
+	}
+	if t.Cwd == "" && r.Cwd != "" {
+		t.Cwd = keep(r.Cwd)
+	}
+	if r.GitBranch != "" && r.GitBranch != t.GitBranch {
+		t.GitBranch = keep(r.GitBranch) // the latest branch the session was on
+	}
+	if r.Type == "custom-title" && strings.TrimSpace(r.CustomTitle) != "" {
+		t.Title = titleOf(r.CustomTitle) // the latest name wins over the first prompt
+		b.named = true
+	}
+}
+
+// firstPrompt names the session by its first prompt until a custom title
+// does; meta rows, copied rows, command wrappers and harness text
+// (<command-name>, caveats, notifications) are not prompts.
+func (b *builder) firstPrompt(r *row, text string) {
+	if b.t.Title != "" || b.named || r.IsMeta || r.Origin.Kind != "" || b.copiedRow {
+		return
+	}
+	if s := strings.TrimSpace(text); s != "" && !strings.HasPrefix(s, "<") && !strings.HasPrefix(s, "Caveat:") && !IsNotification(text) {
+		b.t.Title = titleOf(s)
+	}
 }

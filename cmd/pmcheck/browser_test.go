@@ -546,6 +546,9 @@ func TestHTMLLongSessionOfSixtyAgents(t *testing.T) {
 	if len(doc.Facts) != 1 || len(doc.Facts[0].Subagents) != 60 {
 		t.Fatalf("the generated run has %d runs, want one of 60 subagents", len(doc.Facts))
 	}
+	if page, _ := os.ReadFile(h); !strings.Contains(string(page), `<h3><span class="title">billing-overhaul</span>`) {
+		t.Errorf("the run is not headed by the session's own title (its custom-title row)")
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()

@@ -210,32 +210,14 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		findings = append(findings, more...)
 		rules.SortFindings(findings)
 	}
-	var inputErr error
-	if len(ev.Unreadable) > 0 {
-		inputErr = usageError("%s", ev.Unreadable[0].Message)
-	}
+	inputErr := unreadableError(ev.Unreadable)
 	if len(ev.Runs) == 0 && !c.AllowEmpty && pipe.Range == nil && inputErr == nil {
 		return nil, usageError("no runs found in %s: give session transcripts (<sessionId>.jsonl), Workflow run directories (journal.jsonl) or a folder that holds them, or pass --allow-empty", joinPaths(paths))
 	}
-	if c.WriteBaseline != "" && inputErr != nil {
-		// A baseline of what could be read would leave out what could not.
-		fmt.Fprintf(env.Stderr, "pmcheck: --write-baseline %s: not written: some inputs could not be read\n", c.WriteBaseline)
-	} else if c.WriteBaseline != "" {
-		var b bytes.Buffer
-		if err := rules.WriteBaseline(&b, findings); err != nil {
-			return nil, err
-		}
-		if err := report.WriteFileAtomic(c.WriteBaseline, b.Bytes()); err != nil {
-			return nil, usageError("--write-baseline %s: %v", c.WriteBaseline, err)
-		}
+	if err := c.writeBaseline(env, findings, inputErr != nil); err != nil {
+		return nil, err
 	}
-	stale, legacy := baseline.ApplyLegacy(findings)
-	if len(legacy) > 0 {
-		// The older scheme hashed the run path as the working directory
-		// showed it: those entries match from this folder only.
-		fmt.Fprintf(env.Stderr, "pmcheck: %s: %d of its entries use the older fingerprints (relative to the working directory, not the repository); they still match here, but not from another folder or clone: rewrite it with --write-baseline %s (docs/rules.md, \"Findings and fingerprints\")\n",
-			c.Baseline, len(legacy), c.Baseline)
-	}
+	stale := c.applyBaseline(env, baseline, findings)
 	doc, err := report.New(report.Input{
 		Tool:          report.Tool{Name: "pmcheck", Version: Version, InformationURI: "https://github.com/pmcheck/pmcheck"},
 		Root:          root,
@@ -420,4 +402,45 @@ func addExcerpts(doc *report.Document) {
 		ex = append(ex, report.Excerpt{File: l.File, Line: l.Line, Text: text})
 	}
 	doc.AddExcerpts(ex)
+}
+
+// unreadableError is the usage error (exit 2) of the first input that could
+// not be read, or nil.
+func unreadableError(unreadable []analyze.Problem) error {
+	if len(unreadable) == 0 {
+		return nil
+	}
+	return usageError("%s", unreadable[0].Message)
+}
+
+// writeBaseline writes --write-baseline: a baseline of every finding, but
+// none when some inputs could not be read (it would leave out theirs).
+func (c *CheckCmd) writeBaseline(env *Env, findings []rules.Finding, unreadable bool) error {
+	switch {
+	case c.WriteBaseline == "":
+		return nil
+	case unreadable:
+		fmt.Fprintf(env.Stderr, "pmcheck: --write-baseline %s: not written: some inputs could not be read\n", c.WriteBaseline)
+		return nil
+	}
+	var b bytes.Buffer
+	if err := rules.WriteBaseline(&b, findings); err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(c.WriteBaseline, b.Bytes()); err != nil {
+		return usageError("--write-baseline %s: %v", c.WriteBaseline, err)
+	}
+	return nil
+}
+
+// applyBaseline marks the findings the baseline lists and returns its stale
+// entries; entries that match only by the older, working-directory-relative
+// fingerprints match from this folder only, and stderr says to rewrite them.
+func (c *CheckCmd) applyBaseline(env *Env, baseline *rules.Baseline, findings []rules.Finding) []rules.BaselineEntry {
+	stale, legacy := baseline.ApplyLegacy(findings)
+	if len(legacy) > 0 {
+		fmt.Fprintf(env.Stderr, "pmcheck: %s: %d of its entries use the older fingerprints (relative to the working directory, not the repository); they still match here, but not from another folder or clone: rewrite it with --write-baseline %s (docs/rules.md, \"Findings and fingerprints\")\n",
+			c.Baseline, len(legacy), c.Baseline)
+	}
+	return stale
 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/config"
+	"github.com/pmcheck/pmcheck/report"
 )
 
 // inDir runs pmcheck in dir and returns the exit code, stdout and stderr.
@@ -159,5 +163,13 @@ func TestConfigOutputsHTMLAndWritesItsBaseline(t *testing.T) {
 	}
 	if code, out, errs := inDir(t, repo, "check"); code != 0 {
 		t.Errorf("with the written baseline: exit %d, want 0\n%s%s", code, out, errs)
+	}
+}
+
+// TestConfigOutputsAreTheReportFormats: outputs takes exactly the formats
+// --format takes (config cannot import report, so it keeps its own list).
+func TestConfigOutputsAreTheReportFormats(t *testing.T) {
+	if !slices.Equal(config.OutputFormats, report.Formats) {
+		t.Errorf("config.OutputFormats %v, report.Formats %v: keep them one list", config.OutputFormats, report.Formats)
 	}
 }

@@ -106,10 +106,7 @@ func (c *WatchCmd) Run(env *Env) error {
 	if f.readers != nil {
 		defer f.readers.Close()
 	}
-	if !c.AsWatch {
-		// The same follow-up replay names: pmcheck's check of this run.
-		opt.NextCommand = nextCommand(dir)
-	}
+	opt.NextCommand = c.followUp(dir)
 	live := analyze.NewLiveReplay(start, opt)
 	var dogs *analyze.LiveWatchdogs
 	if c.Watchdogs {
@@ -339,4 +336,13 @@ func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error)
 	truncated = journal >= 0 && journal < f.journalSize
 	f.sig, f.journalSize = sig, journal
 	return run, truncated, true, nil
+}
+
+// followUp is the follow-up KILL and DONE lines name: replay's, pmcheck's
+// check of the run, or with --as-watch watch's own ("").
+func (c *WatchCmd) followUp(dir string) string {
+	if c.AsWatch {
+		return ""
+	}
+	return nextCommand(dir)
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/layout"
-	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
