@@ -12,7 +12,7 @@
 # Env: PMCHECK_CI_TOOLS (tool cache, default ~/.cache/pmcheck-ci-tools),
 #      PMCHECK_SKIP_MULTITOOL=1 to skip the 100 MB Multitool download,
 #      PMCHECK_ACTION_FIXTURE=fixtures/runs/NAME for the action smoke test
-#      (default: rule-unreviewed-killed-subagent-bad, which has findings).
+#      (default: rule-killed-subagent-shipped-unreviewed-bad, which has findings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -93,8 +93,8 @@ done
 pmcheck rules test --format "junit=$work/reports/rules-test.xml" fixtures/runs >/dev/null ||
   fail "pmcheck rules test fixtures/runs failed"
 mkdir -p "$work/rules-test"
-cp -R fixtures/runs/rule-unreviewed-killed-subagent-bad "$work/rules-test/"
-printf 'version: 1\nfindings:\n  - rule: false-done\n    at: x.jsonl:1\n' >"$work/rules-test/rule-unreviewed-killed-subagent-bad/expect.yaml"
+cp -R fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad "$work/rules-test/"
+printf 'version: 1\nfindings:\n  - rule: false-done\n    at: x.jsonl:1\n' >"$work/rules-test/rule-killed-subagent-shipped-unreviewed-bad/expect.yaml"
 code=0
 pmcheck rules test --format "junit=$work/reports/rules-test-failing.xml" "$work/rules-test" >/dev/null || code=$?
 [ "$code" = 1 ] || fail "pmcheck rules test on a failing case exited $code, want 1"
@@ -176,7 +176,7 @@ for p in problems:
 PY
 
 ws="$work/workspace"; rt="$work/runner-temp"; mkdir -p "$ws" "$rt"
-fixture=${PMCHECK_ACTION_FIXTURE:-fixtures/runs/rule-unreviewed-killed-subagent-bad}
+fixture=${PMCHECK_ACTION_FIXTURE:-fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad}
 # The repository under check keeps its runs in a subfolder that is also the
 # action's working-directory, with a .pmcheck.yaml there and no paths input:
 # the config names the runs, and report paths must still be repository paths.

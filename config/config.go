@@ -338,7 +338,7 @@ func (l *loader) strings(v *yaml.Node, key string, check func(string) string) []
 // severity reads a mapping of rule id to level.
 func (l *loader) severity(v *yaml.Node) []string {
 	if v.Kind != yaml.MappingNode {
-		l.errorf(v, "severity is a mapping of rule id to level (error, warning, note), e.g. \"killed-subagent-unreviewed: error\"")
+		l.errorf(v, "severity is a mapping of rule id to level (error, warning, note), e.g. \"killed-subagent-not-shipped-unreviewed: error\"")
 		return nil
 	}
 	var out []string

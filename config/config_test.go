@@ -16,7 +16,7 @@ rules:
   - +policy/extra-rules.yaml
 disable: [agent-never-returned]
 severity:
-  killed-subagent-unreviewed: error
+  killed-subagent-not-shipped-unreviewed: error
 baseline: policy/baseline.json
 fail-level: warning
 allow-empty: false
@@ -36,7 +36,7 @@ junit-no-file-line: true
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(cfg.Paths, []string{".agent-runs"}) || !reflect.DeepEqual(cfg.Rules, []string{"+policy/extra-rules.yaml"}) ||
-		!reflect.DeepEqual(cfg.Severity, []string{"killed-subagent-unreviewed=error"}) || cfg.Baseline != "policy/baseline.json" ||
+		!reflect.DeepEqual(cfg.Severity, []string{"killed-subagent-not-shipped-unreviewed=error"}) || cfg.Baseline != "policy/baseline.json" ||
 		cfg.FailLevel != "warning" || cfg.AllowEmpty == nil || *cfg.AllowEmpty || cfg.Git.Base != "origin/main" ||
 		!reflect.DeepEqual(cfg.Outputs, []string{"text", "sarif=pmcheck.sarif"}) || cfg.JUnitNoFileLine == nil || !*cfg.JUnitNoFileLine {
 		t.Fatalf("parsed %+v", cfg)

@@ -256,7 +256,7 @@ func htmlCoverage(doc *Document) string {
 				b.WriteString(", ")
 			}
 			if ri, ok := anchor[l.Run]; ok {
-				fmt.Fprintf(&b, "<a href=\"#r%d\"><code>%s</code></a> (%s)", ri, esc(l.Run), esc(l.By))
+				fmt.Fprintf(&b, "<a href=\"#run%d\"><code>%s</code></a> (%s)", ri, esc(l.Run), esc(l.By))
 			} else {
 				fmt.Fprintf(&b, "<code>%s</code> (%s)", esc(l.Run), esc(l.By))
 			}
@@ -276,7 +276,7 @@ func htmlCoverage(doc *Document) string {
 			}
 			run := "<code>" + esc(p.Run) + "</code>"
 			if ri, ok := anchor[p.Run]; ok {
-				run = fmt.Sprintf("<a href=\"#r%d\">%s</a>", ri, run)
+				run = fmt.Sprintf("<a href=\"#run%d\">%s</a>", ri, run)
 			}
 			fmt.Fprintf(&b, "<li>run %s names %s (%s)</li>\n", run, esc(p.text()), esc(p.By))
 		}

@@ -166,8 +166,6 @@ func HTML(doc *Document) []byte {
 	}
 	b.WriteString("</section>\n")
 
-	// Commit coverage (issue 27, the coverage table of issue 18): when the
-	// Document carries it, its table is a section here, after the runs.
 	if len(doc.StaleBaseline) > 0 {
 		fmt.Fprintf(&b, "<section id=\"stale\"><h2>Stale baseline entries</h2>\n<p>%s.</p>\n<ul>\n", staleBaselineSentence(len(doc.StaleBaseline)))
 		for _, e := range doc.StaleBaseline {

@@ -18,7 +18,7 @@ import (
 //	version: 1
 //	findings:
 //	  - fingerprint: 0123456789abcdef0123456789abcdef
-//	    rule: unreviewed-killed-subagent   # informational
+//	    rule: killed-subagent-shipped-unreviewed   # informational
 //	    run: 10000000-0000-4000-8000-000000000001
 //	    message: subagent "Refactor the parser" was killed …
 

@@ -105,12 +105,12 @@ func defaultRuleCases() map[string]defaultRuleCase {
 			good: model.Facts{Run: agreeing},
 			want: `the runtime's subagent_stats disagree with what the messages show: spawned: the runtime counted 3, the messages show 2; completed: the runtime counted 3, the messages show 2; failed: the runtime counted 0, the messages show 1; killed: the runtime counted 1 (parent 1, user 0, system 0), the messages show 0; max depth: the runtime counted 2, the messages show 1 and 1 more`,
 		},
-		"killed-subagent-unreviewed": {
+		"killed-subagent-not-shipped-unreviewed": {
 			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{unshipped}},
 			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{unshippedReviewed, consumedFailure, shippedKill}},
 			want: `sync subagent "Refactor the parser" (agent a111) was killed before it finished (the harness cut off its result) and nothing shows its work was reviewed`,
 		},
-		"unreviewed-killed-subagent": {
+		"killed-subagent-shipped-unreviewed": {
 			bad:  model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{shippedKill}},
 			good: model.Facts{Run: session("s1"), Subagents: []model.SubagentFact{reviewedKill, killedSubagent()}},
 			want: `sync subagent "Refactor the parser" (agent a111) was killed before it finished and nothing shows its work was reviewed; the branch under check carries its work, and a ship action ran after the kill`,
@@ -197,8 +197,8 @@ func TestDefaultPackShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pack.Rules[0].ID != "unreviewed-killed-subagent" || pack.Rules[0].Severity != SeverityError {
-		t.Errorf("the first default rule is %s (%s); it must be unreviewed-killed-subagent at error", pack.Rules[0].ID, pack.Rules[0].Severity)
+	if pack.Rules[0].ID != "killed-subagent-shipped-unreviewed" || pack.Rules[0].Severity != SeverityError {
+		t.Errorf("the first default rule is %s (%s); it must be killed-subagent-shipped-unreviewed at error", pack.Rules[0].ID, pack.Rules[0].Severity)
 	}
 	for _, r := range pack.Rules {
 		if r.Title == "" || len(r.Description) < 40 || len(r.Help) < 80 || len(r.Tags) == 0 {
@@ -266,12 +266,38 @@ func TestShippedKillSaysWhatWasEstablished(t *testing.T) {
 		}
 		var msg string
 		for _, f := range fs {
-			if f.RuleID == "unreviewed-killed-subagent" {
+			if f.RuleID == "killed-subagent-shipped-unreviewed" {
 				msg = f.Message
 			}
 		}
 		if !strings.HasSuffix(msg, c.want) || strings.Contains(msg[strings.Index(msg, ";"):], c.not) {
 			t.Errorf("on branch %v, after kill %v: %q; want it to end %q", c.onBranch, c.afterKill, msg, c.want)
+		}
+	}
+}
+
+// TestRenamedRulesKeepTheirOldNames (issue 31, item 6): the two rules whose
+// names differed only by word order are renamed to say the difference
+// (shipped or not); their old ids still disable and re-level them, and
+// their fingerprints still hash the old ids, so baselines survive.
+func TestRenamedRulesKeepTheirOldNames(t *testing.T) {
+	for old, new := range map[string]string{
+		"unreviewed-killed-subagent": "killed-subagent-shipped-unreviewed",
+		"killed-subagent-unreviewed": "killed-subagent-not-shipped-unreviewed",
+	} {
+		p, err := Build(Options{Disable: []string{old}, Severity: []string{old + "=note"}})
+		if err != nil {
+			t.Fatalf("the old id %s: %v", old, err)
+		}
+		if p.Rule(new) != nil {
+			t.Errorf("--disable %s left %s on", old, new)
+		}
+		p, err = Build(Options{Severity: []string{old + "=note"}})
+		if err != nil || p.Rule(new).Severity != "note" {
+			t.Errorf("--severity %s=note did not re-level %s (%v)", old, new, err)
+		}
+		if got := p.Rule(new).fingerprintID(); got != old {
+			t.Errorf("%s's fingerprints hash %q, want its old id %q", new, got, old)
 		}
 	}
 }

@@ -87,16 +87,16 @@ func TestDefaultRulesOnFixtures(t *testing.T) {
 // nearMiss says, per default rule, what its good fixture contains that the
 // rule must not fire on.
 var nearMiss = map[string]struct{ kind, where string }{
-	"unreviewed-killed-subagent":    {"subagent", "killed && shipped_after_kill && reviewed"},
-	"killed-subagent-unreviewed":    {"subagent", `signature == "A" && reviewed`},
-	"ship-while-killed-outstanding": {"ship", `kind == "push"`},
-	"killed-attempt-with-work":      {"attempt", `outcome == "killed"`},
-	"agent-never-returned":          {"attempt", `outcome == "completed" && ordinal == 1`},
-	"false-done":                    {"subagent", `outcome == "completed"`},
-	"subagent-open-at-end":          {"subagent", `outcome == "launched-never-returned"`},
-	"watchdog-disagreement":         {"watchdog", `source == "workflow-runtime"`},
-	"quiet-agent":                   {"watchdog", `source == "watch" && kind == "QUIET"`},
-	"runtime-counts-disagree":       {"run", `runtime_counted`},
+	"killed-subagent-shipped-unreviewed":     {"subagent", "killed && shipped_after_kill && reviewed"},
+	"killed-subagent-not-shipped-unreviewed": {"subagent", `signature == "A" && reviewed`},
+	"ship-while-killed-outstanding":          {"ship", `kind == "push"`},
+	"killed-attempt-with-work":               {"attempt", `outcome == "killed"`},
+	"agent-never-returned":                   {"attempt", `outcome == "completed" && ordinal == 1`},
+	"false-done":                             {"subagent", `outcome == "completed"`},
+	"subagent-open-at-end":                   {"subagent", `outcome == "launched-never-returned"`},
+	"watchdog-disagreement":                  {"watchdog", `source == "workflow-runtime"`},
+	"quiet-agent":                            {"watchdog", `source == "watch" && kind == "QUIET"`},
+	"runtime-counts-disagree":                {"run", `runtime_counted`},
 }
 
 func others(p *rules.Pack, keep string) []string {

@@ -107,9 +107,9 @@ func EvaluateWith(pack *Pack, runs []model.Facts, opts EvalOptions) ([]Finding, 
 					if opts.Identity != nil {
 						id = opts.Identity(id)
 					}
-					fp = newFingerprinter(r.ID, id, facts.Run.ID, c.kind)
+					fp = newFingerprinter(r.fingerprintID(), id, facts.Run.ID, c.kind)
 					if opts.Legacy && id != facts.Run.Path {
-						legacy = newFingerprinter(r.ID, facts.Run.Path, facts.Run.ID, c.kind)
+						legacy = newFingerprinter(r.fingerprintID(), facts.Run.Path, facts.Run.ID, c.kind)
 					}
 				}
 				for _, pos := range matched {

@@ -214,7 +214,7 @@ func TestBuild(t *testing.T) {
 		{"relevel", Options{Severity: []string{"quiet-agent=error"}}, strings.Replace(all, "quiet-agent=note", "quiet-agent=error", 1)},
 		{"extend with a default id", Options{Files: []string{"+" + clash}, Disable: []string{"quiet-agent"}},
 			"error: " + clash + `:3:5: rule id "quiet-agent" is already defined at rules/defaults.yaml:` + itoa(defaults.Rule("quiet-agent").Pos.Line) + `:5; give your rule another id (and --disable quiet-agent to replace it)`},
-		{"unknown disable", Options{Disable: []string{"quiet"}}, `error: --disable: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, runtime-counts-disagree, ship-while-killed-outstanding, subagent-open-at-end, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')`},
+		{"unknown disable", Options{Disable: []string{"quiet"}}, `error: --disable: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-not-shipped-unreviewed, killed-subagent-shipped-unreviewed, quiet-agent, runtime-counts-disagree, ship-while-killed-outstanding, subagent-open-at-end, watchdog-disagreement (see 'pmcheck rules list')`},
 		{"unknown severity id", Options{Severity: []string{"r9=note"}, Files: []string{mine}}, `error: --severity: unknown rule id "r9"; known ids: r1 (see 'pmcheck rules list')`},
 		{"bad severity level", Options{Severity: []string{"quiet-agent=fatal"}}, `error: --severity quiet-agent=fatal: unknown level "fatal"; expected one of "error", "note", "warning"`},
 		{"severity without =", Options{Severity: []string{"quiet-agent"}}, `error: --severity "quiet-agent": write ID=LEVEL, e.g. --severity quiet-agent=warning`},

@@ -226,11 +226,13 @@ func relPathProblem(p string) string {
 func (e *Expectations) CheckRuleIDs(p *Pack) error {
 	ids := p.IDs()
 	var errs []*PosError
-	for _, x := range e.Findings {
-		if !slices.Contains(ids, x.Rule) {
-			errs = append(errs, &PosError{Pos: x.rulePos, Msg: fmt.Sprintf("unknown rule id %q; %sthe rules under test are %s",
-				x.Rule, didYouMean(x.Rule, ids), quoteList(ids))})
+	for i, x := range e.Findings {
+		if r := p.Rule(x.Rule); r != nil {
+			e.Findings[i].Rule = r.ID // a former id (alias) names the rule by its id
+			continue
 		}
+		errs = append(errs, &PosError{Pos: x.rulePos, Msg: fmt.Sprintf("unknown rule id %q; %sthe rules under test are %s",
+			x.Rule, didYouMean(x.Rule, ids), quoteList(ids))})
 	}
 	if len(errs) == 0 {
 		return nil

@@ -31,7 +31,7 @@ const MaxFileSize = 1 << 20
 // Valid keys, sorted: error messages list them as they are.
 var (
 	topKeys  = []string{"review", "rules", "ship", "version"}
-	ruleKeys = []string{"description", "help", "id", "message", "select", "severity", "tags", "title", "where"}
+	ruleKeys = []string{"aliases", "description", "help", "id", "message", "select", "severity", "tags", "title", "where"}
 )
 
 // MaxTags caps a rule's tags (SARIF consumers ignore rules with more than 20).
@@ -529,6 +529,16 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 	if v, ok := m["help"]; ok {
 		if s, ok := l.str(v, "help"); ok {
 			r.Help = strings.TrimSpace(s)
+		}
+	}
+	if v, ok := m["aliases"]; ok {
+		ids, nodes, _ := l.strList(v, "aliases", false)
+		for i, a := range ids {
+			if !idPattern().MatchString(a) || len(a) > maxIDLength {
+				l.nodeErrorf(nodes[i], "alias %q is not a valid rule id", a)
+				continue
+			}
+			r.Aliases = append(r.Aliases, a)
 		}
 	}
 	if v, ok := m["tags"]; ok {

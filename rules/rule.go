@@ -51,6 +51,11 @@ type Rule struct {
 	Where   string
 	Message string
 	Tags    []string
+	// Aliases are the rule's former ids: --disable, --severity, the config
+	// and expectations files still take them. The first is the id it was
+	// first shipped under, which its fingerprints keep hashing, so a
+	// baseline survives the rename (fingerprintID).
+	Aliases []string
 	// Pos is where the rule starts in its file.
 	Pos Position
 
@@ -105,11 +110,20 @@ type Pack struct {
 // Rule returns the rule with the given id, or nil.
 func (p *Pack) Rule(id string) *Rule {
 	for _, r := range p.Rules {
-		if r.ID == id {
+		if r.ID == id || slices.Contains(r.Aliases, id) {
 			return r
 		}
 	}
 	return nil
+}
+
+// fingerprintID is the id the rule's fingerprints hash: the id it was first
+// shipped under (its first alias), else its id.
+func (r *Rule) fingerprintID() string {
+	if len(r.Aliases) > 0 {
+		return r.Aliases[0]
+	}
+	return r.ID
 }
 
 // IDs returns the rule ids, sorted.
@@ -154,6 +168,11 @@ func (p *Pack) extend(other *Pack) error {
 		return err
 	}
 	for _, r := range other.Rules {
+		for _, id := range append([]string{r.ID}, r.Aliases...) {
+			if prev := p.Rule(id); prev != nil {
+				return fmt.Errorf("%s: rule id %q is already defined at %s; give your rule another id (and --disable %s to replace it)", r.Pos, id, prev.Pos, prev.ID)
+			}
+		}
 		if prev := p.Rule(r.ID); prev != nil {
 			return fmt.Errorf("%s: rule id %q is already defined at %s; give your rule another id (and --disable %s to replace it)", r.Pos, r.ID, prev.Pos, r.ID)
 		}

@@ -119,10 +119,11 @@ func Build(opts Options) (*Pack, error) {
 	if len(opts.Disable) > 0 {
 		drop := map[string]bool{}
 		for _, id := range opts.Disable {
-			if pack.Rule(id) == nil {
+			r := pack.Rule(id) // an id or a former id (alias)
+			if r == nil {
 				return nil, unknownID("--disable", id, pack)
 			}
-			drop[id] = true
+			drop[r.ID] = true
 		}
 		kept := pack.Rules[:0]
 		for _, r := range pack.Rules {

@@ -44,7 +44,7 @@ func afterKill(t *testing.T, commands ...string) (*model.Run, []*model.ToolCall)
 // work outstanding (the rule ship-while-killed-outstanding reports it):
 // `git sync` after an earlier command wrote the alias into .git/config, a
 // script, an interpreter's inline code. Such a possible ship marks nothing
-// shipped (the subagent stays killed-subagent-unreviewed), and a harmless
+// shipped (the subagent stays killed-subagent-not-shipped-unreviewed), and a harmless
 // command (a build, a test, git status) is no ship fact at all.
 func TestTrustPossibleShipWhileKilledOutstanding(t *testing.T) {
 	for _, tc := range []struct {

@@ -330,7 +330,7 @@ func TestAdversarialDuplicatedRowsFromAResume(t *testing.T) {
 		return fp
 	}
 	dir := filepath.Join(t.TempDir(), "dup")
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), dir)
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), dir)
 	want := fingerprints(dir)
 	mains, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	for _, m := range mains {

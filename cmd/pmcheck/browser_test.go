@@ -169,7 +169,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		pages = append(pages, page{name, h, j})
 	}
-	for _, f := range []string{"rule-unreviewed-killed-subagent-bad", "detect-workflow-attempts", "replay-kill-retry", "rule-watchdog-disagreement-bad", "rule-quiet-agent-bad"} {
+	for _, f := range []string{"rule-killed-subagent-shipped-unreviewed-bad", "detect-workflow-attempts", "replay-kill-retry", "rule-watchdog-disagreement-bad", "rule-quiet-agent-bad"} {
 		check(f, "fixtures/runs/"+f)
 	}
 	pages = append(pages, hostilePage(t, dir))
@@ -437,7 +437,7 @@ func slicesContainsHref(st pageState, fp string, doc *report.Document) bool {
 func hostilePage(t *testing.T, dir string) struct{ name, html, json string } {
 	t.Helper()
 	saved := filepath.Join(dir, "hostile-src.json")
-	if code, _, errOut := runCLI("check", "--fail-level", "none", "--format", "json="+saved, "fixtures/runs/rule-unreviewed-killed-subagent-bad"); code != ExitOK {
+	if code, _, errOut := runCLI("check", "--fail-level", "none", "--format", "json="+saved, "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad"); code != ExitOK {
 		t.Fatalf("check: %s", errOut)
 	}
 	b, err := os.ReadFile(saved)

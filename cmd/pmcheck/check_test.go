@@ -66,10 +66,10 @@ func TestCheckExitCodes(t *testing.T) {
 		err  string
 	}{
 		{"clean run passes", []string{"check", "fixtures/runs/session-sync-and-async"}, ExitOK, ""},
-		{"findings fail", []string{"check", "fixtures/runs/rule-unreviewed-killed-subagent-bad"}, ExitFindings, ""},
-		{"fail level none never fails", []string{"check", "fixtures/runs/rule-unreviewed-killed-subagent-bad", "--fail-level", "none"}, ExitOK, ""},
-		{"a disabled rule does not fire", []string{"check", "fixtures/runs/rule-unreviewed-killed-subagent-bad", "--disable", "unreviewed-killed-subagent", "--disable", "ship-while-killed-outstanding"}, ExitOK, ""},
-		{"re-levelled to note passes at error", []string{"check", "fixtures/runs/rule-unreviewed-killed-subagent-bad", "--severity", "unreviewed-killed-subagent=note", "--severity", "ship-while-killed-outstanding=note"}, ExitOK, ""},
+		{"findings fail", []string{"check", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad"}, ExitFindings, ""},
+		{"fail level none never fails", []string{"check", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad", "--fail-level", "none"}, ExitOK, ""},
+		{"a disabled rule does not fire", []string{"check", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad", "--disable", "killed-subagent-shipped-unreviewed", "--disable", "ship-while-killed-outstanding"}, ExitOK, ""},
+		{"re-levelled to note passes at error", []string{"check", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad", "--severity", "killed-subagent-shipped-unreviewed=note", "--severity", "ship-while-killed-outstanding=note"}, ExitOK, ""},
 		{"no runs is an error", []string{"check", "docs"}, ExitUsage, "no runs found in docs"},
 		{"no runs allowed", []string{"check", "docs", "--allow-empty"}, ExitOK, ""},
 		{"missing path", []string{"check", "nope"}, ExitUsage, "nope: no such file or directory"},

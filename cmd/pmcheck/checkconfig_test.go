@@ -31,7 +31,7 @@ func configRepo(t *testing.T, config string) string {
 	t.Helper()
 	repo := t.TempDir()
 	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(repo, ".agent-runs"))
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), filepath.Join(repo, ".agent-runs"))
 	writeFile(t, filepath.Join(repo, ".pmcheck.yaml"), []byte(config))
 	return repo
 }
@@ -67,11 +67,11 @@ func TestConfigIsFoundAndFlagsOverride(t *testing.T) {
 // a rule the config disables has no finding to explain.
 func TestExplainReadsTheConfig(t *testing.T) {
 	repo := configRepo(t, "paths: [.agent-runs]\n")
-	if code, stdout, stderr := inDir(t, repo, "explain", "unreviewed-killed-subagent"); code != 0 || !strings.Contains(stdout, "unreviewed-killed-subagent") {
+	if code, stdout, stderr := inDir(t, repo, "explain", "killed-subagent-shipped-unreviewed"); code != 0 || !strings.Contains(stdout, "killed-subagent-shipped-unreviewed") {
 		t.Fatalf("explain: exit %d (%s)\n%s", code, stderr, stdout)
 	}
-	writeFile(t, filepath.Join(repo, ".pmcheck.yaml"), []byte("paths: [.agent-runs]\ndisable: [unreviewed-killed-subagent]\n"))
-	if code, stdout, _ := inDir(t, repo, "explain", "unreviewed-killed-subagent"); code != ExitUsage {
+	writeFile(t, filepath.Join(repo, ".pmcheck.yaml"), []byte("paths: [.agent-runs]\ndisable: [killed-subagent-shipped-unreviewed]\n"))
+	if code, stdout, _ := inDir(t, repo, "explain", "killed-subagent-shipped-unreviewed"); code != ExitUsage {
 		t.Fatalf("explain ignored the config that disables the rule: exit %d\n%s", code, stdout)
 	}
 }
@@ -89,7 +89,7 @@ func TestConfigErrorsAreUsageErrors(t *testing.T) {
 // config turning the check off (fail-level none, a baseline of its own) has
 // no effect when the policy comes from the base branch's checkout.
 func TestPolicyFromIgnoresTheWorkingTreesConfig(t *testing.T) {
-	repo := configRepo(t, "paths: [.agent-runs]\nfail-level: none\ndisable: [ship-while-killed-outstanding, unreviewed-killed-subagent]\n")
+	repo := configRepo(t, "paths: [.agent-runs]\nfail-level: none\ndisable: [ship-while-killed-outstanding, killed-subagent-shipped-unreviewed]\n")
 	base := t.TempDir()
 	writeFile(t, filepath.Join(base, ".pmcheck.yaml"), []byte("paths: [.agent-runs]\nfail-level: error\n"))
 
@@ -97,7 +97,7 @@ func TestPolicyFromIgnoresTheWorkingTreesConfig(t *testing.T) {
 		t.Fatalf("the weakened config should pass on its own (exit %d, %s)", code, stderr)
 	}
 	code, stdout, stderr := inDir(t, repo, "check", "--policy-from", base)
-	if code != ExitFindings || !strings.Contains(stdout, "unreviewed-killed-subagent") {
+	if code != ExitFindings || !strings.Contains(stdout, "killed-subagent-shipped-unreviewed") {
 		t.Fatalf("--policy-from: exit %d, want 1 from the base policy (%s)\n%s", code, stderr, stdout)
 	}
 	// A base branch without a config: the working tree's is still not read.
@@ -118,7 +118,7 @@ func TestPolicyFromIgnoresTheWorkingTreesConfig(t *testing.T) {
 // reader knows where the file is; render reads such a report back.
 func TestAbsoluteRootOutsideTheWorkingDirectoryKeepsFullPaths(t *testing.T) {
 	root := t.TempDir()
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(root, "runs"))
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), filepath.Join(root, "runs"))
 	abs := filepath.ToSlash(filepath.Join(root, "runs"))
 	out := t.TempDir()
 	wd := t.TempDir() // neither holds the other

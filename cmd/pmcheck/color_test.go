@@ -45,7 +45,7 @@ func TestColorDecision(t *testing.T) {
 // and rule ids of the text report on standard output, never a report file.
 func TestColorAlwaysColoursStdoutOnly(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "r.txt")
-	code, out, errs := runIn(t, "../..", "check", "--color", "always", "--format", "text", "--format", "text="+file, "fixtures/runs/rule-unreviewed-killed-subagent-bad")
+	code, out, errs := runIn(t, "../..", "check", "--color", "always", "--format", "text", "--format", "text="+file, "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad")
 	if code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -56,7 +56,7 @@ func TestColorAlwaysColoursStdoutOnly(t *testing.T) {
 	if bytes.Contains(data, []byte("\x1b")) {
 		t.Errorf("the text file is coloured")
 	}
-	code, out, _ = runIn(t, "../..", "check", "fixtures/runs/rule-unreviewed-killed-subagent-bad")
+	code, out, _ = runIn(t, "../..", "check", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad")
 	if code != ExitFindings || strings.Contains(out, "\x1b") {
 		t.Errorf("auto into a pipe coloured the report")
 	}

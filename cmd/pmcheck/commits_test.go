@@ -446,7 +446,7 @@ func TestCoverageInEveryFormat(t *testing.T) {
 	}
 	html, _ := os.ReadFile(filepath.Join(out, "html"))
 	// Runs are sorted by path: the ref-backend checkpoint (01J9…) first.
-	if !strings.Contains(string(html), `<a href="#r1"><code>`+sessA+`</code></a> (entire-checkpoint)`) || !strings.Contains(string(html), `<section class="run" id="r1">`) {
+	if !strings.Contains(string(html), `<a href="#run1"><code>`+sessA+`</code></a> (entire-checkpoint)`) || !strings.Contains(string(html), `<section class="run" id="run1">`) {
 		t.Errorf("the HTML coverage table does not link the run to its timeline")
 	}
 }
@@ -456,7 +456,7 @@ func TestCoverageInEveryFormat(t *testing.T) {
 // changes is an error; when the range does not carry its work, a warning.
 func TestRangeIsTheShippedBranch(t *testing.T) {
 	const (
-		dir     = "../../fixtures/runs/rule-killed-subagent-unreviewed-bad/"
+		dir     = "../../fixtures/runs/rule-killed-subagent-not-shipped-unreviewed-bad/"
 		session = "50000000-0000-4000-8000-000000000015"
 	)
 	main, err := os.ReadFile(dir + session + ".jsonl")
@@ -472,8 +472,8 @@ func TestRangeIsTheShippedBranch(t *testing.T) {
 		code int
 		want string
 	}{
-		{"billing.go", 1, "error unreviewed-killed-subagent"},
-		{"other.go", 0, "warning killed-subagent-unreviewed"},
+		{"billing.go", 1, "error killed-subagent-shipped-unreviewed"},
+		{"other.go", 0, "warning killed-subagent-not-shipped-unreviewed"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			r := entiretest.New(t)
@@ -543,7 +543,7 @@ func TestCommitFindingFingerprintSurvivesNewCommits(t *testing.T) {
 // as shipped and fails the check.
 func TestUnstoredSubagentTranscriptIsUnknownWork(t *testing.T) {
 	const (
-		dir     = "../../fixtures/runs/rule-killed-subagent-unreviewed-bad/"
+		dir     = "../../fixtures/runs/rule-killed-subagent-not-shipped-unreviewed-bad/"
 		session = "50000000-0000-4000-8000-000000000015"
 	)
 	main, err := os.ReadFile(dir + session + ".jsonl")
@@ -556,8 +556,8 @@ func TestUnstoredSubagentTranscriptIsUnknownWork(t *testing.T) {
 	r.BranchCheckpoint("4f4f4f4f4f4f", []entiretest.Session{{ID: session, Agent: "Claude Code", Transcript: string(main),
 		Tasks: []entiretest.Task{{ToolUseID: "toolu_r0101", AgentID: "a5000000000000011", Unavailable: "agent transcript too large"}}}})
 	code, doc, stdout, stderr := rangeCheck(t, r.Dir, "--commits", base+"..HEAD")
-	if code != 1 || !strings.Contains(stdout, "error unreviewed-killed-subagent") || !strings.Contains(stdout, "agent transcript too large") {
-		t.Fatalf("exit %d, want 1 (unreviewed-killed-subagent) naming the unavailable transcript\n%s\n%s", code, stdout, stderr)
+	if code != 1 || !strings.Contains(stdout, "error killed-subagent-shipped-unreviewed") || !strings.Contains(stdout, "agent transcript too large") {
+		t.Fatalf("exit %d, want 1 (killed-subagent-shipped-unreviewed) naming the unavailable transcript\n%s\n%s", code, stdout, stderr)
 	}
 	sub := doc["facts"].([]any)[0].(map[string]any)["subagents"].([]any)[0].(map[string]any)
 	if sub["paths_partial"] != true || sub["commits_unknown"] != true {

@@ -13,7 +13,7 @@ import (
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
-const explainFixture = "fixtures/runs/rule-unreviewed-killed-subagent-bad"
+const explainFixture = "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad"
 
 // explainJSON runs explain --json and decodes its output.
 func explainJSON(t *testing.T, args ...string) explain.Output {
@@ -46,7 +46,7 @@ func fingerprintOf(t *testing.T, rule string, args ...string) string {
 // and the rule; a saved report explains the same as the inputs.
 func TestExplainFinding(t *testing.T) {
 	t.Chdir("../..")
-	fp := fingerprintOf(t, "unreviewed-killed-subagent", explainFixture)
+	fp := fingerprintOf(t, "killed-subagent-shipped-unreviewed", explainFixture)
 	x := explainJSON(t, fp, explainFixture).Explanations[0]
 	if x.Target != "finding" || x.Fact == nil || x.Fact.Kind != "subagent" || x.Rule == nil || x.Rule.Where == "" {
 		t.Fatalf("explanation %+v", x)
@@ -96,7 +96,7 @@ func TestExplainTargets(t *testing.T) {
 	if len(o.Explanations) != 1 || o.Explanations[0].Target != "fact" || len(o.Explanations[0].Findings) != 1 {
 		t.Fatalf("FILE:LINE of a fact: %+v", o.Explanations)
 	}
-	o = explainJSON(t, "unreviewed-killed-subagent", "--run", main, explainFixture)
+	o = explainJSON(t, "killed-subagent-shipped-unreviewed", "--run", main, explainFixture)
 	if len(o.Explanations) != 1 {
 		t.Fatalf("rule with --run: %d explanations", len(o.Explanations))
 	}
@@ -115,7 +115,7 @@ func TestExplainBranchMatch(t *testing.T) {
 	r.Write("disclosure.md", "fixed\n")
 	r.Commit("Fix disclosure defects")
 	t.Chdir("../..")
-	code, out, errOut := runCLI("explain", "--git", r.Dir, "--base", "main", "--head", "feat", "unreviewed-killed-subagent", "fixtures/runs/detect-sync-killed")
+	code, out, errOut := runCLI("explain", "--git", r.Dir, "--base", "main", "--head", "feat", "killed-subagent-shipped-unreviewed", "fixtures/runs/detect-sync-killed")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -157,8 +157,8 @@ func TestExplainErrors(t *testing.T) {
 		{[]string{"nothing-like-this", explainFixture}, "is not a fingerprint, rule id, run or FILE:LINE"},
 		{[]string{"x.jsonl:9", explainFixture}, "no finding or fact of the report has evidence at x.jsonl:9"},
 		{[]string{"quiet-agent", explainFixture}, "rule quiet-agent has no finding in the report"},
-		{[]string{"unreviewed-killed-subagent", "--run", "nope", explainFixture}, `--run "nope" names no run`},
-		{[]string{"unreviewed-killed-subagent", "--report", v1}, "holds no facts (written by schema version 1)"},
+		{[]string{"killed-subagent-shipped-unreviewed", "--run", "nope", explainFixture}, `--run "nope" names no run`},
+		{[]string{"killed-subagent-shipped-unreviewed", "--report", v1}, "holds no facts (written by schema version 1)"},
 		{[]string{"x", "--report", saved, explainFixture}, "give inputs"},
 	} {
 		code, _, errOut := runCLI(append([]string{"explain"}, c.args...)...)
@@ -255,7 +255,7 @@ func TestExplainReportReadsOnlyItsRunsFiles(t *testing.T) {
 	}
 	fp := ""
 	{
-		o := explainJSON(t, "unreviewed-killed-subagent", "--report", saved)
+		o := explainJSON(t, "killed-subagent-shipped-unreviewed", "--report", saved)
 		fp = o.Explanations[0].Finding.Fingerprint
 	}
 	data, err := os.ReadFile(saved)

@@ -18,7 +18,7 @@ func fingerprintWorkspace(t *testing.T) string {
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(ws, "agent", "runs", "killed"))
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), filepath.Join(ws, "agent", "runs", "killed"))
 	code, _, errs := runIn(t, ws, "check", "--write-baseline", "baseline.yaml", "agent/runs")
 	if code != 1 {
 		t.Fatalf("writing the baseline: exit %d, want 1 (findings): %s", code, errs)
@@ -86,19 +86,28 @@ func TestBaselineMatchesInTheActionWithWorkingDirectory(t *testing.T) {
 
 // TestOlderBaselineStillMatches: a baseline written by a pmcheck whose
 // fingerprints hashed the working-directory-relative path (these two were
-// written from fixtures/, as issue 31 reported) still suppresses the
-// findings from that folder, and stderr says how to rewrite it.
+// written from fixtures/, as issue 31 reported, before the rule rename)
+// still suppresses the findings from that folder, and stderr says how to
+// rewrite it.
 func TestOlderBaselineStillMatches(t *testing.T) {
-	t.Chdir("../../fixtures")
+	// The run where it was then, in a repository: fixtures/runs/ under
+	// the old rule's fixture name (the rule was renamed since; its
+	// fingerprints hash its old id, unreviewed-killed-subagent).
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), filepath.Join(repo, "fixtures", "runs", "rule-unreviewed-killed-subagent-bad"))
+	dir := filepath.Join(repo, "fixtures")
 	b := filepath.Join(t.TempDir(), "old.yaml")
 	writeFile(t, b, []byte("version: 1\nfindings:\n  - fingerprint: eddeb45cb5d8ce001092b47431fb5276\n  - fingerprint: ab75c5e005adc0a855d9d1f14a9d100d\n"))
-	code, out, errs := runIn(t, ".", "check", "--baseline", b, "runs/rule-unreviewed-killed-subagent-bad")
+	code, out, errs := runIn(t, dir, "check", "--baseline", b, "runs/rule-unreviewed-killed-subagent-bad")
 	wantAllSuppressed(t, "older baseline", code, out, errs)
 	if !strings.Contains(errs, "2 of its entries use the older fingerprints") || !strings.Contains(errs, "--write-baseline "+b) {
 		t.Errorf("stderr does not say the baseline uses the older fingerprints and how to rewrite it:\n%s", errs)
 	}
 	// Rewritten, it holds the fingerprints of the repository-relative path.
-	code, _, errs = runIn(t, ".", "check", "--write-baseline", b, "runs/rule-unreviewed-killed-subagent-bad")
+	code, _, errs = runIn(t, dir, "check", "--write-baseline", b, "runs/rule-unreviewed-killed-subagent-bad")
 	if code != 1 {
 		t.Fatalf("rewriting: exit %d: %s", code, errs)
 	}

@@ -87,7 +87,7 @@ func TestHookInstallCommand(t *testing.T) {
 }
 
 // TestCheckReadsTheMarksTheHookWrote: the CI check and the hook read the
-// same marks. A killed subagent is flagged by killed-subagent-unreviewed
+// same marks. A killed subagent is flagged by killed-subagent-not-shipped-unreviewed
 // until a resume of the session arms and a later one disarms the gate; after
 // that the session is not flagged again, until a new kill follows the mark.
 func TestCheckReadsTheMarksTheHookWrote(t *testing.T) {
@@ -115,7 +115,7 @@ func TestCheckReadsTheMarksTheHookWrote(t *testing.T) {
 		}
 		n := 0
 		for _, f := range doc.Findings {
-			if f.RuleID == "killed-subagent-unreviewed" {
+			if f.RuleID == "killed-subagent-not-shipped-unreviewed" {
 				n++
 			}
 		}

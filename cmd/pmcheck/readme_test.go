@@ -20,8 +20,8 @@ func TestReadmeExamplesAreReal(t *testing.T) {
 		args  []string
 		code  int
 	}{
-		{"The first command prints this report", []string{"check", "fixtures/runs/rule-unreviewed-killed-subagent-bad"}, ExitFindings},
-		{"$ pmcheck explain 62364edc fixtures/runs/rule-unreviewed-killed-subagent-bad", []string{"explain", "62364edc", "fixtures/runs/rule-unreviewed-killed-subagent-bad"}, 0},
+		{"The first command prints this report", []string{"check", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad"}, ExitFindings},
+		{"$ pmcheck explain c9889b3c fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad", []string{"explain", "c9889b3c", "fixtures/runs/rule-killed-subagent-shipped-unreviewed-bad"}, 0},
 		{"$ pmcheck replay fixtures/runs/replay-kill-retry", []string{"replay", "fixtures/runs/replay-kill-retry/30000000-0000-4000-8000-000000000001/subagents/workflows/wf_kill0001", "--timestamps"}, 0},
 	}
 	for _, c := range cases {

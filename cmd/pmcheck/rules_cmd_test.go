@@ -30,17 +30,17 @@ rules:
 
 func TestRulesList(t *testing.T) {
 	out, errOut, code := runRulesCLI(t, "rules", "list")
-	want := `ID                             SEVERITY  SELECT            TITLE
-unreviewed-killed-subagent     error     subagent          Unreviewed killed subagent on a shipped branch
-killed-subagent-unreviewed     warning   subagent          Killed subagent whose work nobody reviewed
-ship-while-killed-outstanding  error     ship              Ship action while a killed subagent was outstanding
-killed-attempt-with-work       warning   attempt           Workflow attempt killed after it wrote files or commits
-agent-never-returned           error     attempt           Workflow agent never returned
-subagent-open-at-end           warning   subagent          Run ended with a subagent call still open
-false-done                     warning   attempt,subagent  Agent reported done but its transcript ends in an error
-watchdog-disagreement          warning   watchdog          Watchdog prediction disagrees with the observed kill
-quiet-agent                    note      watchdog          Agent quiet for 10 minutes or more
-runtime-counts-disagree        warning   run               The runtime's own subagent counts disagree with the messages
+	want := `ID                                      SEVERITY  SELECT            TITLE
+killed-subagent-shipped-unreviewed      error     subagent          Unreviewed killed subagent on a shipped branch
+killed-subagent-not-shipped-unreviewed  warning   subagent          Killed subagent whose work nobody reviewed, not shipped yet
+ship-while-killed-outstanding           error     ship              Ship action while a killed subagent was outstanding
+killed-attempt-with-work                warning   attempt           Workflow attempt killed after it wrote files or commits
+agent-never-returned                    error     attempt           Workflow agent never returned
+subagent-open-at-end                    warning   subagent          Run ended with a subagent call still open
+false-done                              warning   attempt,subagent  Agent reported done but its transcript ends in an error
+watchdog-disagreement                   warning   watchdog          Watchdog prediction disagrees with the observed kill
+quiet-agent                             note      watchdog          Agent quiet for 10 minutes or more
+runtime-counts-disagree                 warning   run               The runtime's own subagent counts disagree with the messages
 `
 	if code != 0 || out != want || errOut != "" {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
@@ -64,7 +64,7 @@ func TestRulesListWithFlags(t *testing.T) {
 	for _, m := range metas {
 		got = append(got, m.ID+"="+m.Severity)
 	}
-	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-unreviewed=warning runtime-counts-disagree=warning ship-while-killed-outstanding=error subagent-open-at-end=warning team-killed-migration=warning unreviewed-killed-subagent=error watchdog-disagreement=note"
+	want := "agent-never-returned=error killed-attempt-with-work=warning killed-subagent-not-shipped-unreviewed=warning killed-subagent-shipped-unreviewed=error runtime-counts-disagree=warning ship-while-killed-outstanding=error subagent-open-at-end=warning team-killed-migration=warning watchdog-disagreement=note"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -75,12 +75,12 @@ func TestRulesListWithFlags(t *testing.T) {
 }
 
 func TestRulesExplain(t *testing.T) {
-	out, _, code := runRulesCLI(t, "rules", "explain", "unreviewed-killed-subagent")
+	out, _, code := runRulesCLI(t, "rules", "explain", "killed-subagent-shipped-unreviewed")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"unreviewed-killed-subagent: Unreviewed killed subagent on a shipped branch\n",
+		"killed-subagent-shipped-unreviewed: Unreviewed killed subagent on a shipped branch\n",
 		"severity:  error\n",
 		"where:     killed && !reviewed && (on_shipped_branch || shipped_after_kill)\n",
 		"\nWhat to do:\n",
@@ -102,7 +102,7 @@ func TestRulesErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-unreviewed, quiet-agent, runtime-counts-disagree, ship-while-killed-outstanding, subagent-open-at-end, unreviewed-killed-subagent, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
+		{[]string{"rules", "explain", "quiet"}, `pmcheck: unknown rule id "quiet"; known ids: agent-never-returned, false-done, killed-attempt-with-work, killed-subagent-not-shipped-unreviewed, killed-subagent-shipped-unreviewed, quiet-agent, runtime-counts-disagree, ship-while-killed-outstanding, subagent-open-at-end, watchdog-disagreement (see 'pmcheck rules list')` + "\n"},
 		{[]string{"rules", "list", "--severity", "quiet-agent=loud"}, `pmcheck: --severity quiet-agent=loud: unknown level "loud"; expected one of "error", "note", "warning"` + "\n"},
 		{[]string{"rules", "list", "--rules", "nope.yaml"}, `pmcheck: cannot read rule file "nope.yaml": no such file or directory` + "\n"},
 	} {

@@ -34,7 +34,7 @@ func ruleCase(t *testing.T, scenario, expect string) string {
 	return dir
 }
 
-// The findings on rule-unreviewed-killed-subagent-bad, as its generated
+// The findings on rule-killed-subagent-shipped-unreviewed-bad, as its generated
 // expect.yaml states them.
 const badSID = "50000000-0000-4000-8000-000000000001.jsonl"
 
@@ -48,7 +48,7 @@ func TestRulesTestReportsEveryFailureKind(t *testing.T) {
 	}{
 		{"missing", `version: 1
 findings:
-  - rule: unreviewed-killed-subagent
+  - rule: killed-subagent-shipped-unreviewed
     at: ` + badSID + `:2
   - rule: ship-while-killed-outstanding
     at: ` + badSID + `:5
@@ -57,35 +57,35 @@ findings:
 `, []string{"FAIL", "missing: DIR/" + badSID + ":3: false-done was not reported here (expected by DIR/expect.yaml:7:5)"}},
 		{"unexpected", `version: 1
 findings:
-  - rule: unreviewed-killed-subagent
+  - rule: killed-subagent-shipped-unreviewed
     at: ` + badSID + `:2
 `, []string{"unexpected: DIR/" + badSID + ":5: error ship-while-killed-outstanding: push ran while killed subagents were still unreviewed"}},
 		{"wrong line", `version: 1
 findings:
-  - rule: unreviewed-killed-subagent
+  - rule: killed-subagent-shipped-unreviewed
     at: ` + badSID + `:2
   - rule: ship-while-killed-outstanding
     at: ` + badSID + `:6
 `, []string{"wrong line: DIR/" + badSID + ":5: ship-while-killed-outstanding was reported here, expected at DIR/" + badSID + ":6 (expected by DIR/expect.yaml:5:5)"}},
 		{"wrong severity", `version: 1
 findings:
-  - rule: unreviewed-killed-subagent
+  - rule: killed-subagent-shipped-unreviewed
     at: ` + badSID + `:2
     severity: warning
   - rule: ship-while-killed-outstanding
     at: ` + badSID + `:5
-`, []string{"wrong severity: DIR/" + badSID + ":2: unreviewed-killed-subagent is error, expected warning (expected by DIR/expect.yaml:3:5)"}},
+`, []string{"wrong severity: DIR/" + badSID + ":2: killed-subagent-shipped-unreviewed is error, expected warning (expected by DIR/expect.yaml:3:5)"}},
 		{"message mismatch", `version: 1
 findings:
-  - rule: unreviewed-killed-subagent
+  - rule: killed-subagent-shipped-unreviewed
     at: ` + badSID + `:2
     message: 'background subagent'
   - rule: ship-while-killed-outstanding
     at: ` + badSID + `:5
-`, []string{`message mismatch: DIR/` + badSID + `:2: unreviewed-killed-subagent message "sync subagent \"Refactor the billing module\"`, `does not match "background subagent" (expected by DIR/expect.yaml:3:5)`}},
+`, []string{`message mismatch: DIR/` + badSID + `:2: killed-subagent-shipped-unreviewed message "sync subagent \"Refactor the billing module\"`, `does not match "background subagent" (expected by DIR/expect.yaml:3:5)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := ruleCase(t, "rule-unreviewed-killed-subagent-bad", tc.expect)
+			dir := ruleCase(t, "rule-killed-subagent-shipped-unreviewed-bad", tc.expect)
 			out, errOut, code := runRulesCLI(t, "rules", "test", dir)
 			if code != ExitFindings {
 				t.Fatalf("exit %d, want 1; stderr %q\n%s", code, errOut, out)
@@ -106,7 +106,7 @@ findings:
 // TestRulesTestPassesOnlyWhenACaseRan: the generated expectations pass (exit
 // 0); a folder without expectations files is exit 2, never a pass.
 func TestRulesTestPassesOnlyWhenACaseRan(t *testing.T) {
-	s, _ := gen.Lookup("rule-unreviewed-killed-subagent-bad")
+	s, _ := gen.Lookup("rule-killed-subagent-shipped-unreviewed-bad")
 	dir := ruleCase(t, s.Name, "")
 	out, errOut, code := runRulesCLI(t, "rules", "test", dir)
 	if code != 0 || !strings.Contains(out, "rules test PASSED: 1 case, 1 passed") {
@@ -195,7 +195,7 @@ func TestRulesTestUpdate(t *testing.T) {
 // TestRulesTestCustomRuleBesideATranscript: a NAME.expect.yaml beside a
 // transcript, with its own rule file, and JSON and JUnit results.
 func TestRulesTestCustomRuleBesideATranscript(t *testing.T) {
-	dir := ruleCase(t, "rule-killed-subagent-unreviewed-bad", "")
+	dir := ruleCase(t, "rule-killed-subagent-not-shipped-unreviewed-bad", "")
 	os.Remove(filepath.Join(dir, "expect.yaml"))
 	const sid = "50000000-0000-4000-8000-000000000015"
 	rule := `version: 1
@@ -252,7 +252,7 @@ findings:
 // TestRulesTestJUnitFailure: one testcase per expectations file, a failing
 // one carries every difference.
 func TestRulesTestJUnitFailure(t *testing.T) {
-	dir := ruleCase(t, "rule-unreviewed-killed-subagent-bad", "version: 1\nfindings: []\n")
+	dir := ruleCase(t, "rule-killed-subagent-shipped-unreviewed-bad", "version: 1\nfindings: []\n")
 	out, _, code := runRulesCLI(t, "rules", "test", "-f", "junit", dir)
 	if code != ExitFindings || !strings.Contains(out, `<failure message="2 failures: unexpected: `) || strings.Count(out, "<testcase ") != 1 ||
 		strings.Count(out, "unexpected: ") != 3 {
@@ -287,7 +287,7 @@ func TestRulesTestCaseErrors(t *testing.T) {
 // under Actions standard output is wrapped in ::stop-commands:: and no line
 // of it reads as a workflow command.
 func TestRulesTestUnderGitHubActions(t *testing.T) {
-	dir := ruleCase(t, "rule-unreviewed-killed-subagent-bad", "version: 1\nfindings: []\n")
+	dir := ruleCase(t, "rule-killed-subagent-shipped-unreviewed-bad", "version: 1\nfindings: []\n")
 	main := filepath.Join(dir, badSID)
 	data, _ := os.ReadFile(main)
 	attack := `Refactor the billing module\n::error file=x::fake\n  ##[add-mask]secret`

@@ -15,7 +15,7 @@ import (
 // TestTrustStrictReviewCountsOnlySignedCommits (issue 29, item 5): with
 // review.agent_authors, an agent committed under another author and
 // committer e-mail with a Reviewed-Killed-Agent trailer and cleared
-// unreviewed-killed-subagent. E-mails are self-asserted: strict review now
+// killed-subagent-shipped-unreviewed. E-mails are self-asserted: strict review now
 // counts a trailer only on a commit whose signature verifies with a key the
 // workflow provides (--allowed-signers, git verify-commit) or that the
 // platform reports verified (--verified-commits). The keys are throwaway
@@ -68,9 +68,9 @@ func TestTrustStrictReviewCountsOnlySignedCommits(t *testing.T) {
 	fires := func(head string, extra ...string) bool {
 		t.Helper()
 		args := append([]string{"--fail-level", "none", "--rules", "+" + rules, "--git", r.Dir, "--base", "main", "--head", head}, extra...)
-		rep, _ := checkJSON(t, append(args, fixture("rule-unreviewed-killed-subagent-bad"))...)
+		rep, _ := checkJSON(t, append(args, fixture("rule-killed-subagent-shipped-unreviewed-bad"))...)
 		for _, f := range rep.Findings {
-			if f.RuleID == "unreviewed-killed-subagent" {
+			if f.RuleID == "killed-subagent-shipped-unreviewed" {
 				return true
 			}
 		}
@@ -89,15 +89,15 @@ func TestTrustStrictReviewCountsOnlySignedCommits(t *testing.T) {
 		{"an unsigned commit the platform reports verified", "forged", []string{"--verified-commits", verified}, false},
 	} {
 		if got := fires(c.head, c.extra...); got != c.fires {
-			t.Errorf("%s: unreviewed-killed-subagent fired %v, want %v", c.name, got, c.fires)
+			t.Errorf("%s: killed-subagent-shipped-unreviewed fired %v, want %v", c.name, got, c.fires)
 		}
 	}
 	// --allowed-signers verifies the branch under check: without it, it is
 	// a usage error, as is a file that is not a list of commit ids.
-	oneLineError(t, runPM(t, "check", "--allowed-signers", signers, fixture("rule-unreviewed-killed-subagent-bad")), ExitUsage, "--git")
+	oneLineError(t, runPM(t, "check", "--allowed-signers", signers, fixture("rule-killed-subagent-shipped-unreviewed-bad")), ExitUsage, "--git")
 	bad := filepath.Join(keys, "bad")
 	writeFile(t, bad, []byte("not-an-id\n"))
-	oneLineError(t, runPM(t, "check", "--rules", "+"+rules, "--git", r.Dir, "--base", "main", "--head", "forged", "--verified-commits", bad, fixture("rule-unreviewed-killed-subagent-bad")), ExitUsage, "bad:1:", "not a commit id")
+	oneLineError(t, runPM(t, "check", "--rules", "+"+rules, "--git", r.Dir, "--base", "main", "--head", "forged", "--verified-commits", bad, fixture("rule-killed-subagent-shipped-unreviewed-bad")), ExitUsage, "bad:1:", "not a commit id")
 }
 
 // TestTrustStrictReviewCountsOpenPGPSignedCommits: the OpenPGP side of
@@ -143,9 +143,9 @@ func TestTrustStrictReviewCountsOpenPGPSignedCommits(t *testing.T) {
 		"-m", "Review the billing refactor", "-m", "Reviewed-Killed-Agent: Refactor the billing module")
 	fires := func() bool {
 		t.Helper()
-		rep, _ := checkJSON(t, "--fail-level", "none", "--rules", "+"+rules, "--git", r.Dir, "--base", "main", "--head", "signed", fixture("rule-unreviewed-killed-subagent-bad"))
+		rep, _ := checkJSON(t, "--fail-level", "none", "--rules", "+"+rules, "--git", r.Dir, "--base", "main", "--head", "signed", fixture("rule-killed-subagent-shipped-unreviewed-bad"))
 		for _, f := range rep.Findings {
-			if f.RuleID == "unreviewed-killed-subagent" {
+			if f.RuleID == "killed-subagent-shipped-unreviewed" {
 				return true
 			}
 		}

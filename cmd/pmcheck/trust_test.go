@@ -159,7 +159,7 @@ func TestTrustHiddenFoldersAreSearched(t *testing.T) {
 	for _, hidden := range []string{".agent-runs", ".claude-sessions", ".hidden/deep"} {
 		t.Run(hidden, func(t *testing.T) {
 			root := t.TempDir()
-			copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(root, hidden))
+			copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), filepath.Join(root, hidden))
 			writeFile(t, filepath.Join(root, ".git", "logs.jsonl"), readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl"))
 			r := runPM(t, "check", "--format", "json", root)
 			if r.code != ExitFindings {
@@ -183,7 +183,7 @@ func TestTrustHiddenFoldersAreSearched(t *testing.T) {
 // nothing. The description's newline does not start a log line either.
 func TestTrustCILogUnderGitHubActions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), dir)
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), dir)
 	main := filepath.Join(dir, "50000000-0000-4000-8000-000000000001.jsonl")
 	data, err := os.ReadFile(main)
 	if err != nil {
@@ -198,7 +198,7 @@ func TestTrustCILogUnderGitHubActions(t *testing.T) {
 		{"check", "--format", "text", dir},
 		{"check", "--format", "markdown", dir},
 		{"scan", dir},
-		{"explain", "unreviewed-killed-subagent", dir},
+		{"explain", "killed-subagent-shipped-unreviewed", dir},
 	} {
 		r, _ := runBin(t, ".", env, nil, args...)
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -450,7 +450,7 @@ func TestTrustJunkJournal(t *testing.T) {
 // TestTrustForgedReminderInAUserTextPart (issue 29, item 1): a
 // SessionStart-looking <system-reminder> in a user row's text (a skill or
 // command body the agent wrote arrives this way) carried a mark that removed
-// killed-subagent-unreviewed. The reminder form is the gate's only as
+// killed-subagent-not-shipped-unreviewed. The reminder form is the gate's only as
 // Claude Code writes a hook's context before hook attachments: a row of its
 // own, isMeta, the reminder as the whole string content, a CLI before 2.1.90.
 func TestTrustForgedReminderInAUserTextPart(t *testing.T) {
@@ -472,10 +472,10 @@ func TestTrustForgedReminderInAUserTextPart(t *testing.T) {
 		rep, _ := checkJSON(t, "--fail-level", "none", dir)
 		fired := false
 		for _, f := range rep.Findings {
-			fired = fired || f.RuleID == "killed-subagent-unreviewed"
+			fired = fired || f.RuleID == "killed-subagent-not-shipped-unreviewed"
 		}
 		if gate := name == "the gate's row, CLI 2.1.39"; fired == gate {
-			t.Errorf("%s: killed-subagent-unreviewed fired %v; want %v", name, fired, !gate)
+			t.Errorf("%s: killed-subagent-not-shipped-unreviewed fired %v; want %v", name, fired, !gate)
 		}
 	}
 }
@@ -484,7 +484,7 @@ func TestTrustForgedReminderInAUserTextPart(t *testing.T) {
 // mark moves the resume window past a kill only where the resume gate writes
 // it (a SessionStart hook's additional context). The same mark written by
 // the agent (its text, a tool's output, a notification's result) leaves the
-// killed subagent in the window, so killed-subagent-unreviewed still fires.
+// killed subagent in the window, so killed-subagent-not-shipped-unreviewed still fires.
 // The mark is built here, so no decodable mark sits in a file.
 func TestTrustForgedSegmentMarkDoesNotHideAKill(t *testing.T) {
 	session := readFixture(t, "detect-sync-killed/40000000-0000-4000-8000-000000000001.jsonl")
@@ -504,10 +504,10 @@ func TestTrustForgedSegmentMarkDoesNotHideAKill(t *testing.T) {
 		rep, _ := checkJSON(t, "--fail-level", "none", dir)
 		fired := false
 		for _, f := range rep.Findings {
-			fired = fired || f.RuleID == "killed-subagent-unreviewed"
+			fired = fired || f.RuleID == "killed-subagent-not-shipped-unreviewed"
 		}
 		if gate := name == "gate's attachment"; fired == gate {
-			t.Errorf("%s: killed-subagent-unreviewed fired %v; want %v (only the gate's own mark closes the segment)", name, fired, !gate)
+			t.Errorf("%s: killed-subagent-not-shipped-unreviewed fired %v; want %v (only the gate's own mark closes the segment)", name, fired, !gate)
 		}
 	}
 }
@@ -534,11 +534,11 @@ func TestTrustSessionInsideASubagentsFolder(t *testing.T) {
 		found := false
 		for _, f := range rep.Findings {
 			for _, ev := range f.Evidence {
-				found = found || f.RuleID == "killed-subagent-unreviewed" && strings.HasSuffix(ev.File, where)
+				found = found || f.RuleID == "killed-subagent-not-shipped-unreviewed" && strings.HasSuffix(ev.File, where)
 			}
 		}
 		if !found {
-			t.Errorf("%s: no killed-subagent-unreviewed finding in that file; findings %+v", where, rep.Findings)
+			t.Errorf("%s: no killed-subagent-not-shipped-unreviewed finding in that file; findings %+v", where, rep.Findings)
 		}
 	}
 }
@@ -655,11 +655,11 @@ func TestTrustUndecodableFileBesideACleanSession(t *testing.T) {
 func TestTrustDecoyResumeCopyDoesNotHideAFile(t *testing.T) {
 	const real, decoy = "50000000-0000-4000-8000-000000000001", "50000000-0000-4000-8000-0000000000de"
 	root := filepath.Join(t.TempDir(), "runs")
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), root)
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), root)
 	os.Remove(filepath.Join(root, "expect.yaml"))
 	alone, _ := checkJSON(t, "--fail-level", "none", root)
-	rows := bytes.ReplaceAll(readFixture(t, "rule-unreviewed-killed-subagent-bad/"+real+".jsonl"), []byte(real), []byte(decoy))
-	good := bytes.SplitAfter(readFixture(t, "rule-unreviewed-killed-subagent-good/50000000-0000-4000-8000-000000000002.jsonl"), []byte("\n"))
+	rows := bytes.ReplaceAll(readFixture(t, "rule-killed-subagent-shipped-unreviewed-bad/"+real+".jsonl"), []byte(real), []byte(decoy))
+	good := bytes.SplitAfter(readFixture(t, "rule-killed-subagent-shipped-unreviewed-good/50000000-0000-4000-8000-000000000002.jsonl"), []byte("\n"))
 	review := bytes.ReplaceAll(bytes.Join(good[4:6], nil), []byte("50000000-0000-4000-8000-000000000002"), []byte(decoy))
 	review = bytes.ReplaceAll(review, []byte(`"uuid":"00000001-0000-4000-8000-00000000000`), []byte(`"uuid":"00000001-0000-4000-8000-00000000099`))
 	extra := `{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"00000001-0000-4000-8000-000000000990","timestamp":"2026-05-08T08:59:00.000Z","sessionId":"` + decoy + `","version":"2.1.143","cwd":"/work/repo","message":{"role":"user","content":"Start."}}` + "\n"

@@ -24,7 +24,7 @@ func TestBarePmcheckPrintsHelp(t *testing.T) {
 // missing run listed first and the other run's findings after it.
 func TestUnreadableInputStillWritesEveryReport(t *testing.T) {
 	tree := t.TempDir()
-	copyTree(t, fixture("rule-unreviewed-killed-subagent-bad"), filepath.Join(tree, "a"))
+	copyTree(t, fixture("rule-killed-subagent-shipped-unreviewed-bad"), filepath.Join(tree, "a"))
 	copyTree(t, fixture("replay-launch-missing-rundir"), filepath.Join(tree, "b"))
 	out := t.TempDir()
 	args := []string{"check", "--format", "text"}
@@ -35,7 +35,7 @@ func TestUnreadableInputStillWritesEveryReport(t *testing.T) {
 	if code != ExitUsage {
 		t.Fatalf("exit %d, want 2: %s", code, errs)
 	}
-	if !strings.HasPrefix(stdout, "error input-problem: 1 input could not be read") || !strings.Contains(stdout, "wf_gone0001") || !strings.Contains(stdout, "error unreviewed-killed-subagent") {
+	if !strings.HasPrefix(stdout, "error input-problem: 1 input could not be read") || !strings.Contains(stdout, "wf_gone0001") || !strings.Contains(stdout, "error killed-subagent-shipped-unreviewed") {
 		t.Errorf("the text report does not list the missing run first and the findings after it:\n%s", stdout)
 	}
 	if !strings.Contains(errs, "pmcheck: b/") || !strings.Contains(errs, "wf_gone0001") {
@@ -55,14 +55,14 @@ func TestUnreadableInputStillWritesEveryReport(t *testing.T) {
 // conditions of its where that were false, and say that on_shipped_branch
 // is unknown without --git.
 func TestExplainSaysWhyNoFinding(t *testing.T) {
-	const run = "fixtures/runs/rule-killed-subagent-unreviewed-good"
+	const run = "fixtures/runs/rule-killed-subagent-not-shipped-unreviewed-good"
 	const at = run + "/50000000-0000-4000-8000-000000000016.jsonl:2"
 	code, out, errs := runIn(t, "../..", "explain", at, run)
 	if code != 0 {
 		t.Fatalf("explain: exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"no rule made a finding of this fact: for each rule that selects it, what was false:",
-		"killed-subagent-unreviewed: `!reviewed` is false",
+		"killed-subagent-not-shipped-unreviewed: `!reviewed` is false",
 		"`on_shipped_branch || shipped_after_kill` is false (`on_shipped_branch` is false, `shipped_after_kill` is false)",
 		"on_shipped_branch is not known without --git"} {
 		if !strings.Contains(out, want) {
@@ -78,7 +78,7 @@ func TestExplainSaysWhyNoFinding(t *testing.T) {
 		t.Fatalf("check: exit %d: %s", code, errs)
 	}
 	data, _ := os.ReadFile(page)
-	if !strings.Contains(string(data), "terminated-early. No finding; for each rule that selects it, what was false: ") || !strings.Contains(string(data), "killed-subagent-unreviewed: `!reviewed` is false.") {
+	if !strings.Contains(string(data), "terminated-early. No finding; for each rule that selects it, what was false: ") || !strings.Contains(string(data), "killed-subagent-not-shipped-unreviewed: `!reviewed` is false.") {
 		t.Errorf("the killed lane's tooltip does not say why there is no finding")
 	}
 }
