@@ -44,3 +44,19 @@ func TestRunIdentityIgnoresTheWorkingDirectory(t *testing.T) {
 		t.Errorf("outside a repository: %q, want s.jsonl", got)
 	}
 }
+
+// TestCheckProblemsPlaceMessagesThatNameTheirFile: a refusal recorded
+// without its place is placed by the file its message starts with, when
+// that file exists; other messages stay unplaced.
+func TestCheckProblemsPlaceMessagesThatNameTheirFile(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &Result{Errors: []string{filepath.ToSlash(f) + ":3: does not decode", "no file here: at all"}}
+	ps := r.CheckProblems()
+	if ps[0].At.File != filepath.ToSlash(f) || ps[0].At.Line != 3 || ps[1].At.File != "" {
+		t.Errorf("placed %+v, %+v", ps[0].At, ps[1].At)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -153,19 +154,36 @@ func (r *Result) CheckErrors() []string {
 func (r *Result) CheckProblems() []model.Problem {
 	out := make([]model.Problem, 0, len(r.Errors)+len(r.Untrusted))
 	for i, m := range r.Errors {
-		out = append(out, model.Problem{At: at(r.errorsAt, i), Message: m})
+		out = append(out, model.Problem{At: at(r.errorsAt, i, m), Message: m})
 	}
 	for i, m := range r.Untrusted {
-		out = append(out, model.Problem{At: at(r.untrustedAt, i), Message: m})
+		out = append(out, model.Problem{At: at(r.untrustedAt, i, m), Message: m})
 	}
 	return out
 }
 
-func at(list []model.Evidence, i int) model.Evidence {
-	if i < len(list) {
+// at is where problem i is: as recorded, else the file (and line) its
+// message starts with, when that names a file on disk ("path:12: …",
+// "path: …"; a message is one line, file first).
+func at(list []model.Evidence, i int, msg string) model.Evidence {
+	if i < len(list) && list[i].File != "" {
 		return list[i]
 	}
-	return model.Evidence{}
+	head, _, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return model.Evidence{}
+	}
+	file, line := head, 0
+	if k := strings.LastIndexByte(head, ':'); k > 0 {
+		if n, err := strconv.Atoi(head[k+1:]); err == nil && n > 0 {
+			file, line = head[:k], n
+		}
+	}
+	file = strings.TrimSuffix(file, "/")
+	if _, err := os.Stat(filepath.FromSlash(file)); err != nil {
+		return model.Evidence{}
+	}
+	return model.Evidence{File: file, Line: line}
 }
 
 // Input is one path from the command line.

@@ -198,10 +198,11 @@ func SARIF(doc *Document, opts Options) ([]byte, error) {
 				locs = []sarifLocation{sarifLocationOf(doc, p.File, p.Line, nil)}
 			}
 			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error", Message: msg, Locations: locs})
-			if locs == nil {
-				locs = []sarifLocation{}
+			if locs != nil {
+				// Code scanning needs a location; one without is only the
+				// notification.
+				run.Results = append(run.Results, sarifResult{RuleID: InputProblemRule, RuleIndex: ix, Level: "error", Message: msg, Locations: locs})
 			}
-			run.Results = append(run.Results, sarifResult{RuleID: InputProblemRule, RuleIndex: ix, Level: "error", Message: msg, Locations: locs})
 		}
 		run.Invocations = []sarifInvocation{inv}
 	}

@@ -116,3 +116,19 @@ func TestHTMLIdsAreUniqueAndLegendMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestUnplacedUnreadableInputIsOnlyANotification: an unreadable input with
+// no file is a SARIF notification, not a result code scanning would refuse
+// for its missing location.
+func TestUnplacedUnreadableInputIsOnlyANotification(t *testing.T) {
+	doc := fixtureMixed(t)
+	in := Input{Tool: doc.Tool, Root: doc.Root, Rules: doc.Rules, Findings: doc.Findings, Runs: doc.Runs, Facts: doc.Facts, FailLevel: doc.Outcome.FailLevel}
+	in.Inputs.Unreadable = []Problem{{Message: "an input could not be read"}}
+	sarif := render(t, mustNew(t, in), FormatSARIF, Options{})
+	if p := checkGitHubSARIF(sarif); len(p) > 0 {
+		t.Errorf("SARIF for GitHub: %v", p)
+	}
+	if strings.Contains(string(sarif), `"ruleId": "input-problem"`) || !strings.Contains(string(sarif), "an input could not be read") {
+		t.Errorf("want the notification only")
+	}
+}
