@@ -43,6 +43,12 @@ func withRuntime(f *model.Facts, run *model.Run) {
 		return
 	}
 	rf.RuntimeCounted = true
+	if rt.Messages <= len(rt.Results) {
+		// Only result messages (`claude -p --output-format json` prints
+		// one): nothing to derive counts from, so none can disagree.
+		rf.Reasons = append(rf.Reasons, model.Reason{What: "the stream holds only its result: the runtime's subagent_stats cannot be checked against messages", At: res.At})
+		return
+	}
 	derived := deriveStats(run, f.Subagents)
 	rf.DerivedStats = derived
 	// A stream has a result per turn (a background agent's end starts a
@@ -143,7 +149,20 @@ func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStat
 		switch out {
 		case interpret.OutcomeCompleted:
 			st.Completed++
-		case interpret.OutcomeFailed, interpret.OutcomeTerminatedEarly, interpret.OutcomeUnknown:
+		case interpret.OutcomeTerminatedEarly:
+			// The runtime counts by the Agent call's returned status: a
+			// subagent cut off by an API error whose partial output was
+			// recovered returns "completed" without is_error, and the
+			// runtime counts it completed (a real stream of CLI 2.1.278:
+			// completed 20, failed 1 for two such cuts). The fact's
+			// outcome stays terminated-early; only this count follows
+			// the runtime's reading.
+			if sc.Result != nil && !sc.Result.IsError() && sc.Result.Status() == "completed" {
+				st.Completed++
+			} else {
+				st.Failed++
+			}
+		case interpret.OutcomeFailed, interpret.OutcomeUnknown:
 			st.Failed++
 		case interpret.OutcomeKilled, interpret.OutcomeStopped:
 			st.Killed.System++ // who killed it is not in the messages
