@@ -32,6 +32,8 @@ targets=(
   "./analyze/detect/ship FuzzNestingBound"
   "./rules FuzzParse"
   "./rules FuzzParseBaseline"
+  "./analyze/transcript FuzzReadStream"
+  "./analyze/jsonl FuzzArrayReader"
 )
 
 # Every func FuzzX in the tree must be listed, so a new target is not
