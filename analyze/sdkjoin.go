@@ -121,8 +121,8 @@ func (l *loader) joinStream(run *model.Run) {
 		l.emit(l.linkStream(j.rel, st))
 		return
 	}
-	if b := st.Broken; b != nil {
-		l.addUntrusted(fmt.Sprintf("%s:%d: %s; a run whose record is cut off cannot be checked; give the complete execution file (or the runner's session transcripts)", show, b.Line, b.Msg))
+	if msg := cutOff(st, show); msg != "" {
+		l.addUntrusted(msg)
 	}
 	rt := st.Runtime
 	rt.SessionFiles = append(rt.SessionFiles, run.Main.File)

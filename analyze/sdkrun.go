@@ -57,11 +57,8 @@ func (l *loader) streamRun(rel string, array bool) {
 		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))
 		return
 	}
-	if b := st.Broken; b != nil {
-		// The action writes its execution file as the run goes; a job
-		// cancelled mid-write leaves an array without its end, and what
-		// the missing messages said is unknown.
-		l.addUntrusted(fmt.Sprintf("%s:%d: %s; a run whose record is cut off cannot be checked; give the complete execution file (or the runner's session transcripts)", show, b.Line, b.Msg))
+	if msg := cutOff(st, show); msg != "" {
+		l.addUntrusted(msg)
 	}
 	if st.FirstInvalid > 0 {
 		l.addUntrusted(fmt.Sprintf("%s:%d: an element of the message array is not a JSON object; the execution file was damaged and cannot be checked; give an intact copy", show, st.FirstInvalid))
@@ -83,6 +80,30 @@ func (l *loader) streamRun(rel string, array bool) {
 		return
 	}
 	l.emit(l.linkStream(rel, st))
+}
+
+// cutOff says why a stream's record of its run is cut off, or "" when it
+// is whole. The action writes its execution file as the run goes: a job
+// cancelled mid-write leaves an array without its end. `claude -p
+// --output-format stream-json` prints a result message when the run ends,
+// however it ends (error subtypes included), one per turn: a stream of
+// messages without one, or whose last turn has none, was cut off too, the
+// process killed or the job cancelled before the runtime could say how the
+// run ended. Either way what the missing
+// messages said is unknown, and a run that cannot be judged is never a
+// pass. (A stream without messages is not a run at all.)
+func cutOff(st *transcript.Stream, show string) string {
+	if b := st.Broken; b != nil {
+		return fmt.Sprintf("%s:%d: %s; a run whose record is cut off cannot be checked; give the complete execution file (or the runner's session transcripts)", show, b.Line, b.Msg)
+	}
+	const how = "a run whose record is cut off cannot be checked; give the complete stream (or the runner's session transcripts)"
+	switch {
+	case st.Runtime.Messages > 0 && st.Runtime.Result == nil:
+		return fmt.Sprintf("%s:%d: the stream ends without a result message (the process was killed or the job cancelled before the run ended); %s", show, st.LastLine, how)
+	case st.Unended > 0:
+		return fmt.Sprintf("%s:%d: the turn that starts here has no result message: the stream ends mid-turn (the process was killed or the job cancelled); %s", show, st.Unended, how)
+	}
+	return ""
 }
 
 func agentTranscripts(st *transcript.Stream) []*model.Transcript {

@@ -111,6 +111,60 @@ func TestStreamTruncatedFails(t *testing.T) {
 	}
 }
 
+// A stream-json run whose job was cancelled has whole lines but no result
+// message: an input problem naming the file and its last line, by folder
+// and by name, never a pass.
+func TestStreamCancelledFails(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "runs", "stream-cancelled")
+	for _, in := range []string{dir, filepath.Join(dir, "run.jsonl")} {
+		res, err := Load([]string{in}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := res.CheckErrors()
+		if len(errs) != 1 || !strings.Contains(errs[0], "run.jsonl:21: the stream ends without a result message") {
+			t.Fatalf("%s: problems %q; want one naming run.jsonl:21 and the missing result", in, errs)
+		}
+		if len(res.Runs) != 1 || Facts(res.Runs, FactsOptions{})[0].Run.Ending != "no-result" {
+			t.Fatalf("%s: %d runs; want the run, ended no-result", in, len(res.Runs))
+		}
+	}
+}
+
+// Every turn of a stream ends with a result. A stream whose last turn has
+// none was cut off mid-turn, though an earlier turn's result is there;
+// messages after the last result that are not the parent's (a background
+// agent's end, reported as the process exits) are no turn.
+func TestStreamCutMidTurnFails(t *testing.T) {
+	const init = `{"type":"system","subtype":"init","session_id":"s1","cwd":"/w","claude_code_version":"2.1.285"}`
+	const turn = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"working"}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"%s","timestamp":"2026-09-30T08:00:0%dZ"}`
+	const result = `{"type":"result","subtype":"success","is_error":false,"num_turns":1,"session_id":"s1"}`
+	const notification = `{"type":"system","subtype":"task_notification","task_id":"a1","tool_use_id":"toolu_1","status":"stopped","session_id":"s1"}`
+	cases := []struct {
+		name  string
+		lines []string
+		want  string // "" no problem
+	}{
+		{"one turn, ended", []string{init, fmt.Sprintf(turn, "u1", 1), result}, ""},
+		{"a task's end after the result", []string{init, fmt.Sprintf(turn, "u1", 1), result, notification}, ""},
+		{"second turn cut", []string{init, fmt.Sprintf(turn, "u1", 1), result, init, fmt.Sprintf(turn, "u2", 2), fmt.Sprintf(turn, "u3", 3)},
+			"run.jsonl:5: the turn that starts here has no result message"},
+		{"init only", []string{init}, "run.jsonl:1: the stream ends without a result message"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		writeTestFile(t, filepath.Join(dir, "run.jsonl"), strings.Join(c.lines, "\n")+"\n")
+		res, err := Load([]string{dir}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := res.CheckErrors()
+		if c.want == "" && len(errs) != 0 || c.want != "" && (len(errs) != 1 || !strings.Contains(errs[0], c.want)) {
+			t.Errorf("%s: problems %q; want %q", c.name, errs, c.want)
+		}
+	}
+}
+
 // A .json file given by name that is not a message array is an error, not
 // a pass; in a folder, other JSON files are left alone.
 func TestStreamNotAnArray(t *testing.T) {

@@ -55,6 +55,14 @@ type Stream struct {
 	// JSON object (0: none); an execution file is written whole by one
 	// JSON encoder, so one such element means the file was damaged.
 	FirstInvalid int
+	// LastLine is the line of the last message (its first line in an
+	// execution file): where a stream that ends without a result stops.
+	LastLine int
+	// Unended is the line of the parent's first user or assistant message
+	// after the last result message (0: none). Every turn of `claude -p`
+	// ends with a result, so such a message is a turn the stream does not
+	// end: the process was killed, or the job cancelled, mid-turn.
+	Unended int
 }
 
 // StreamAgent is one subagent's transcript.
@@ -215,14 +223,17 @@ func (s *streamReader) line(l jsonl.Line) {
 			d.shellTo = int32(len(s.shells))
 		}
 		s.rt.Messages++
+		s.out.LastLine = l.N
 	case !l.OverCap && len(data) > 0:
 		*d = decoded{}
 		decodeLine(data, d, arena, s.main.shell, &s.shells)
 		s.rt.Messages++
+		s.out.LastLine = l.N
 	default:
 		*d = decoded{}
 		if l.OverCap {
 			s.rt.Messages++
+			s.out.LastLine = l.N
 		}
 	}
 	if s.array && !l.OverCap && !d.valid && s.out.FirstInvalid == 0 {
@@ -246,6 +257,9 @@ func (s *streamReader) line(l jsonl.Line) {
 		s.latest = b.curMax
 	}
 	if d.valid {
+		if b == s.main && (d.r.Type == "assistant" || d.r.Type == "user") && s.out.Unended == 0 {
+			s.out.Unended = l.N
+		}
 		switch d.r.Type {
 		case "assistant":
 			s.spawns(b, &d.r)
@@ -392,6 +406,7 @@ func (s *streamReader) system(b *builder, l jsonl.Line, data []byte) {
 		// session first sends an empty one. The last says how the run
 		// ended; all are kept for the counts (runtime_facts.go).
 		s.rt.Result = res
+		s.out.Unended = 0
 		if len(s.rt.Results) < maxResults {
 			s.rt.Results = append(s.rt.Results, res)
 		}
