@@ -219,17 +219,27 @@ type target struct {
 	array    bool   // the stream is a JSON array (an execution file)
 }
 
-func loadPath(res *Result, given string, opts Options, out *sink, input int) error {
+// input is one path given, walked and ready to load (prepareInput): every
+// input is walked before any is loaded, so that a stream in one and its
+// session's files in another are one run (joinAcross).
+type input struct {
+	l   *loader
+	tgt target
+	// all is the walk before the shard's part was taken (opts.Shard).
+	all *discover.Inventory
+}
+
+func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (*input, error) {
 	st, err := os.Stat(given)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return fmt.Errorf("%s: no such file or directory (give a session transcript, a Workflow run directory, or a folder to search)", given)
+			return nil, fmt.Errorf("%s: no such file or directory (give a session transcript, a Workflow run directory, or a folder to search)", given)
 		}
-		return fmt.Errorf("%s: cannot be read: %v", given, err)
+		return nil, fmt.Errorf("%s: cannot be read: %v", given, err)
 	}
 	root, tgt, err := inputRoot(given, st.IsDir())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	display := displayRoot(root)
 	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
@@ -243,27 +253,39 @@ func loadPath(res *Result, given string, opts Options, out *sink, input int) err
 		inv, err = discover.WalkJobs(root, opts.Jobs)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: cannot be listed: %v", given, err)
-	}
-	if opts.Shard.Count > 1 {
-		inv = opts.Shard.filter(inv)
+		return nil, fmt.Errorf("%s: cannot be listed: %v", given, err)
 	}
 	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts, shell: opts.Shell.reader(),
 		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{},
-		out: out, input: input, replace: -1, failed: map[string]bool{}, flagged: map[string]bool{}}
-	for _, r := range inv.Refused {
+		out: out, input: idx, replace: -1, failed: map[string]bool{}, flagged: map[string]bool{}}
+	in := &input{l: l, tgt: tgt, all: inv}
+	if tgt.workflow == "" && tgt.session == "" && tgt.stream == "" {
+		// Before the shard's part is taken: a stream goes with its
+		// session's files whichever shard its own path falls in.
+		l.findJoins() // sdkjoin.go
+	}
+	if opts.Shard.Count > 1 {
+		l.inv = opts.Shard.filter(inv)
+	}
+	return in, nil
+}
+
+// load links the input's runs.
+func (in *input) load() {
+	l := in.l
+	for _, r := range l.inv.Refused {
 		if strings.HasPrefix(r.Reason, "cannot be read") {
 			// A folder or file the walk could not read may hold runs: the
 			// check cannot claim it looked at everything, so it fails closed.
-			res.Errors = append(res.Errors, fmt.Sprintf("%s: %s; fix its permissions or remove it from the input", l.show(r.Path), r.Reason))
-			res.errorsAt = append(res.errorsAt, model.Evidence{File: l.show(r.Path)})
+			l.res.Errors = append(l.res.Errors, fmt.Sprintf("%s: %s; fix its permissions or remove it from the input", l.show(r.Path), r.Reason))
+			l.res.errorsAt = append(l.res.errorsAt, model.Evidence{File: l.show(r.Path)})
 			continue
 		}
-		res.Skipped = append(res.Skipped, model.Problem{At: model.Evidence{File: l.show(r.Path)}, Message: r.Reason})
+		l.res.Skipped = append(l.res.Skipped, model.Problem{At: model.Evidence{File: l.show(r.Path)}, Message: r.Reason})
 	}
-	l.load(tgt)
+	l.load(in.tgt)
 	l.flushErrors()
-	return nil
+	in.all = nil
 }
 
 // inputRoot is the root a path given on the command line is read from, and
@@ -483,12 +505,13 @@ func readReason(err error) string {
 
 func (l *loader) load(tgt target) {
 	if tgt.stream != "" {
-		l.streamRun(tgt.stream, tgt.array) // sdkrun.go
+		if !l.joinedElsewhere(tgt.stream) {
+			l.streamRun(tgt.stream, tgt.array) // sdkrun.go
+		}
 		return
 	}
 	if tgt.workflow == "" && tgt.session == "" {
-		l.findJoins() // sdkjoin.go
-		l.stream()    // stream.go
+		l.stream() // stream.go
 		l.streamCandidates()
 		return
 	}

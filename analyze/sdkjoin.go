@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -21,15 +22,22 @@ import (
 // says so (model.Runtime.Disagreements).
 
 // streamJoin is what the walk's pre-pass found: each stream whose session
-// also has a session file under the root, by that session's id.
+// also has a session file under the root (or in another input), by that
+// session's id.
 type streamJoin struct {
 	bySession map[string]joinable
 	joined    map[string]bool // stream files folded into a session's run
+	// streams are the walk's streams and their session ids, for the joins
+	// across inputs (joinAcross).
+	streams []joinable
 }
 
 type joinable struct {
-	rel   string
+	rel   string // in the root of the input that holds it
+	abs   string // on disk
+	show  string // as evidence names it
 	array bool
+	id    string // its session_id
 }
 
 // findJoins looks for streams that belong with a session file of the
@@ -41,14 +49,19 @@ func (l *loader) findJoins() {
 	for _, s := range l.inv.Sessions {
 		stems[layout.SessionIDOf(s)] = true
 	}
-	j := &streamJoin{bySession: map[string]joinable{}, joined: map[string]bool{}}
+	j := l.joinState()
 	consider := func(rel string, array bool) {
 		id := transcript.StreamSessionID(l.abs(rel), array)
-		if id == "" || !stems[id] || layout.SessionIDOf(rel) == id {
+		if id == "" || layout.SessionIDOf(rel) == id {
+			return
+		}
+		s := joinable{rel: rel, abs: l.abs(rel), show: l.show(rel), array: array, id: id}
+		j.streams = append(j.streams, s)
+		if !stems[id] {
 			return
 		}
 		if _, dup := j.bySession[id]; !dup {
-			j.bySession[id] = joinable{rel, array}
+			j.bySession[id] = s
 		}
 	}
 	for _, rel := range l.inv.Streams {
@@ -66,7 +79,67 @@ func (l *loader) findJoins() {
 	for _, s := range j.bySession {
 		j.joined[s.rel] = true
 	}
-	l.joins = j
+}
+
+func (l *loader) joinState() *streamJoin {
+	if l.joins == nil {
+		l.joins = &streamJoin{bySession: map[string]joinable{}, joined: map[string]bool{}}
+	}
+	return l.joins
+}
+
+// joinAcross joins streams and session files given as different inputs
+// (`pmcheck check "$EXECUTION_FILE" ~/.claude/projects`, or two roots): a
+// stream whose session has no file in its own input but has one in
+// another is read with that session's run, there, and not as a run of its
+// own. The first input holding the session's file takes it.
+func joinAcross(inputs []*input) {
+	if len(inputs) < 2 {
+		return
+	}
+	sessionIn := map[string]int{} // session id -> the first input with its file
+	sessionsOf := make([]map[string]bool, len(inputs))
+	for k, in := range inputs {
+		ids := map[string]bool{}
+		switch {
+		case in.tgt.session != "":
+			ids[layout.SessionIDOf(in.tgt.session)] = true
+		case in.tgt.workflow == "" && in.tgt.stream == "":
+			for _, s := range in.all.Sessions {
+				ids[layout.SessionIDOf(s)] = true
+			}
+		}
+		for id := range ids {
+			if _, ok := sessionIn[id]; !ok {
+				sessionIn[id] = k
+			}
+		}
+		sessionsOf[k] = ids
+	}
+	for k, in := range inputs {
+		l := in.l
+		streams := l.joinState().streams
+		if in.tgt.stream != "" {
+			rel := in.tgt.stream
+			id := transcript.StreamSessionID(l.abs(rel), in.tgt.array)
+			streams = []joinable{{rel: rel, abs: l.abs(rel), show: l.show(rel), array: in.tgt.array, id: id}}
+		}
+		for _, s := range streams {
+			m, ok := sessionIn[s.id]
+			if s.id == "" || !ok || m == k || sessionsOf[k][s.id] || l.joins.joined[s.rel] {
+				continue // no session file elsewhere, or joined in its own input
+			}
+			to := inputs[m].l.joinState()
+			if prev, dup := to.bySession[s.id]; dup {
+				if filepath.Clean(prev.abs) == filepath.Clean(s.abs) {
+					l.joins.joined[s.rel] = true // the same file, given twice
+				}
+				continue
+			}
+			to.bySession[s.id] = s
+			l.joins.joined[s.rel] = true
+		}
+	}
 }
 
 // looksLikeSessionName reports whether a transcript is named as Claude
@@ -108,8 +181,8 @@ func (l *loader) joinStream(run *model.Run) {
 	if !ok {
 		return
 	}
-	show := l.show(j.rel)
-	st, err := transcript.ReadStreamFile(l.abs(j.rel), show, j.array, l.readOptions(j.rel))
+	show := j.show
+	st, err := transcript.ReadStreamFile(j.abs, show, j.array, l.readOptions(j.rel))
 	if err != nil {
 		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))
 		return
@@ -133,7 +206,7 @@ func (l *loader) joinStream(run *model.Run) {
 	// The stream's messages, matched to the files' rows by uuid: the
 	// parent's to the main file, each subagent's to the file of the call
 	// that ran it. What one holds and the other does not is named.
-	streamRows, err := transcript.RowIDs(l.abs(j.rel), true, j.array, l.lineCap())
+	streamRows, err := transcript.RowIDs(j.abs, true, j.array, l.lineCap())
 	if err != nil {
 		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))
 		return

@@ -2,10 +2,13 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
 // A stream given with its session's files is one run, not two: the
@@ -57,4 +60,59 @@ func TestStreamJoinsItsSessionFiles(t *testing.T) {
 	if len(res.Runs[0].Problems) == 0 {
 		t.Errorf("the disagreement is not among the run's problems, which the report lists")
 	}
+}
+
+// Given as different inputs (the execution file by name and the runner's
+// projects folder, or the session file by name), or falling in different
+// shards of one root, a stream and its session's files are still one run.
+func TestStreamJoinsAcrossInputsAndShards(t *testing.T) {
+	root := filepath.Join("..", "fixtures", "runs", "session-sync-and-async")
+	run := loadOnly(t, root)
+	dir := t.TempDir()
+	folder, stream := writeBoth(t, root, run, dir)
+	session := filepath.Join(folder, filepath.Base(run.Main.File))
+	oneJoined := func(what string, runs []*model.Run) {
+		t.Helper()
+		if len(runs) != 1 {
+			t.Fatalf("%s: %d runs, want the one joined run", what, len(runs))
+		}
+		r := runs[0]
+		if r.Runtime == nil || len(r.Runtime.SessionFiles) == 0 || strings.HasSuffix(r.Path, "run.jsonl") {
+			t.Fatalf("%s: run %s, runtime %+v; want the session file's run with the stream's runtime", what, r.Path, r.Runtime)
+		}
+		if f := Facts(runs, FactsOptions{})[0]; f.Run.Source != "sdk-stream+session-files" {
+			t.Errorf("%s: source %q", what, f.Run.Source)
+		}
+	}
+	for _, paths := range [][]string{{stream, folder}, {folder, stream}, {stream, session}, {session, stream}, {dir, stream}} {
+		res, err := Load(paths, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		oneJoined(strings.Join(paths, " "), res.Runs)
+	}
+	// Sharded: run.jsonl and session/ have different shard keys; find a
+	// count that puts them in different shards.
+	n := 0
+	for c := 2; c < 16 && n == 0; c++ {
+		for i := range c {
+			sh := Shard{Index: i, Count: c}
+			if sh.Has("run.jsonl") != sh.Has("session/x.jsonl") {
+				n = c
+				break
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no shard count separates the stream from its session")
+	}
+	var runs []*model.Run
+	for i := range n {
+		res, err := Load([]string{dir}, Options{Shard: Shard{Index: i, Count: n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, res.Runs...)
+	}
+	oneJoined(fmt.Sprintf("%d shards", n), runs)
 }

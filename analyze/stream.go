@@ -59,11 +59,18 @@ func Each[T any](paths []string, opts Options, fn func(run *model.Run, input int
 		mu.Unlock()
 	}
 	res := &Result{}
+	inputs := make([]*input, 0, len(paths))
 	for i, p := range paths {
-		if err := loadPath(res, p, opts, s, i); err != nil {
+		in, err := prepareInput(res, p, opts, s, i)
+		if err != nil {
 			s.close()
 			return nil, nil, err
 		}
+		inputs = append(inputs, in)
+	}
+	joinAcross(inputs) // sdkjoin.go
+	for _, in := range inputs {
+		in.load()
 	}
 	s.close()
 	// The loader's indexes (tens of MB for a fleet: every path, the agent
