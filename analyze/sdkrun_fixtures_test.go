@@ -30,6 +30,7 @@ func TestStreamFixtures(t *testing.T) {
 		"stream-denied-agent":     {format: "jsonl", ending: "completed", outcomes: []string{"rejected"}, rules: []string{""}, denials: 1},
 		"stream-max-turns":        {format: "json-array", ending: "max-turns"},
 		"stream-interrupted":      {format: "jsonl", ending: "interrupted"},
+		"stream-cut-off-subagent": {format: "jsonl", ending: "api-error", outcomes: []string{"terminated-early"}, rules: []string{""}, agents: 1},
 		"rule-runtime-counts-disagree-bad": {format: "json-array", ending: "completed", outcomes: []string{"completed", "completed"}, rules: []string{"", ""}, agents: 2,
 			disagree: []string{"spawned: the runtime counted 3, the messages show 2", "completed: the runtime counted 3, the messages show 2",
 				`by type "pruefer": the runtime counted 2, the messages show 1`}},
