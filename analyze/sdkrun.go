@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
@@ -20,7 +21,13 @@ import (
 
 // LinkParentToolUse names the stream's own link from a call to its
 // subagent's messages: they carry the call's id in parent_tool_use_id.
-const LinkParentToolUse = "parent_tool_use_id"
+// LinkTaskStarted names the agent id a task_started message gives a call
+// (its task_id, for a local_agent task) when no other source names one: a
+// foreground agent cut off before its call returned an agent id.
+const (
+	LinkParentToolUse = "parent_tool_use_id"
+	LinkTaskStarted   = "task_started"
+)
 
 // isStreamTranscript reports whether a file read as a session is a
 // stream: most of its rows spell session_id.
@@ -136,6 +143,14 @@ func (l *loader) linkStream(rel string, st *transcript.Stream) *model.Run {
 			}
 		}
 	}
+	taskAgent := map[string]string{} // call id -> the agent task it started
+	for _, t := range st.Runtime.Tasks {
+		if t.TaskType == "local_agent" && t.ToolUseID != "" && discover.ValidID(t.TaskID) {
+			if _, dup := taskAgent[t.ToolUseID]; !dup {
+				taskAgent[t.ToolUseID] = t.TaskID
+			}
+		}
+	}
 	used := map[*model.Transcript]bool{}
 	queue := []*model.Transcript{main}
 	seen := map[*model.Transcript]bool{main: true}
@@ -149,6 +164,10 @@ func (l *loader) linkStream(rel string, st *transcript.Stream) *model.Run {
 				sc := l.linkSubagent(run, owner, c, streamAgents{})
 				sc.OwnerTranscript = owner
 				sc.Child, sc.ChildFile = nil, ""
+				if id := taskAgent[c.ID()]; sc.AgentID == "" && id != "" {
+					sc.AgentID = id
+					sc.LinkedBy = append(sc.LinkedBy, LinkTaskStarted)
+				}
 				if child := byCall[c.ID()]; child != nil && !used[child] {
 					used[child] = true
 					sc.Child, sc.ChildFile = child, child.File

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -68,6 +69,11 @@ func TestStreamFixtures(t *testing.T) {
 		// as in session files: it stays a sync call, without notifications.
 		if name == "stream-completed" && (f.Subagents[0].Mode != "sync" || f.Subagents[1].Mode != "async" || run.Subagents[0].LastNotification != nil) {
 			t.Errorf("%s: modes %s, %s, foreground notification %v; want sync without one, async", name, f.Subagents[0].Mode, f.Subagents[1].Mode, run.Subagents[0].LastNotification)
+		}
+		// A foreground agent cut off before its call returned an agent id
+		// is named by the task its call started.
+		if name == "stream-cut-off-subagent" && (f.Subagents[0].AgentID != "a60000000000000e1" || !slices.Contains(run.Subagents[0].LinkedBy, LinkTaskStarted)) {
+			t.Errorf("%s: agent %q linked by %v; want the task_started row's task id", name, f.Subagents[0].AgentID, run.Subagents[0].LinkedBy)
 		}
 		// Every call that ran is linked to its messages by parent_tool_use_id.
 		for _, sc := range run.Subagents {
