@@ -100,6 +100,11 @@ func (l *loader) streamRun(rel string, array bool) {
 // messages said is unknown, and a run that cannot be judged is never a
 // pass. (A stream without messages is not a run at all.)
 func cutOff(st *transcript.Stream, show string) string {
+	if b := st.Broken; b != nil && b.NotArray {
+		// Not cut off: another file. `claude -p --output-format json` writes
+		// one result object, which holds none of the run's messages.
+		return fmt.Sprintf("%s:%d: %s, and this file is none; give the action's execution_file, the output of `claude -p --output-format stream-json --verbose` (the one result object `--output-format json` writes holds no messages to check) or the runner's session transcripts", show, b.Line, b.Msg)
+	}
 	if b := st.Broken; b != nil {
 		return fmt.Sprintf("%s:%d: %s; a run whose record is cut off cannot be checked; give the complete execution file (or the runner's session transcripts)", show, b.Line, b.Msg)
 	}

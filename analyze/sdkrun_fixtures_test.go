@@ -185,6 +185,14 @@ func TestStreamNotAnArray(t *testing.T) {
 	if err != nil || len(res.CheckErrors()) != 1 || !strings.Contains(res.CheckErrors()[0], "not a JSON array") {
 		t.Fatalf("package.json by name: %v %q", err, res.CheckErrors())
 	}
+	// What `claude -p --output-format json` writes (one result object, as
+	// in a real repository's committed claude-output.json of CLI 2.1.41)
+	// is not a cut-off execution file: the message says what to give.
+	writeTestFile(t, filepath.Join(dir, "claude-output.json"), `{"type":"result","subtype":"success","is_error":false,"num_turns":17,"result":"DONE","session_id":"s1"}`)
+	res, err = Load([]string{filepath.Join(dir, "claude-output.json")}, Options{})
+	if err != nil || len(res.CheckErrors()) != 1 || strings.Contains(res.CheckErrors()[0], "cut off") || !strings.Contains(res.CheckErrors()[0], "--output-format stream-json --verbose") {
+		t.Fatalf("a result object by name: %v %q; want it named no execution file, not a cut-off one", err, res.CheckErrors())
+	}
 }
 
 func writeTestFile(t *testing.T, p, s string) {

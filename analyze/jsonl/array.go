@@ -68,8 +68,10 @@ const (
 type ArrayError struct {
 	// Line is where the problem was found (1-based).
 	Line int
-	// Truncated is set when the file ends inside the array.
+	// Truncated is set when the file ends inside the array; NotArray when
+	// the file holds something else (an object, text).
 	Truncated bool
+	NotArray  bool
 	// Elements counts the complete elements before the problem.
 	Elements int
 	Msg      string
@@ -163,7 +165,11 @@ func (a *ArrayReader) punct(c byte) error {
 			}
 		}
 		if c != '[' {
-			return a.fail("not a JSON array (it starts with " + quoteByte(c) + "); an execution file is a JSON array of messages")
+			err := a.fail("not a JSON array (it starts with " + quoteByte(c) + "); an execution file is a JSON array of messages")
+			if ae, ok := err.(*ArrayError); ok {
+				ae.NotArray = true
+			}
+			return err
 		}
 		a.off++
 		a.state = beforeFirst
