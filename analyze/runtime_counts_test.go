@@ -71,22 +71,30 @@ func TestRuntimeCountsATerminatedEarlyAgentByItsResult(t *testing.T) {
 	}
 }
 
-// A stream that holds only its result (`claude -p --output-format json`
-// prints one result object) carries no messages to count from: its counts
-// are not compared, and the run says why.
-func TestRuntimeCountsOfAResultOnlyStreamAreNotCompared(t *testing.T) {
-	s := NewStream("70000000-0000-4000-8000-000000000002", "2026-09-12T14:10:05Z", 72)
-	s.Result("success", false, "completed", 3, Stats{Spawned: 1, Foreground: 1, MaxDepth: 1, Completed: 1,
-		ByType: O("general-purpose", 1)}, nil)
-	f := streamFacts(t, s)
-	if len(f.Run.CountsDisagree) != 0 {
-		t.Errorf("counts disagree %q; a stream of only its result has nothing to count from", f.Run.CountsDisagree)
-	}
-	said := false
-	for _, r := range f.Run.Reasons {
-		said = said || strings.Contains(r.What, "holds only its result")
-	}
-	if !said {
-		t.Errorf("no reason says the counts could not be checked: %+v", f.Run.Reasons)
+// A stream that holds only its result message carries none of the run's
+// calls or subagents: checking it would claim an audit that never
+// happened, so it is an input problem (exit 2), never a pass, whatever its
+// subagent_stats say.
+func TestResultOnlyStreamIsAnInputProblem(t *testing.T) {
+	for name, stats := range map[string]Stats{
+		"subagents counted": {Spawned: 1, Foreground: 1, MaxDepth: 1, Completed: 1, ByType: O("general-purpose", 1)},
+		"none counted":      {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := NewStream("70000000-0000-4000-8000-000000000002", "2026-09-12T14:10:05Z", 72)
+			s.Result("success", false, "completed", 3, stats, nil)
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "run.jsonl"), s.JSONL(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := analyze.Load([]string{dir}, analyze.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := res.CheckErrors()
+			if len(res.Runs) != 0 || len(errs) != 1 || !strings.Contains(errs[0], "run.jsonl:1: the stream holds only its result message") {
+				t.Errorf("runs %d, errors %q; want no run and one input problem at run.jsonl:1", len(res.Runs), errs)
+			}
+		})
 	}
 }

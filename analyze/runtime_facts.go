@@ -43,12 +43,6 @@ func withRuntime(f *model.Facts, run *model.Run) {
 		return
 	}
 	rf.RuntimeCounted = true
-	if rt.Messages <= len(rt.Results) {
-		// Only result messages (`claude -p --output-format json` prints
-		// one): nothing to derive counts from, so none can disagree.
-		rf.Reasons = append(rf.Reasons, model.Reason{What: "the stream holds only its result: the runtime's subagent_stats cannot be checked against messages", At: res.At})
-		return
-	}
 	derived := deriveStats(run, f.Subagents)
 	rf.DerivedStats = derived
 	// A stream has a result per turn (a background agent's end starts a

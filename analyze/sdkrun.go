@@ -82,6 +82,13 @@ func (l *loader) streamRun(rel string, array bool) {
 		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON messages (first at line %d); a stream that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			show, st.Main.MalformedSkipped, st.Main.Lines, st.Main.Malformed[0].Line))
 	}
+	if rt := st.Runtime; rt.Messages > 0 && rt.Messages <= len(rt.Results) && st.Broken == nil {
+		// Result messages and nothing else: the runtime says how the run
+		// ended, but none of what it did (its calls, its subagents) is here
+		// to check. Passing it would claim an audit that never happened.
+		l.addUntrusted(fmt.Sprintf("%s:%d: the stream holds only its result message, none of the run's messages (its calls and subagents) to check; give the output of `claude -p --output-format stream-json --verbose`, the action's execution_file, or the runner's session transcripts", show, st.LastLine))
+		return
+	}
 	if st.Runtime.Messages == 0 && st.Broken == nil {
 		l.addSkipped(model.Problem{At: model.Evidence{File: show}, Message: "holds no messages; not a run"})
 		return
