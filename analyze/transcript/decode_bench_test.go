@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 )
 
@@ -69,6 +70,21 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Read(bytes.NewReader(data), "bench.jsonl", Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadClassifying is BenchmarkRead with the shell classifier and
+// Inert the check gives the reader.
+func BenchmarkReadClassifying(b *testing.B) {
+	data := benchTranscript(b)
+	sh := shipShell(nil)
+	sh.Inert = ship.Inert
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Read(bytes.NewReader(data), "bench.jsonl", Options{Shell: sh}); err != nil {
 			b.Fatal(err)
 		}
 	}
