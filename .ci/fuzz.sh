@@ -29,7 +29,7 @@ targets=(
   "./analyze/detect/ship FuzzQuiet"
   "./analyze/detect/ship FuzzQuietLines"
   "./analyze/detect/ship FuzzOutputOf"
-  "./analyze/detect/ship FuzzNestingBound"
+  "./analyze/shell FuzzNestingBound"
   "./rules FuzzParse"
   "./rules FuzzParseBaseline"
   "./analyze/transcript FuzzReadStream"

@@ -117,7 +117,7 @@ type ShellOptions struct {
 // reader is the transcript reader's form of o.
 func (o *ShellOptions) reader() transcript.ShellOptions {
 	if o == nil {
-		return transcript.ShellOptions{}
+		return transcript.ShellOptions{Inert: ship.Inert}
 	}
 	return transcript.ShellOptions{Classify: o.Cache.ReaderClassifier(o.DeployLabels), Inert: ship.Inert, Labels: o.DeployLabels}
 }

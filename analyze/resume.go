@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
@@ -61,7 +62,7 @@ func (l *loader) markResumeCopies() {
 			return h
 		}
 		rel := files[i].rel
-		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true})
+		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: transcript.ShellOptions{Inert: ship.Inert}})
 		if err != nil {
 			hashes[i] = nil
 			return nil

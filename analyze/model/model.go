@@ -149,7 +149,7 @@ const (
 	// OtherResultLimit caps the text kept of any other tool's result; most
 	// bytes of a transcript are such output, and nothing downstream reads it.
 	// Of a shell command's result the reader keeps BashResultLimit, this,
-	// or no text at all, as the shell classifier decides (ship.OutputOf).
+	// or no text at all, as shell.OutputOf decides from the classifier's analysis.
 	OtherResultLimit = 160
 )
 

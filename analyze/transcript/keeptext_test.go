@@ -9,38 +9,45 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/shell"
 )
 
 // readerTextRule is the rule the reader applied itself before the shell
 // classifier decided (its mentionsVCS and mayCommit): the head of the
 // output of a command naming git or "gh ", a sliver of one with a quote or
 // backslash, nothing of the rest.
-func readerTextRule(cmd string, _ *model.ShellAnalysis) ship.Output {
+func readerTextRule(cmd string, _ *model.ShellAnalysis, _ func(string) bool) shell.Output {
 	switch {
 	case strings.Contains(cmd, "git") || strings.Contains(cmd, "gh "):
-		return ship.OutputHead
+		return shell.OutputHead
 	case strings.ContainsAny(cmd, `'"\`):
-		return ship.OutputSliver
+		return shell.OutputSliver
 	}
-	return ship.OutputNone
+	return shell.OutputNone
 }
 
 // TestShellOutputKeepsWhatTheTextRuleKept is the differential test of the
-// move of the keep rule into the shell classifier (ship.OutputOf): every
+// move of the keep rule into the shell classifier (shell.OutputOf): every
 // fixture and corpus transcript, read as check reads it (classifying its
-// commands) with the rule the reader had and with ship's, keeps the same
+// commands) with the rule the reader had and with the check's, keeps the same
 // model but for result texts, and each result text is the one the old
 // rule kept or longer with it as its prefix: only where ship reads git in
 // a command the old rule did not (quoted, g'i't commit; none in the
 // fixtures and corpus), or empty for an inert command (git status, git
-// log: nothing reads their output, ship.OutputOf). A read that classifies
+// log: nothing reads their output, shell.OutputOf with ship.Inert). A read that classifies
 // nothing keeps the same texts. Every Bash command met is also compared:
 // ship keeps at least what the old rule kept of it, inert ones aside.
 func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 	roots := realRoots(t)
-	readWith := func(rule func(string, *model.ShellAnalysis) ship.Output, data []byte, p string, opts Options) *model.Transcript {
+	type keepRule = func(string, *model.ShellAnalysis, func(string) bool) shell.Output
+	// The check's rule: shell.OutputOf with ship's inert commands, whether
+	// or not the read is given them (ShellOptions.Inert).
+	checkRule := func(cmd string, a *model.ShellAnalysis, _ func(string) bool) shell.Output {
+		return shell.OutputOf(cmd, a, ship.Inert)
+	}
+	readWith := func(rule keepRule, data []byte, p string, opts Options) *model.Transcript {
 		t.Helper()
-		defer func(was func(string, *model.ShellAnalysis) ship.Output) { shellOutputOf = was }(shellOutputOf)
+		defer func(was keepRule) { shellOutputOf = was }(shellOutputOf)
 		shellOutputOf = rule
 		tr, err := Read(bytes.NewReader(data), p, opts)
 		if err != nil {
@@ -48,14 +55,14 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 		}
 		return tr
 	}
-	levels := map[ship.Output]int{}
+	levels := map[shell.Output]int{}
 	files, results, kept, longer, narrowed := 0, 0, 0, 0, 0
 	compare := func(p string, data []byte) error {
 		files++
 		check := Options{Shell: shipShell(nil)}
 		before := readWith(readerTextRule, data, p, check)
-		after := readWith(ship.OutputOf, data, p, check)
-		bare := readWith(ship.OutputOf, data, p, Options{})
+		after := readWith(checkRule, data, p, check)
+		bare := readWith(checkRule, data, p, Options{})
 		if len(before.ToolResults) != len(after.ToolResults) || len(bare.ToolResults) != len(after.ToolResults) {
 			t.Fatalf("%s: %d, %d and %d results", p, len(before.ToolResults), len(after.ToolResults), len(bare.ToolResults))
 		}
@@ -80,7 +87,7 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 			call := callOf[r.ToolUseID()]
 			if r.Text == "" && call != nil && call.Name() == "Bash" && ship.Inert(call.Command()) {
 				// Narrowed on purpose: nothing reads an inert command's
-				// output (ship.OutputOf).
+				// output (shell.OutputOf).
 				narrowed++
 				old.Text = r.Text
 				continue
@@ -104,8 +111,8 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s:%d: a call without its analysis", p, c.At().Line)
 			}
-			got := ship.OutputOf(c.Command(), &a)
-			if was := readerTextRule(c.Command(), nil); got < was && !ship.Inert(c.Command()) {
+			got := shell.OutputOf(c.Command(), &a, ship.Inert)
+			if was := readerTextRule(c.Command(), nil, nil); got < was && !ship.Inert(c.Command()) {
 				t.Errorf("%s:%d: %q: ship keeps %d, the reader's rule kept %d", p, c.At().Line, c.Command(), got, was)
 			}
 			levels[got]++
@@ -119,8 +126,8 @@ func TestShellOutputKeepsWhatTheTextRuleKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d files, %d results (%d with text kept, %d longer than before, %d of inert commands now empty); Bash commands: %d keep nothing, %d a sliver, %d the head",
-		files, results, kept, longer, narrowed, levels[ship.OutputNone], levels[ship.OutputSliver], levels[ship.OutputHead])
-	if levels[ship.OutputNone] == 0 || levels[ship.OutputSliver] == 0 || levels[ship.OutputHead] == 0 || kept == 0 || narrowed == 0 {
+		files, results, kept, longer, narrowed, levels[shell.OutputNone], levels[shell.OutputSliver], levels[shell.OutputHead])
+	if levels[shell.OutputNone] == 0 || levels[shell.OutputSliver] == 0 || levels[shell.OutputHead] == 0 || kept == 0 || narrowed == 0 {
 		t.Fatal("some level never occurs: the test compares too little")
 	}
 }
@@ -153,6 +160,46 @@ func TestShellOutputSeesQuotedGit(t *testing.T) {
 		}
 		if r := tr.ToolCalls[0].Result; r == nil || !strings.HasSuffix(r.Text, "[main 1a2b3c4] x") {
 			t.Errorf("classifying %v: the commit line was not kept: %+v", opts.Shell.Classify != nil, r)
+		}
+	}
+}
+
+// TestInertOutputIsKeptOnlyWhenTheCallerSaysSo: the reader decides how
+// much of an output to keep with the inert commands its caller gives it
+// (ShellOptions.Inert, the check's ship.Inert), with or without
+// classifying: git status's output is then not kept; a read given none
+// keeps its head (git), and a commit's head either way.
+func TestInertOutputIsKeptOnlyWhenTheCallerSaysSo(t *testing.T) {
+	classifying := shipShell(nil)
+	classifying.Inert = ship.Inert
+	for _, c := range []struct {
+		name  string
+		opts  Options
+		inert bool
+	}{
+		{"given inert, classifying", Options{Shell: classifying}, true},
+		{"given inert only", Options{Shell: ShellOptions{Inert: ship.Inert}}, true},
+		{"classifying, no inert", Options{Shell: shipShell(nil)}, false},
+		{"neither", Options{}, false},
+	} {
+		tr, err := Read(bytes.NewReader(everyOutputLevel()), "every-level.jsonl", c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := map[string]string{}
+		for _, r := range tr.ToolResults {
+			texts[r.ToolUseID()] = r.Text
+		}
+		for _, call := range tr.ToolCalls {
+			if call.Result != nil {
+				texts[call.ID()] = call.Result.Text
+			}
+		}
+		if commit := texts["toolu_2"]; !strings.HasPrefix(commit, "[main abc1234]") {
+			t.Errorf("%s: the commit's output kept %q", c.name, commit)
+		}
+		if status := texts["toolu_3"]; (status == "") != c.inert {
+			t.Errorf("%s: git status's output kept %q", c.name, status)
 		}
 	}
 }

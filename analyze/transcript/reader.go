@@ -17,10 +17,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/shell"
 	"github.com/pmcheck/pmcheck/internal/jsonscan"
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
@@ -59,7 +59,7 @@ type Options struct {
 	// Shell, when its Classify is set, classifies every Bash call's
 	// command while its line is decoded and keeps the analysis on the call
 	// (model.ToolCall.ShellClass; shell.go). A heads-only read classifies
-	// nothing.
+	// nothing. Its Inert, set or not, says whose output is never kept.
 	Shell ShellOptions
 	// Follow, when set, keeps a follower of each file read (ReadFile,
 	// ReadFileSize) between reads, so a file that grew is decoded from
@@ -368,6 +368,8 @@ type builder struct {
 	lineShells     []shellCall
 	plainShells    smallIndex[plainShell]
 	shellByCommand smallIndex[string]
+	// inert is Options.Shell.Inert: whose output is never kept.
+	inert func(command string) bool
 	// keys counts the entries added to other and pending (free).
 	keys int
 	// sdk is set while an Agent SDK message stream is read (sdkstream.go).
@@ -868,11 +870,11 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	// Keep what the detectors read: agent results in full up to a cap (the
 	// notice, the tail), of a shell command's output what the shell
 	// classifier says may be read (the head of what may name a commit, a
-	// sliver, or nothing: ship.OutputOf), a sliver of the rest. A result
+	// sliver, or nothing: shell.OutputOf), a sliver of the rest. A result
 	// above its call (rows are not sorted) keeps the Bash cap.
-	output := ship.OutputNone
+	output := shell.OutputNone
 	if call != nil {
-		output = shellOutput(call)
+		output = shellOutput(call, b.inert)
 	}
 	limit := model.BashResultLimit
 	switch b.toolOf(blk.ToolUseID) {
@@ -880,7 +882,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 		limit = model.AgentResultLimit
 	case "":
 	case "Bash":
-		if call != nil && output != ship.OutputHead {
+		if call != nil && output != shell.OutputHead {
 			limit = model.OtherResultLimit
 		}
 	default:
@@ -888,7 +890,7 @@ func (b *builder) toolResult(blk *block, r *row, at model.Evidence, ts time.Time
 	}
 	// The output of a command nothing reads (most of a transcript's bytes)
 	// keeps only its flags and length.
-	if call != nil && call.Name() == "Bash" && output == ship.OutputNone {
+	if call != nil && call.Name() == "Bash" && output == shell.OutputNone {
 		limit = 0
 	}
 	in.Text = capString(text, limit)
@@ -983,6 +985,7 @@ func (b *builder) setOptions(opts Options) {
 	b.giveUp = opts.GiveUp
 	b.headsOnly = opts.HeadsOnly
 	b.noUUIDList = opts.NoUUIDList
+	b.inert = opts.Shell.Inert
 	if opts.Shell.Classify != nil && !opts.HeadsOnly {
 		b.shellR.opts = opts.Shell
 		b.shell = &b.shellR
@@ -1256,17 +1259,18 @@ func digits(s string) int {
 // session matching through the façade): one reading of a timestamp.
 func ParseTime(s string) time.Time { return parseTime(s) }
 
-// shellOutputOf is ship.OutputOf (a variable so that a test can read with
+// shellOutputOf is shell.OutputOf (a variable so that a test can read with
 // the rule it replaced).
-var shellOutputOf = ship.OutputOf
+var shellOutputOf = shell.OutputOf
 
-// shellOutput is how much of a call's output the shell classifier says may
-// be read, from the analysis the read made of its command when it made one.
-func shellOutput(call *model.ToolCall) ship.Output {
+// shellOutput is how much of a call's output may be read, from the
+// analysis the read made of its command when it made one and the caller's
+// inert commands (ShellOptions.Inert).
+func shellOutput(call *model.ToolCall, inert func(string) bool) shell.Output {
 	if a, _, ok := call.ShellClass(); ok {
-		return shellOutputOf(call.Command(), &a)
+		return shellOutputOf(call.Command(), &a, inert)
 	}
-	return shellOutputOf(call.Command(), nil)
+	return shellOutputOf(call.Command(), nil, inert)
 }
 
 // contentHash hashes a row's line without the bytes of its sessionId value

@@ -24,11 +24,13 @@ type ShellOptions struct {
 	// decoded, whose bytes are reused: what it returns must share no memory
 	// with the command.
 	Classify func(command string) model.ShellAnalysis
-	// Inert, when set, is ship.Inert: whether the classifier finds nothing
-	// in a command whatever its options (deploy labels, the run's git
-	// aliases). The call of such a command keeps its classification and
-	// not the command: whoever classifies the empty command it is left
-	// with finds the same nothing.
+	// Inert, when set, is ship.Inert, given by the caller (the reader
+	// imports no classifier): whether the classifier finds nothing in a
+	// command whatever its options (deploy labels, the run's git aliases).
+	// Nothing reads such a command's output, so none of it is kept
+	// (shell.OutputOf), with Classify or without. The call of such a
+	// command keeps its classification and not the command: whoever
+	// classifies the empty command it is left with finds the same nothing.
 	Inert func(command string) bool
 	// Labels are the deploy labels Classify uses (nil: its defaults),
 	// recorded with the analyses so that the detectors can tell whether

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pmcheck/pmcheck/analyze/shell"
 )
 
 // describe renders an analysis's actions as the gap table writes them:
@@ -118,8 +120,8 @@ func TestShipGaps(t *testing.T) {
 		if got := describe(a); got != tc.want || a.Commits != tc.commits {
 			t.Errorf("Classify(%q) = %q with %d commits, want %q with %d (parse error %q)", tc.cmd, got, a.Commits, tc.want, tc.commits, a.ParseError)
 		}
-		if a.Commits > 0 && OutputOf(tc.cmd, nil) != OutputHead {
-			t.Errorf("%q commits, but OutputOf without its analysis keeps %d, not the head", tc.cmd, OutputOf(tc.cmd, nil))
+		if a.Commits > 0 && outputOf(tc.cmd, nil) != shell.OutputHead {
+			t.Errorf("%q commits, but OutputOf without its analysis keeps %d, not the head", tc.cmd, outputOf(tc.cmd, nil))
 		}
 	}
 }
@@ -254,7 +256,7 @@ func TestEscapedSpellingsKeepTheHead(t *testing.T) {
 				continue // an escape this decoder does not know (\0nnn to $'…')
 			}
 			checked++
-			if got := OutputOf(cmd, nil); got != OutputHead {
+			if got := outputOf(cmd, nil); got != shell.OutputHead {
 				t.Errorf("%q commits, but OutputOf without its analysis keeps %d", cmd, got)
 			}
 		}
@@ -263,7 +265,7 @@ func TestEscapedSpellingsKeepTheHead(t *testing.T) {
 		cmd := "printf '%s%s commit' gi t | $'" + sh + "'"
 		if Classify(cmd, Options{}).Commits > 0 {
 			checked++
-			if got := OutputOf(cmd, nil); got != OutputHead {
+			if got := outputOf(cmd, nil); got != shell.OutputHead {
 				t.Errorf("%q commits, but OutputOf without its analysis keeps %d", cmd, got)
 			}
 		}
@@ -276,7 +278,7 @@ func TestEscapedSpellingsKeepTheHead(t *testing.T) {
 		if Classify(cmd, Options{}).Commits == 0 {
 			t.Errorf("%q: no commit", cmd)
 		}
-		if got := OutputOf(cmd, nil); got != OutputHead {
+		if got := outputOf(cmd, nil); got != shell.OutputHead {
 			t.Errorf("%q commits, but OutputOf without its analysis keeps %d", cmd, got)
 		}
 	}

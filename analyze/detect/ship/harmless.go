@@ -214,7 +214,7 @@ var harmless = map[string]argCheck{
 	"python3":       pythonHarmless,
 	"docker":        dockerHarmless,
 	"podman":        dockerHarmless,
-	// python -m MOD is MOD (unwrapDyn): the modules agents run that way.
+	// python -m MOD is MOD (shell.UnwrapDyn): the modules agents run that way.
 	"venv": anyArgs, "json.tool": anyArgs, "py_compile": anyArgs, "compileall": anyArgs, "unittest": anyArgs,
 }
 
@@ -385,7 +385,7 @@ func npxHarmless(args []string, dyn computed) bool {
 }
 
 // pythonHarmless proves python harmless only for --version; `python -m
-// MOD` is classified as MOD (unwrap), and a script or -c code may do
+// MOD` is classified as MOD (shell.Unwrap), and a script or -c code may do
 // anything.
 func pythonHarmless(args []string, dyn computed) bool {
 	return len(args) == 1 && !dyn.at(0) && (args[0] == "--version" || args[0] == "-V")

@@ -3,11 +3,13 @@
 // whether it is proven harmless (MayShip, harmless.go: a command that is not
 // may ship in a way no list names), which files it obviously writes, whether
 // it may have written others (unless proven read-only), and how many `git
-// commit` invocations it contains; and, from that, how much of the command's
-// output pmcheck may read (OutputOf, output.go).
+// commit` invocations it contains; and which commands are inert (Inert),
+// which a reader asks when it decides how much of a command's output to
+// keep (shell.OutputOf).
 //
-// The command is parsed with a real shell parser (mvdan.cc/sh/v3/syntax), never
-// matched with a regular expression: a ship verb inside a quoted argument
+// The command is read with analyze/shell (a real shell parser,
+// mvdan.cc/sh/v3/syntax, its wrappers unwrapped), never matched with a
+// regular expression: a ship verb inside a quoted argument
 // (`git commit -m "git push later"`) or an argument of another program
 // (`echo git push`) is not a ship action, while one in the second clause of a
 // chain, in a subshell, in a command substitution, in a `bash -c` / `eval`
@@ -24,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/shell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -228,7 +231,7 @@ func (c *classifier) script(src string, depth int) {
 		c.possible(src)
 		return
 	}
-	f, parsed, err := parseBounded(src)
+	f, parsed, err := shell.ParseBounded(src)
 	c.src = parsed
 	if err != nil {
 		if c.out.ParseError == "" {
@@ -361,7 +364,7 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 			if r.Op == syntax.RdrInOut && stdinRedir(r) {
 				stdinFile, hasHeredoc = true, false
 			}
-			target, static := wordString(r.Word)
+			target, static := shell.WordString(r.Word)
 			switch {
 			case !static:
 				c.out.MayWrite = true
@@ -372,7 +375,7 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 		case syntax.DplOut:
 			// >&2, >&- and the like duplicate descriptors; `>& file` is bash's
 			// spelling of &> file.
-			target, static := wordString(r.Word)
+			target, static := shell.WordString(r.Word)
 			if !static {
 				c.out.MayWrite = true
 			} else if target != "-" && !isDigits(target) && !isDevice(target) {
@@ -380,12 +383,12 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
 			if r.Hdoc != nil {
-				heredoc, heredocStatic = wordString(r.Hdoc)
+				heredoc, heredocStatic = shell.WordString(r.Hdoc)
 				hasHeredoc, stdinFile = true, false
 			}
 		case syntax.WordHdoc:
 			if r.Word != nil {
-				heredoc, heredocStatic = wordString(r.Word)
+				heredoc, heredocStatic = shell.WordString(r.Word)
 				hasHeredoc, stdinFile = true, false
 			}
 		}
@@ -397,7 +400,7 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 		exported := d.Variant != nil && d.Variant.Value == "export"
 		for _, as := range d.Args {
 			if as.Name == nil && as.Value != nil {
-				if flag, _ := wordString(as.Value); strings.HasPrefix(flag, "-") && strings.Contains(flag, "x") {
+				if flag, _ := shell.WordString(as.Value); strings.HasPrefix(flag, "-") && strings.Contains(flag, "x") {
 					exported = true
 				}
 				continue
@@ -425,10 +428,10 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	var named []bool // named[i]: word i is dynamic but its base name is not
 	static := true
 	for i, w := range call.Args {
-		s, ok := wordString(w)
+		s, ok := shell.WordString(w)
 		if !ok {
 			static = false
-			if baseIsStatic(w) {
+			if shell.BaseIsStatic(w) {
 				if named == nil {
 					named = make([]bool, len(call.Args))
 				}
@@ -514,7 +517,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			}
 		}
 	}
-	words, probe = unwrapDyn(words, probe)
+	words, probe = shell.UnwrapDyn(words, probe)
 	if len(words) == 0 {
 		return
 	}
@@ -540,7 +543,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		if path.Base(w) == "xargs" {
 			viaXargs = true
 		}
-		if n, _, ok := strings.Cut(w, "="); ok && isName(n) {
+		if n, _, ok := strings.Cut(w, "="); ok && shell.IsName(n) {
 			c.assigned(n, false) // env NAME=VALUE cmd
 		}
 	}
@@ -710,141 +713,6 @@ func publishes(name string, args []string) (kind, target string, ok bool) {
 		ok = (first("build") || first("buildx")) && slices.Contains(args, "--push")
 	}
 	return KindPublish, "", ok
-}
-
-// wrappers run the rest of their arguments as a command; the inner map lists
-// the options that take a separate value.
-var wrappers = map[string]map[string]bool{
-	"sudo":       {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true},
-	"doas":       {"-u": true, "-C": true},
-	"env":        {"-u": true, "-C": true, "--unset": true, "--chdir": true},
-	"nohup":      {},
-	"time":       {"-o": true, "-f": true},
-	"command":    {},
-	"exec":       {"-a": true},
-	"timeout":    {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
-	"nice":       {"-n": true},
-	"ionice":     {"-c": true, "-n": true, "-p": true},
-	"stdbuf":     {"-i": true, "-o": true, "-e": true},
-	"caffeinate": {"-t": true, "-w": true},
-	"xargs":      {"-I": true, "-n": true, "-P": true, "-L": true, "-d": true, "-E": true, "-s": true, "-a": true},
-	"chronic":    {},
-	"unbuffer":   {},
-	"setsid":     {},
-	"busybox":    {},
-	"strace": {"-o": true, "-e": true, "-p": true, "-s": true, "-u": true, "-E": true, "-a": true, "-b": true,
-		"-I": true, "-O": true, "-S": true, "-P": true, "-X": true},
-	"ltrace": {"-o": true, "-e": true, "-p": true, "-s": true, "-u": true, "-a": true, "-n": true, "-l": true},
-	"flock":  {"-w": true, "--wait": true, "--timeout": true, "-E": true, "--conflict-exit-code": true},
-	"watch":  {"-n": true, "--interval": true, "-d": false, "-q": true, "--equexit": true},
-}
-
-// runners run a command named after a subcommand of theirs (uv run pytest,
-// bundle exec rspec): the command is what they run. One with options
-// before the command is not unwrapped, and may ship.
-var runners = map[string]string{"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run",
-	"rye": "run", "bundle": "exec"}
-
-// unwrap strips leading wrappers (sudo, env A=B, timeout 60, …) so the real
-// program is words[0].
-func unwrap(words []string) []string {
-	w, _ := unwrapDyn(words, nil)
-	return w
-}
-
-// unwrapDyn is unwrap with dyn[i] (nil: none) saying whether words[i] is
-// computed at run time, returned for the words it returns. A wrapper that
-// runs a command string (flock -c, su -c, script -c, watch, env -S, sh -c
-// through busybox) becomes `sh -c STRING`; python -m MOD becomes MOD; a
-// command that runs nothing (command -v, bare env) becomes no words.
-func unwrapDyn(words []string, dyn []bool) ([]string, []bool) {
-	if dyn == nil {
-		dyn = make([]bool, len(words))
-	}
-	shellString := func(parts []string, computed []bool) ([]string, []bool) {
-		return []string{"sh", "-c", strings.Join(parts, " ")}, []bool{false, false, slices.Contains(computed, true)}
-	}
-	for len(words) > 0 {
-		name := path.Base(words[0])
-		if dyn[0] {
-			return words, dyn
-		}
-		if sub, ok := runners[name]; ok {
-			if len(words) > 2 && words[1] == sub && !dyn[1] && !strings.HasPrefix(words[2], "-") {
-				words, dyn = words[2:], dyn[2:]
-				continue
-			}
-			return words, dyn
-		}
-		if strings.HasPrefix(name, "python") && strings.Trim(name[len("python"):], "0123456789.") == "" {
-			// python -m MOD ARGS runs MOD (python -m twine upload, -m pytest).
-			i := 1
-			for i < len(words) && !dyn[i] && len(words[i]) > 1 && words[i][0] == '-' && words[i] != "-m" &&
-				strings.Trim(words[i][1:], "uBOsSEIqv") == "" {
-				i++
-			}
-			if i+1 < len(words) && words[i] == "-m" && !dyn[i+1] {
-				words, dyn = words[i+1:], dyn[i+1:]
-				continue
-			}
-			return words, dyn
-		}
-		switch name {
-		case "su", "runuser", "script":
-			// su -c CMD, script -c CMD: the string is a shell's script;
-			// without it they run an interactive shell (unknown).
-			for i := 1; i+1 < len(words); i++ {
-				if words[i] == "-c" || words[i] == "--command" {
-					return shellString(words[i+1:i+2], dyn[i+1:i+2])
-				}
-			}
-			return words, dyn
-		}
-		valued, ok := wrappers[name]
-		if !ok {
-			return words, dyn
-		}
-		words, dyn = words[1:], dyn[1:]
-		sawDuration, sawLock := false, false
-		for len(words) > 0 {
-			w := words[0]
-			switch {
-			case dyn[0]:
-				goto program
-			case name == "env" && (w == "-S" || w == "--split-string") && len(words) > 1:
-				// env -S 'git push': the string is split into words.
-				return shellString(words[1:], dyn[1:])
-			case name == "env" && (strings.HasPrefix(w, "-S") || strings.HasPrefix(w, "--split-string=")):
-				first := strings.TrimPrefix(strings.TrimPrefix(w, "--split-string="), "-S")
-				parts := append([]string{first}, words[1:]...)
-				return shellString(parts, append([]bool{false}, dyn[1:]...))
-			case name == "command" && (w == "-v" || w == "-V"):
-				return nil, nil // looks the name up, runs nothing
-			case name == "flock" && sawLock && (w == "-c" || w == "--command") && len(words) > 1:
-				return shellString(words[1:2], dyn[1:2])
-			case name == "watch" && !strings.HasPrefix(w, "-"):
-				// watch joins its arguments and runs them with sh -c.
-				return shellString(words, dyn)
-			case name == "env" && !strings.HasPrefix(w, "-") && strings.Contains(w, "="):
-				words, dyn = words[1:], dyn[1:]
-			case name == "timeout" && !sawDuration && !strings.HasPrefix(w, "-"):
-				sawDuration = true
-				words, dyn = words[1:], dyn[1:]
-			case name == "flock" && !sawLock && !strings.HasPrefix(w, "-"):
-				sawLock = true // the lock file; the command follows
-				words, dyn = words[1:], dyn[1:]
-			case strings.HasPrefix(w, "-") && len(w) > 1:
-				words, dyn = words[1:], dyn[1:]
-				if valued[w] && len(words) > 0 {
-					words, dyn = words[1:], dyn[1:]
-				}
-			default:
-				goto program
-			}
-		}
-	program:
-	}
-	return words, dyn
 }
 
 // git classifies a git invocation: push (unless a dry run), commit; other
@@ -1130,7 +998,7 @@ func ConfigAliases(command string) map[string][]string {
 	if !strings.Contains(command, "alias.") {
 		return nil
 	}
-	f, _, err := parseBounded(command)
+	f, _, err := shell.ParseBounded(command)
 	if err != nil {
 		return nil
 	}
@@ -1142,10 +1010,10 @@ func ConfigAliases(command string) map[string][]string {
 		}
 		words := make([]string, 0, len(call.Args))
 		for _, w := range call.Args {
-			s, _ := wordString(w)
+			s, _ := shell.WordString(w)
 			words = append(words, s)
 		}
-		words = unwrap(words)
+		words = shell.Unwrap(words)
 		if len(words) == 0 || path.Base(words[0]) != "git" {
 			return true
 		}
@@ -1836,99 +1704,6 @@ func isDigits(s string) bool {
 
 func isDevice(p string) bool {
 	return p == "/dev/null" || p == "/dev/stderr" || p == "/dev/stdout" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/")
-}
-
-// baseIsStatic reports whether a dynamic word still names its program: a
-// literal slash follows its last computed part ($VENV/bin/python,
-// "$(go env GOPATH)/bin/tool"), so the name after it is as written.
-func baseIsStatic(w *syntax.Word) bool {
-	slash := false // a literal slash since the last computed part
-	var walk func(parts []syntax.WordPart)
-	walk = func(parts []syntax.WordPart) {
-		for _, part := range parts {
-			switch p := part.(type) {
-			case *syntax.Lit:
-				slash = slash || strings.Contains(p.Value, "/")
-			case *syntax.SglQuoted:
-				var b strings.Builder
-				partString(&b, p, false)
-				slash = slash || strings.Contains(b.String(), "/")
-			case *syntax.DblQuoted:
-				walk(p.Parts)
-			default:
-				slash = false
-			}
-		}
-	}
-	walk(w.Parts)
-	return slash
-}
-
-// wordString resolves a word to the string the shell would pass, when it is
-// static (literals and quotes only). For a dynamic word it returns the static
-// parts and false.
-func wordString(w *syntax.Word) (string, bool) {
-	if w == nil {
-		return "", false
-	}
-	var b strings.Builder
-	static := true
-	for _, part := range w.Parts {
-		if !partString(&b, part, false) {
-			static = false
-		}
-	}
-	return b.String(), static
-}
-
-func partString(b *strings.Builder, part syntax.WordPart, quoted bool) bool {
-	switch p := part.(type) {
-	case *syntax.Lit:
-		b.WriteString(unescape(p.Value, quoted))
-		return true
-	case *syntax.SglQuoted:
-		if p.Dollar {
-			// $'…': bash decodes its escapes ($'\x67it' is git).
-			s, _ := decodeEscapes(p.Value, escANSI)
-			b.WriteString(s)
-			return true
-		}
-		b.WriteString(p.Value)
-		return true
-	case *syntax.DblQuoted:
-		ok := true
-		for _, q := range p.Parts {
-			if !partString(b, q, true) {
-				ok = false
-			}
-		}
-		return ok
-	default:
-		return false
-	}
-}
-
-// unescape removes the backslashes the shell would remove: any escaped
-// character outside quotes, only $ ` " \ and newline inside double quotes.
-func unescape(s string, quoted bool) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			n := s[i+1]
-			if !quoted || n == '$' || n == '`' || n == '"' || n == '\\' || n == '\n' {
-				if n != '\n' {
-					b.WriteByte(n)
-				}
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // verbIndex finds the ship verbs named in any slice of one source, as

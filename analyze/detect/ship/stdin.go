@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/pmcheck/pmcheck/analyze/shell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -12,7 +13,7 @@ import (
 // output of echo, printf or cat piped to it), the command find -exec
 // runs, and the value of a shell alias the line defined. Each is
 // classified as what it runs, within the classifier's bounds (maxDepth
-// levels, maxNesting, the alias budget).
+// levels, shell.MaxNesting, the alias budget).
 
 // readsScriptFromStdin reports whether a shell given args (and no -c)
 // reads its script from standard input: with -s, or with no operand
@@ -105,7 +106,7 @@ func (c *classifier) producerOutput(st *syntax.Stmt) (text string, static, ok bo
 	static = true
 	size := 0
 	for i, w := range call.Args {
-		s, ok := wordString(w)
+		s, ok := shell.WordString(w)
 		if !ok {
 			if i <= 1 {
 				// A computed program, or a computed echo flag or printf
@@ -119,14 +120,14 @@ func (c *classifier) producerOutput(st *syntax.Stmt) (text string, static, ok bo
 	}
 	switch path.Base(words[0]) {
 	case "echo":
-		return echoOutput(words[1:]), static, true
+		return shell.EchoOutput(words[1:]), static, true
 	case "printf":
 		// A format reused for many arguments repeats its text: the output
 		// is bounded by four times its words' bytes, and all printf
 		// output on the line by printfBudget, so that the scripts a line
 		// runs stay about as long as the line, however deep they nest (a
 		// longer output is computed).
-		text, ok := printfOutput(words[1:], min(4*size+256, c.printfBudget))
+		text, ok := shell.PrintfOutput(words[1:], min(4*size+256, c.printfBudget))
 		if ok {
 			c.printfBudget -= len(text)
 		}
@@ -140,10 +141,10 @@ func (c *classifier) producerOutput(st *syntax.Stmt) (text string, static, ok bo
 		for _, r := range st.Redirs {
 			switch {
 			case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil && stdinRedir(r):
-				heredoc, heredocStatic = wordString(r.Hdoc)
+				heredoc, heredocStatic = shell.WordString(r.Hdoc)
 				has = true
 			case r.Op == syntax.WordHdoc && r.Word != nil && stdinRedir(r):
-				heredoc, heredocStatic = wordString(r.Word)
+				heredoc, heredocStatic = shell.WordString(r.Word)
 				has = true
 			case (r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut) && stdinRedir(r):
 				has = false
@@ -155,101 +156,6 @@ func (c *classifier) producerOutput(st *syntax.Stmt) (text string, static, ok bo
 		return heredoc, static && heredocStatic, true
 	}
 	return "", false, false
-}
-
-// echoOutput is what echo prints for args. Its escapes are decoded unless
-// -E says not to: bash's echo decodes them only with -e, but zsh's and
-// dash's always do, and reading them decoded fails toward reporting.
-func echoOutput(args []string) string {
-	newline, decode := true, true
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
-			break
-		}
-		for _, f := range a[1:] {
-			switch f {
-			case 'n':
-				newline = false
-			case 'e':
-				decode = true
-			case 'E':
-				decode = false
-			}
-		}
-	}
-	text := strings.Join(args[i:], " ")
-	if decode {
-		out, stop := decodeEscapes(text, escEcho)
-		if stop {
-			return out // \c: nothing more, not even the newline
-		}
-		text = out
-	}
-	if newline {
-		text += "\n"
-	}
-	return text
-}
-
-// printfOutput is what printf prints for args: the format's escapes
-// decoded, %s and %b replaced by arguments (%b's escapes decoded), %% by
-// %, the format reused while arguments remain. ok is false for an option
-// (-v), another directive, or an output longer than limit.
-func printfOutput(args []string, limit int) (string, bool) {
-	if len(args) > 0 && args[0] == "--" {
-		args = args[1:]
-	}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return "", false
-	}
-	format, args := args[0], args[1:]
-	var b strings.Builder
-	for {
-		used := 0
-		for i := 0; i < len(format); {
-			switch format[i] {
-			case '\\':
-				i, _ = escapeAt(&b, format, i, escFormat)
-			case '%':
-				if i+1 >= len(format) {
-					return "", false
-				}
-				switch d := format[i+1]; d {
-				case '%':
-					b.WriteByte('%')
-				case 's', 'b':
-					arg := ""
-					if len(args) > 0 {
-						arg, args = args[0], args[1:]
-						used++
-					}
-					if d == 's' {
-						b.WriteString(arg)
-						break
-					}
-					out, stop := decodeEscapes(arg, escEcho)
-					b.WriteString(out)
-					if stop {
-						return b.String(), b.Len() <= limit
-					}
-				default:
-					return "", false
-				}
-				i += 2
-			default:
-				b.WriteByte(format[i])
-				i++
-			}
-			if b.Len() > limit {
-				return "", false
-			}
-		}
-		if used == 0 || len(args) == 0 {
-			return b.String(), true
-		}
-	}
 }
 
 // findExec classifies the commands find runs: the words after each

@@ -1,4 +1,4 @@
-package ship
+package shell_test
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/shell"
 	"github.com/pmcheck/pmcheck/internal/fuzzseed"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 	"mvdan.cc/sh/v3/syntax"
@@ -95,11 +97,11 @@ func TestNestingBoundIsAnUpperBound(t *testing.T) {
 		"cat <<E\n$(a $(b))\nE\n", "x=`echo \\`a\\``", "for ((i=0;i<3;i++)); do while a; do until b; do c; done; done; done",
 		"if a; then b; elif c; then d; elif e; then f; else g; fi", "a && b && c && d || e | f | g",
 	} {
-		f, err := parse(src)
+		f, err := shell.Parse(src)
 		if err != nil {
 			t.Fatalf("%q: %v", src, err)
 		}
-		if d, b := astDepth(f), scanNesting(src, math.MaxInt); d > b {
+		if d, b := astDepth(f), shell.ScanNesting(src, math.MaxInt); d > b {
 			t.Errorf("%q nests %d levels, bound %d", src, d, b)
 		}
 	}
@@ -108,9 +110,13 @@ func TestNestingBoundIsAnUpperBound(t *testing.T) {
 // FuzzNestingBound: for any line that parses, the parser's nesting (the
 // syntax tree's, astDepth) is at most nestingBound's estimate, so that no
 // line nests deeper than maxNesting and is still parsed (a longer run:
-// go test ./analyze/detect/ship -run '^$' -fuzz '^FuzzNestingBound$' -parallel 1 -fuzztime 5m).
+// go test ./analyze/shell -run '^$' -fuzz '^FuzzNestingBound$' -parallel 1 -fuzztime 5m).
 func FuzzNestingBound(f *testing.F) {
 	for _, s := range fuzzseed.Literals(".", nil) {
+		f.Add(s)
+	}
+	// The classifier's table tests hold most of the commands.
+	for _, s := range fuzzseed.Literals(filepath.Join("..", "detect", "ship"), nil) {
 		f.Add(s)
 	}
 	for _, s := range deepShapes(4) {
@@ -123,8 +129,8 @@ func FuzzNestingBound(f *testing.F) {
 		type result struct{ depth, bound int }
 		done := make(chan result, 1)
 		go func() {
-			b := scanNesting(src, math.MaxInt)
-			file, err := parse(src)
+			b := shell.ScanNesting(src, math.MaxInt)
+			file, err := shell.Parse(src)
 			if err != nil {
 				done <- result{-1, b}
 				return
@@ -194,12 +200,12 @@ func TestDeepLinesAreNotParsed(t *testing.T) {
 	}
 	for _, line := range lines {
 		for _, l := range []string{line, "git push origin main; " + line, line + "\ngit push origin main"} {
-			a := Classify(l, Options{})
-			if a.ParseError != errTooDeep.Error() || !a.MayWrite {
-				t.Errorf("%.40q…: parse error %q, may write %v; want %q", l, a.ParseError, a.MayWrite, errTooDeep)
+			a := ship.Classify(l, ship.Options{})
+			if a.ParseError != shell.ErrTooDeep.Error() || !a.MayWrite {
+				t.Errorf("%.40q…: parse error %q, may write %v; want %q", l, a.ParseError, a.MayWrite, shell.ErrTooDeep)
 				continue
 			}
-			if strings.Contains(l, "git push") && (len(a.Actions) == 0 || a.Actions[0].Kind != KindPush) {
+			if strings.Contains(l, "git push") && (len(a.Actions) == 0 || a.Actions[0].Kind != ship.KindPush) {
 				t.Errorf("%.40q…: actions %+v, want a push", l, a.Actions)
 			}
 		}
@@ -207,22 +213,22 @@ func TestDeepLinesAreNotParsed(t *testing.T) {
 }
 
 // TestDeepLinesCostTheParserNoMore: what the parser is handed nests at most
-// maxNesting levels however deep the line, and the stack a classification
+// MaxNesting levels however deep the line, and the stack a classification
 // grows stays small: before the bound, both grew with the line.
 func TestDeepLinesCostTheParserNoMore(t *testing.T) {
 	deepest := 0
-	parsing = func(src string) {
+	shell.SetParsing(func(src string) {
 		if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), ""); f != nil && err == nil {
 			deepest = max(deepest, astDepth(f))
 		}
-	}
-	defer func() { parsing = nil }()
+	})
+	defer shell.SetParsing(nil)
 	for _, levels := range []int{1000, 2000, 4000} {
 		for i, line := range deepShapes(levels) {
 			line += " x ; git push"
 			deepest = 0
-			stack := stackGrowth(func() { Classify(line, Options{}) })
-			if deepest > maxNesting {
+			stack := stackGrowth(func() { ship.Classify(line, ship.Options{}) })
+			if deepest > shell.MaxNesting {
 				t.Errorf("shape %d, %d levels: the parser nested %d levels", i, levels, deepest)
 			}
 			if stack > 4<<20 {
@@ -280,10 +286,10 @@ func TestLongLegitimateLinesAreParsed(t *testing.T) {
 		script.WriteString("f() { [[ ! -f $1 && ( -d $1 || -L $1 ) ]] && return 1; }; arr=(a b) # (\n")
 	}
 	for _, line := range []string{py.String(), msg.String(), strings.Join(chain, " && "), script.String()} {
-		if b := nestingBound(line, maxNesting); b > maxNesting {
+		if b := shell.NestingBound(line, shell.MaxNesting); b > shell.MaxNesting {
 			t.Errorf("%.60q… (%d bytes): bound %d", line, len(line), b)
 		}
-		if a := Classify(line, Options{}); a.ParseError != "" {
+		if a := ship.Classify(line, ship.Options{}); a.ParseError != "" {
 			t.Errorf("%.60q…: %s", line, a.ParseError)
 		}
 	}
@@ -293,7 +299,7 @@ func TestLongLegitimateLinesAreParsed(t *testing.T) {
 // corpus (PMCHECK_CORPUS) is within the bound, so each is classified as
 // before.
 func TestRealCommandsAreParsed(t *testing.T) {
-	roots := testcorpus.With(t, filepath.Join("..", "..", "..", "fixtures"))
+	roots := testcorpus.With(t, filepath.Join("..", "..", "fixtures"))
 	commands, long := 0, 0
 	for _, root := range roots {
 		err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
@@ -314,10 +320,10 @@ func TestRealCommandsAreParsed(t *testing.T) {
 				}
 				eachCommand(v, func(cmd string) {
 					commands++
-					if len(cmd) > maxNesting {
+					if len(cmd) > shell.MaxNesting {
 						long++
 					}
-					if b := nestingBound(cmd, maxNesting); b > maxNesting {
+					if b := shell.NestingBound(cmd, shell.MaxNesting); b > shell.MaxNesting {
 						t.Errorf("%s: %.80q… (%d bytes): bound %d", p, cmd, len(cmd), b)
 					}
 				})
@@ -335,17 +341,17 @@ func TestRealCommandsAreParsed(t *testing.T) {
 		"cd /work/repo && npm ci --no-audit --no-fund && npm run build -- --mode production && npm test -- --runInBand --coverage=false && (grep -rn \"TODO\" src || true) | head -n 50 && for f in dist/*.js; do gzip -9 -c \"$f\" | wc -c; done && echo done",
 	} {
 		commands++
-		if len(cmd) > maxNesting {
+		if len(cmd) > shell.MaxNesting {
 			long++
 		}
-		if b := nestingBound(cmd, maxNesting); b > maxNesting {
+		if b := shell.NestingBound(cmd, shell.MaxNesting); b > shell.MaxNesting {
 			t.Errorf("%.80q… (%d bytes): bound %d", cmd, len(cmd), b)
 		}
 	}
 	if commands == 0 || long == 0 {
-		t.Fatalf("%d commands, %d longer than %d bytes: nothing tested", commands, long, maxNesting)
+		t.Fatalf("%d commands, %d longer than %d bytes: nothing tested", commands, long, shell.MaxNesting)
 	}
-	t.Logf("%d commands, %d longer than %d bytes", commands, long, maxNesting)
+	t.Logf("%d commands, %d longer than %d bytes", commands, long, shell.MaxNesting)
 }
 
 // eachCommand calls f with every string under a "command" or "cmd" key in

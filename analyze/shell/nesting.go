@@ -1,4 +1,4 @@
-package ship
+package shell
 
 import "strings"
 
@@ -8,14 +8,15 @@ import "strings"
 // stack a level and no limit. A 64 KiB line of 60,000 `(` took 0.35 s
 // and 426 MB of stack to parse; a hook command of 800 KB crashed the
 // process with a stack overflow. Transcripts are untrusted, so a line is
-// not parsed when nestingBound says it may nest deeper than maxNesting:
-// it is classified as a line the parser rejects (script).
+// not parsed when nestingBound says it may nest deeper than MaxNesting:
+// ParseBounded refuses it (ErrTooDeep), and the classifier reads it as a
+// line the parser rejects.
 
-// maxNesting bounds the nesting a line may have and still be parsed.
+// MaxNesting bounds the nesting a line may have and still be parsed.
 // Real commands nest a handful of levels (a commit message in
 // $(cat <<'EOF' …) inside a chain is three); 256 levels cost the parser
 // about 1 MB of stack.
-const maxNesting = 256
+const MaxNesting = 256
 
 // nestingBound returns an upper bound of how deeply the parser nests on
 // src, or some value above limit once the bound passes it. It scans src
@@ -677,7 +678,7 @@ func (s *nestScanner) word() {
 			}
 			plain = false
 		case '[':
-			if s.i > start && !cont && isName(s.src[start:s.i]) {
+			if s.i > start && !cont && IsName(s.src[start:s.i]) {
 				// name[: an index, read as arithmetic.
 				interrupt()
 				s.i++
@@ -712,7 +713,7 @@ func (s *nestScanner) extglob() {
 	}
 }
 
-func isName(w string) bool {
+func IsName(w string) bool {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {

@@ -1,14 +1,18 @@
-package ship
+package shell
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
 
 // Output is how much of a shell command's output pmcheck may read after the
 // command ran, and so how much of it a transcript reader keeps (the reader
-// maps each to one of the model's caps). It is this package's decision
-// because only the classifier knows which commands commit: the ledgers read
-// a result's text for the commit ids `git commit` prints ("[main 1a2b3c4]
-// subject"), and only when the analysis, with the run's git aliases, counts
-// a commit (detect.LedgerOf).
+// maps each to one of the model's caps). Only the classifier knows which
+// commands commit (the ledgers read a result's text for the commit ids
+// `git commit` prints, "[main 1a2b3c4] subject", and only when the
+// analysis, with the run's git aliases, counts a commit: detect.LedgerOf),
+// so OutputOf reads its analysis and asks it which commands are inert.
 type Output uint8
 
 const (
@@ -25,13 +29,16 @@ const (
 )
 
 // OutputOf decides how much of a Bash command's output to keep. a is the
-// analysis Classify made of command without a run's git aliases (a
-// transcript reader's, ToolCall.ShellClass), or nil when none was made.
+// analysis the classifier made of command without a run's git aliases (a
+// transcript reader's, ToolCall.ShellClass), or nil when none was made;
+// inert, when set, is the classifier's answer to whether it finds nothing
+// in command whatever a run's deploy labels and git aliases (ship.Inert),
+// given by the caller so that reading a command depends on no policy.
 //
 // A command a counts a commit in, or that runs a git subcommand a run's
-// alias could define (GitNotBuiltin: the alias may commit; Reuse), keeps
-// the head. So does, analysed or not, a command whose text names git or
-// "gh " once its quotes, backslashes, line continuations and NUL bytes
+// alias could define (GitNotBuiltin: the alias may commit; ship.Reuse),
+// keeps the head. So does, analysed or not, a command whose text names git
+// or "gh " once its quotes, backslashes, line continuations and NUL bytes
 // are removed (g'i't commit, gi""t, g\it, gi\<newline>t: the forms the
 // parser reads as git) and its escapes decoded ($'\x67it' commit, what
 // printf or echo prints into a shell; namesVCS), so that a read that
@@ -39,13 +46,13 @@ const (
 // find a commit in (FuzzOutputOf). Any other
 // command with a quote or backslash keeps a sliver, the rest nothing.
 //
-// An inert command (Inert: quiet programs and git's own read-only
-// subcommands with static arguments) keeps nothing, whatever its text
-// names. Otherwise the rule only ever keeps more than the reader's text
-// rules did before it moved here (contains "git" or "gh ": the head; a
-// quote or backslash: a sliver; TestOutputKeepsWhatTheReaderKept).
-func OutputOf(command string, a *Analysis) Output {
-	if Inert(command) {
+// An inert command (quiet programs and git's own read-only subcommands
+// with static arguments) keeps nothing, whatever its text names.
+// Otherwise the rule only ever keeps more than the reader's text rules did
+// before it moved here (contains "git" or "gh ": the head; a quote or
+// backslash: a sliver; TestOutputKeepsWhatTheReaderKept).
+func OutputOf(command string, a *model.ShellAnalysis, inert func(command string) bool) Output {
+	if inert != nil && inert(command) {
 		// git status, git log, ls | grep gitignore: no commit whatever
 		// the run's aliases, so nothing reads the output (and a call of
 		// such a command may keep no text: transcript.ShellOptions.Inert).
