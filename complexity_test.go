@@ -34,8 +34,6 @@ var overComplexity = map[string]int{
 	"analyze/detect/ship.sedScriptReadOnly": 41,
 	"analyze/jsonl.ArrayReader.scanElem":    33,
 	"analyze/replay.attemptWatchdogsMemo":   32,
-	"analyze/shell.UnwrapDyn":               57,
-	"analyze/shell.nestScanner.shell":       32,
 	"analyze/transcript.builder.apply":      48,
 	"analyze/transcript.parseUTC":           32,
 	"cmd/pmcheck.CheckCmd.applyConfig":      59,

@@ -354,48 +354,11 @@ func (s *nestScanner) shell() {
 		}
 		s.endStatement()
 	case '&':
-		switch s.at(s.i + 1) {
-		case '&':
-			s.i += 2
-			s.andOr()
-		case '>':
-			s.i += 2
-			if s.at(s.i) == '>' {
-				s.i++
-			}
-			s.redirTarget, s.cmdStart = true, false
-		default:
-			s.i++
-			s.endStatement()
-		}
+		s.ampersand()
 	case '|':
-		s.i++
-		if s.at(s.i) == '|' {
-			s.i++
-			s.andOr()
-			return
-		}
-		if s.at(s.i) == '&' {
-			s.i++
-		}
-		s.startCommand()
+		s.pipe()
 	case '(':
-		if s.inTest() {
-			// (( in a test is two parentheses.
-			s.i++
-			s.push(fTestParen)
-			s.mayStart, s.cmdStart = false, false
-			return
-		}
-		if s.at(s.i+1) == '(' {
-			s.i += 2
-			s.push(fArith)
-			s.top().subshell = true
-			return
-		}
-		s.i++
-		s.push(fParen)
-		s.top().subshell = true
+		s.openParen()
 	case ')':
 		s.i++
 		s.closeParen()
@@ -416,6 +379,60 @@ func (s *nestScanner) shell() {
 	default:
 		s.word()
 	}
+}
+
+// ampersand reads from s.i at a &: &&, &> or &>> (a redirection), or &
+// ending a statement.
+func (s *nestScanner) ampersand() {
+	switch s.at(s.i + 1) {
+	case '&':
+		s.i += 2
+		s.andOr()
+	case '>':
+		s.i += 2
+		if s.at(s.i) == '>' {
+			s.i++
+		}
+		s.redirTarget, s.cmdStart = true, false
+	default:
+		s.i++
+		s.endStatement()
+	}
+}
+
+// pipe reads from s.i at a |: ||, or | and |& starting a command.
+func (s *nestScanner) pipe() {
+	s.i++
+	if s.at(s.i) == '|' {
+		s.i++
+		s.andOr()
+		return
+	}
+	if s.at(s.i) == '&' {
+		s.i++
+	}
+	s.startCommand()
+}
+
+// openParen reads from s.i at a (: a test's parenthesis, (( arithmetic,
+// or a subshell.
+func (s *nestScanner) openParen() {
+	if s.inTest() {
+		// (( in a test is two parentheses.
+		s.i++
+		s.push(fTestParen)
+		s.mayStart, s.cmdStart = false, false
+		return
+	}
+	if s.at(s.i+1) == '(' {
+		s.i += 2
+		s.push(fArith)
+		s.top().subshell = true
+		return
+	}
+	s.i++
+	s.push(fParen)
+	s.top().subshell = true
 }
 
 // andOr handles && and ||: in a test they nest (the parser recurses on
