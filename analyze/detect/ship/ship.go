@@ -493,13 +493,87 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 		c.out.MayShip = true
 		return
 	}
+	c.noteGitEnv(words)
+	p, ok := c.unwrapCall(words, dynamic, ctx)
+	if !ok {
+		return
+	}
+	if p.dyn(0) {
+		// The program's name is computed at run time ($(echo git) push,
+		// $CMD, "${TOOL}"): it could be any command, git push among them.
+		// (A computed folder before a static name, $VENV/bin/python, names
+		// its program and is classified by that name below.)
+		if ctx != nil && ctx.text != "" {
+			c.computed(ctx.text, c.srcScript, ctx.from, ctx.to)
+		} else {
+			c.computed(strings.Join(p.orig, " "), 0, 0, 0)
+		}
+		return
+	}
+	name := p.gitDashed()
+	c.setText(p.words, ctx)
+	proven, done := c.program(name, p, ctx, depth, static)
+	if done {
+		return
+	}
+	c.afterCall(name, p, proven, static)
+}
+
+// noteGitEnv sets gitEnv when a word names a GIT_ variable: export
+// GIT_CONFIG_COUNT=1 …, env $'GIT_…': git's configuration is not what the
+// line shows.
+func (c *classifier) noteGitEnv(words []string) {
 	for _, w := range words {
 		if strings.Contains(w, "GIT_") {
-			// export GIT_CONFIG_COUNT=1 …, env $'GIT_…': git's configuration
-			// is not what the line shows.
 			c.gitEnv = true
 		}
 	}
+}
+
+// callee is a simple command once its wrappers are stripped: the words of
+// the program it runs, whether each is computed at run time, the words as
+// written, and whether xargs runs it (appending words from its standard
+// input, which we cannot see).
+type callee struct {
+	words    []string
+	dynamic  []bool
+	orig     []string
+	viaXargs bool
+}
+
+// dyn reports whether words[i] is computed at run time.
+func (p *callee) dyn(i int) bool { return i < len(p.dynamic) && p.dynamic[i] }
+
+// argDyn says which arguments may be computed: those computed, and all
+// of them when xargs appends arguments from standard input (any of them
+// may be an option, as a computed word may).
+func (p *callee) argDyn() computed {
+	if !p.viaXargs {
+		return computed(p.dynamic[1:])
+	}
+	argDyn := make(computed, len(p.words))
+	for i := range argDyn {
+		argDyn[i] = true
+	}
+	return argDyn
+}
+
+// gitDashed rewrites /usr/lib/git-core/git-push as git push and returns
+// the program's name.
+func (p *callee) gitDashed() string {
+	name := path.Base(p.words[0])
+	if strings.HasPrefix(name, "git-") && len(name) > len("git-") {
+		p.words = append([]string{"git", name[len("git-"):]}, p.words[1:]...)
+		p.dynamic = append([]bool{false, p.dynamic[0]}, p.dynamic[1:]...)
+		name = "git"
+	}
+	return name
+}
+
+// unwrapCall strips the wrappers of a simple command (shell.UnwrapDyn),
+// notes the assignments of the wrappers' words (env NAME=VALUE cmd) and
+// whether xargs runs the program; ok is false when it runs nothing.
+func (c *classifier) unwrapCall(words []string, dynamic []bool, ctx *stmtContext) (callee, bool) {
 	orig := words
 	if len(dynamic) < len(words) {
 		dynamic = append(dynamic, make([]bool, len(words)-len(dynamic))...)
@@ -519,7 +593,7 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	}
 	words, probe = shell.UnwrapDyn(words, probe)
 	if len(words) == 0 {
-		return
+		return callee{}, false
 	}
 	// off is where words start in orig, -1 when a wrapper was rewritten
 	// (flock -c CMD is sh -c CMD).
@@ -532,13 +606,16 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	} else {
 		dynamic = probe
 	}
-	dyn := func(i int) bool { return i < len(dynamic) && dynamic[i] }
-	// xargs appends words from standard input, which we cannot see.
-	viaXargs := false
 	stripped := orig
 	if off >= 0 {
 		stripped = orig[:off]
 	}
+	return callee{words: words, dynamic: dynamic, orig: orig, viaXargs: c.wrapperWords(stripped)}, true
+}
+
+// wrapperWords notes the assignments among the words a wrapper stripped
+// (env NAME=VALUE cmd) and reports whether xargs is among them.
+func (c *classifier) wrapperWords(stripped []string) (viaXargs bool) {
 	for _, w := range stripped {
 		if path.Base(w) == "xargs" {
 			viaXargs = true
@@ -547,105 +624,100 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 			c.assigned(n, false) // env NAME=VALUE cmd
 		}
 	}
-	if dyn(0) {
-		// The program's name is computed at run time ($(echo git) push,
-		// $CMD, "${TOOL}"): it could be any command, git push among them.
-		// (A computed folder before a static name, $VENV/bin/python, names
-		// its program and is classified by that name below.)
-		if ctx != nil && ctx.text != "" {
-			c.computed(ctx.text, c.srcScript, ctx.from, ctx.to)
-		} else {
-			c.computed(strings.Join(orig, " "), 0, 0, 0)
-		}
-		return
-	}
-	name := path.Base(words[0])
-	if strings.HasPrefix(name, "git-") && len(name) > len("git-") {
-		// /usr/lib/git-core/git-push is git push.
-		words = append([]string{"git", name[len("git-"):]}, words[1:]...)
-		dynamic = append([]bool{false, dynamic[0]}, dynamic[1:]...)
-		name = "git"
-	}
-	args := words[1:]
-	// (xargs appends arguments from standard input: any of them may be
-	// an option, as a computed word may.)
-	argDyn := computed(dynamic[1:])
-	if viaXargs {
-		argDyn = make(computed, len(args)+1)
-		for i := range argDyn {
-			argDyn[i] = true
-		}
-	}
+	return viaXargs
+}
+
+// setText records the command's source (its words joined when there is
+// none), shown for a possible action.
+func (c *classifier) setText(words []string, ctx *stmtContext) {
 	c.text, c.textScript = strings.Join(words, " "), 0
 	if ctx != nil && ctx.text != "" {
 		c.text, c.textScript, c.textFrom, c.textTo = ctx.text, c.srcScript, ctx.from, ctx.to
 	}
-	// proven: this command itself is proven harmless (what it runs is
-	// classified on its own: bash -c, eval, find -exec).
-	proven := false
+}
+
+// program classifies the program name runs: proven when the command itself
+// is proven harmless (what it runs is classified on its own: bash -c,
+// eval, find -exec); done when the command was classified whole (a shell
+// reading its script from standard input).
+func (c *classifier) program(name string, p callee, ctx *stmtContext, depth int, static bool) (proven, done bool) {
+	args := p.words[1:]
 	switch name {
 	case "git":
-		c.git(words, args, dyn, viaXargs, depth) // marks MayShip itself
-		proven = true
+		c.git(p.words, args, p.dyn, p.viaXargs, depth) // marks MayShip itself
+		return true, false
 	case "gh":
-		c.gh(words, args) // marks MayShip itself
-		proven = true
+		c.gh(p.words, args) // marks MayShip itself
+		return true, false
 	case "bash", "sh", "zsh", "dash", "ksh":
-		if hasShortFlag(args, 'n') && !hasShortFlag(args, 'i') && !hasShortFlag(args, 's') {
-			// bash -n script.sh reads the script and runs nothing (a
-			// syntax check).
-			proven = true
-			break
-		}
-		if i := indexOf(args, "-c"); i >= 0 || hasShortFlag(args, 'c') {
-			if i < 0 {
-				i = firstShortFlagWith(args, 'c')
-			}
-			switch {
-			case i+1 < len(args) && dyn(i+2):
-				// bash -c "$(…)", bash -c "$CMD": the script is computed at
-				// run time, so its commands are.
-				c.computed(c.text, c.textScript, c.textFrom, c.textTo)
-			case i+1 < len(args):
-				c.script(args[i+1], depth+1)
-				proven = true
-			default:
-				c.out.MayWrite = true
-			}
-			break
-		}
-		// (xargs gives the shell its standard input as arguments.)
-		if ctx != nil && !viaXargs && readsScriptFromStdin(args) && c.stdinScript(ctx, depth) {
-			return
-		}
-		c.out.MayWrite = true // runs a script file we cannot see
+		return c.shellCall(args, p, ctx, depth)
 	case "eval":
 		found := len(c.out.Actions)
 		c.script(strings.Join(args, " "), depth+1)
-		proven = true
 		if !static && len(c.out.Actions) == found {
 			// eval "$CMD": eval parses what the expansion gives, so any
 			// command may run.
 			c.computed(c.text, c.textScript, c.textFrom, c.textTo)
 		}
+		return true, false
 	case "alias":
-		c.defineAliases(args, argDyn.at)
-		proven = true
+		c.defineAliases(args, p.argDyn().at)
+		return true, false
 	case "find":
+		argDyn := p.argDyn()
 		c.findExec(args, argDyn.at, depth)
 		c.writes(name, args, argDyn)
-		proven = true
-	default:
-		if kind, target, ok := publishes(name, args); ok {
-			c.add(kind, "", target, words)
-		}
-		c.writes(name, args, argDyn)
-		proven = provenHarmless(name, args, argDyn)
+		return true, false
 	}
+	argDyn := p.argDyn()
+	if kind, target, ok := publishes(name, args); ok {
+		c.add(kind, "", target, p.words)
+	}
+	c.writes(name, args, argDyn)
+	return provenHarmless(name, args, argDyn), false
+}
+
+// shellCall classifies a shell run as a program: bash -n (a syntax check,
+// harmless), bash -c SCRIPT (the script classified), or a shell reading a
+// script from standard input (stdinScript) or a file we cannot see.
+func (c *classifier) shellCall(args []string, p callee, ctx *stmtContext, depth int) (proven, done bool) {
+	if hasShortFlag(args, 'n') && !hasShortFlag(args, 'i') && !hasShortFlag(args, 's') {
+		// bash -n script.sh reads the script and runs nothing (a
+		// syntax check).
+		return true, false
+	}
+	if i := indexOf(args, "-c"); i >= 0 || hasShortFlag(args, 'c') {
+		if i < 0 {
+			i = firstShortFlagWith(args, 'c')
+		}
+		switch {
+		case i+1 < len(args) && p.dyn(i+2):
+			// bash -c "$(…)", bash -c "$CMD": the script is computed at
+			// run time, so its commands are.
+			c.computed(c.text, c.textScript, c.textFrom, c.textTo)
+		case i+1 < len(args):
+			c.script(args[i+1], depth+1)
+			return true, false
+		default:
+			c.out.MayWrite = true
+		}
+		return false, false
+	}
+	// (xargs gives the shell its standard input as arguments.)
+	if ctx != nil && !p.viaXargs && readsScriptFromStdin(args) && c.stdinScript(ctx, depth) {
+		return false, true
+	}
+	c.out.MayWrite = true // runs a script file we cannot see
+	return false, false
+}
+
+// afterCall records what a classified command leaves: export's
+// assignments, and MayShip and MayWrite where nothing proves otherwise.
+func (c *classifier) afterCall(name string, p callee, proven, static bool) {
 	if name == "export" {
 		// (export reached as a command: through a wrapper or a computed
 		// word; the parser reads a plain one as a declaration, stmt.)
-		for _, a := range args {
+		for _, a := range p.words[1:] {
 			if !strings.HasPrefix(a, "-") {
 				n, _, _ := strings.Cut(a, "=")
 				c.assigned(n, false)
@@ -658,15 +730,13 @@ func (c *classifier) call(words []string, dynamic []bool, ctx *stmtContext, dept
 	if c.envRisk {
 		c.out.MayWrite = true // nor proven read-only
 	}
-	if viaXargs && !readOnly[name] {
+	if p.viaXargs && !readOnly[name] {
 		// find … | xargs rm: the files are on standard input.
 		c.out.MayWrite = true
 	}
-	if !static {
+	if !static && name != "echo" && name != "printf" {
 		// A dynamic word ($VAR, $(…)) may name a file we cannot resolve.
-		if name != "echo" && name != "printf" {
-			c.out.MayWrite = true
-		}
+		c.out.MayWrite = true
 	}
 }
 
@@ -721,35 +791,15 @@ func publishes(name string, args []string) (kind, target string, ok bool) {
 func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool, depth int) {
 	sub, rest := gitSubcommand(args)
 	subAt := len(args) - len(rest) // index in words of the subcommand
-	switch {
-	case rest != nil && dyn(subAt):
-		// git $x …: the subcommand is computed at run time.
-		c.out.MayWrite = true
-		c.addPossible(KindPush, c.text)
-		return
-	case rest == nil && viaXargs:
-		// … | xargs git: the subcommand comes from standard input.
+	if rest != nil && dyn(subAt) || rest == nil && viaXargs {
+		// git $x …: the subcommand is computed at run time; … | xargs
+		// git: it comes from standard input.
 		c.out.MayWrite = true
 		c.addPossible(KindPush, c.text)
 		return
 	}
 	if value, ok := gitAlias(args, sub); ok {
-		// git -c alias.p=push p …: run what the alias stands for.
-		c.out.MayWrite, c.out.MayShip = true, true
-		if !c.expand(value) {
-			c.addPossible(KindPush, c.text)
-			return
-		}
-		if depth >= maxDepth {
-			c.possible(value)
-			return
-		}
-		if strings.HasPrefix(value, "!") {
-			c.script(strings.TrimPrefix(value, "!")+" "+strings.Join(rest, " "), depth+1)
-			return
-		}
-		expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
-		c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
+		c.gitInlineAlias(words, rest, value, viaXargs, depth)
 		return
 	}
 	if !gitBuiltins[sub] {
@@ -758,29 +808,7 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 		c.out.GitNotBuiltin = true
 	}
 	if values := c.opts.Aliases[strings.ToLower(sub)]; len(values) > 0 && !gitBuiltins[sub] {
-		// git p …, where the run defined alias.p with git config: run each
-		// value it was given; what ships is possible (the definition may
-		// belong to another repository, or come later).
-		c.out.MayWrite, c.out.MayShip = true, true
-		if !c.expand(values...) {
-			c.addPossible(KindPush, c.text)
-			return
-		}
-		found := len(c.out.Actions)
-		for _, value := range values {
-			switch {
-			case depth >= maxDepth:
-				c.possible(value)
-			case strings.HasPrefix(value, "!"):
-				c.script(strings.TrimPrefix(value, "!")+" "+strings.Join(rest, " "), depth+1)
-			default:
-				expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
-				c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
-			}
-		}
-		for i := found; i < len(c.out.Actions); i++ {
-			c.out.Actions[i].Possible = true
-		}
+		c.gitRunAlias(words, rest, values, viaXargs, depth)
 		return
 	}
 	if sub != "" && !gitReadOnly[sub] && !gitLocal[sub] || c.gitEnv || gitRunsOther(sub, args, rest) {
@@ -792,54 +820,80 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 	if c.gitEnv || gitRunsOther(sub, args, rest) {
 		c.out.MayWrite = true
 	}
+	c.gitEffects(words, sub, rest)
+}
+
+// gitInlineAlias runs what git -c alias.p=push p … stands for.
+func (c *classifier) gitInlineAlias(words, rest []string, value string, viaXargs bool, depth int) {
+	c.out.MayWrite, c.out.MayShip = true, true
+	if !c.expand(value) {
+		c.addPossible(KindPush, c.text)
+		return
+	}
+	if depth >= maxDepth {
+		c.possible(value)
+		return
+	}
+	c.gitAliasValue(words, rest, value, viaXargs, depth)
+}
+
+// gitRunAlias runs git p …, where the run defined alias.p with git config:
+// each value it was given; what ships is possible (the definition may
+// belong to another repository, or come later).
+func (c *classifier) gitRunAlias(words, rest, values []string, viaXargs bool, depth int) {
+	c.out.MayWrite, c.out.MayShip = true, true
+	if !c.expand(values...) {
+		c.addPossible(KindPush, c.text)
+		return
+	}
+	found := len(c.out.Actions)
+	for _, value := range values {
+		if depth >= maxDepth {
+			c.possible(value)
+			continue
+		}
+		c.gitAliasValue(words, rest, value, viaXargs, depth)
+	}
+	for i := found; i < len(c.out.Actions); i++ {
+		c.out.Actions[i].Possible = true
+	}
+}
+
+// gitAliasValue classifies an alias's value run with the rest of the
+// line: a shell command (!…) or git with the value's words.
+func (c *classifier) gitAliasValue(words, rest []string, value string, viaXargs bool, depth int) {
+	if strings.HasPrefix(value, "!") {
+		c.script(strings.TrimPrefix(value, "!")+" "+strings.Join(rest, " "), depth+1)
+		return
+	}
+	expanded := append(append([]string{words[0]}, strings.Fields(value)...), rest...)
+	c.git(expanded, expanded[1:], func(int) bool { return false }, viaXargs, depth+1)
+}
+
+// gitKeepsWorkTree are the git subcommands that change no tracked file in
+// the work tree (and push nothing).
+var gitKeepsWorkTree = setOf(`status rev-parse rev-list fetch remote ls-files
+	blame describe shortlog grep add tag notes reflog cat-file for-each-ref
+	ls-remote show-ref merge-base name-rev count-objects help version worktree branch
+	ls-tree check-ignore check-attr var show-branch cherry verify-commit verify-tag fsck`)
+
+// gitEffects records what a built-in git subcommand does: a push (by
+// push, send-pack or subtree push), a commit, a file written, a
+// configuration that makes later git commands run a program.
+func (c *classifier) gitEffects(words []string, sub string, rest []string) {
 	switch sub {
 	case "push":
-		positional := []string{}
-		dry := false
-		for i := 0; i < len(rest); i++ {
-			a := rest[i]
-			switch {
-			case a == "-n" || a == "--dry-run":
-				dry = true
-			case a == "-o" || a == "--push-option" || a == "--repo" || a == "--receive-pack" || a == "--exec":
-				i++
-			case strings.HasPrefix(a, "-"):
-			default:
-				positional = append(positional, a)
-			}
+		if positional, dry := pushOperands(rest); !dry {
+			c.push(words, rest, positional)
 		}
-		if dry {
-			return
-		}
-		c.push(words, rest, positional)
 	case "send-pack":
 		// git send-pack [<host>:]<directory> <ref>…: a push by its plumbing.
-		positional := []string{}
-		for i := 0; i < len(rest); i++ {
-			switch a := rest[i]; {
-			case a == "--receive-pack" || a == "--exec":
-				i++
-			case strings.HasPrefix(a, "-"):
-			default:
-				positional = append(positional, a)
-			}
+		if !slices.Contains(rest, "--dry-run") {
+			c.push(words, rest, operandsSkipping(rest, "--receive-pack", "--exec"))
 		}
-		if slices.Contains(rest, "--dry-run") {
-			return
-		}
-		c.push(words, rest, positional)
 	case "subtree":
 		// git subtree push --prefix=dir <repository> <ref>.
-		positional := []string{}
-		for i := 0; i < len(rest); i++ {
-			switch a := rest[i]; {
-			case a == "-P" || a == "--prefix" || a == "-m" || a == "--message":
-				i++
-			case strings.HasPrefix(a, "-"):
-			default:
-				positional = append(positional, a)
-			}
-		}
+		positional := operandsSkipping(rest, "-P", "--prefix", "-m", "--message")
 		if len(positional) > 0 && positional[0] == "push" {
 			c.push(words, rest, positional[1:])
 		}
@@ -854,30 +908,66 @@ func (c *classifier) git(words, args []string, dyn func(int) bool, viaXargs bool
 			c.gitEnv = true
 		}
 	case "log", "diff", "show", "format-patch", "range-diff", "diff-tree", "diff-files", "diff-index", "whatchanged":
-		// --output=F writes the output to F (diff options).
-		for i, a := range rest {
-			switch {
-			case strings.HasPrefix(a, "--output="):
-				c.addWrite(strings.TrimPrefix(a, "--output="))
-			case a == "--output" && i+1 < len(rest):
-				c.addWrite(rest[i+1])
-			case a == "--output":
-				c.out.MayWrite = true
-			}
-		}
+		c.diffOutput(rest)
 		if sub == "format-patch" {
 			c.out.MayWrite = true
 		}
-	case "", "status", "rev-parse", "rev-list", "fetch", "remote", "ls-files",
-		"blame", "describe", "shortlog", "grep", "add", "tag", "notes", "reflog", "cat-file", "for-each-ref",
-		"ls-remote", "show-ref", "merge-base", "name-rev", "count-objects", "help", "version", "worktree", "branch",
-		"ls-tree", "check-ignore", "check-attr", "var", "show-branch", "cherry", "verify-commit", "verify-tag", "fsck":
-		// These change no tracked file in the work tree.
 	default:
-		// checkout, switch, restore, reset, merge, pull, rebase, stash, apply,
-		// cherry-pick, revert, am, rm, mv, clean, …: work-tree changes we do not
-		// enumerate.
-		c.out.MayWrite = true
+		if sub != "" && !gitKeepsWorkTree[sub] {
+			// checkout, switch, restore, reset, merge, pull, rebase, stash,
+			// apply, cherry-pick, revert, am, rm, mv, clean, …: work-tree
+			// changes we do not enumerate.
+			c.out.MayWrite = true
+		}
+	}
+}
+
+// pushOperands are git push's operands (its repository and refspecs), and
+// whether it is a dry run.
+func pushOperands(rest []string) (positional []string, dry bool) {
+	positional = []string{}
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "-n" || a == "--dry-run":
+			dry = true
+		case a == "-o" || a == "--push-option" || a == "--repo" || a == "--receive-pack" || a == "--exec":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			positional = append(positional, a)
+		}
+	}
+	return positional, dry
+}
+
+// operandsSkipping are the words of rest that are no option, the options
+// valued taking the word after them as their value.
+func operandsSkipping(rest []string, valued ...string) []string {
+	positional := []string{}
+	for i := 0; i < len(rest); i++ {
+		switch a := rest[i]; {
+		case slices.Contains(valued, a):
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			positional = append(positional, a)
+		}
+	}
+	return positional
+}
+
+// diffOutput records the file a diff option --output=F writes.
+func (c *classifier) diffOutput(rest []string) {
+	for i, a := range rest {
+		switch {
+		case strings.HasPrefix(a, "--output="):
+			c.addWrite(strings.TrimPrefix(a, "--output="))
+		case a == "--output" && i+1 < len(rest):
+			c.addWrite(rest[i+1])
+		case a == "--output":
+			c.out.MayWrite = true
+		}
 	}
 }
 
