@@ -488,22 +488,44 @@ func gitRunsOther(sub string, args, rest []string) bool {
 		}
 	}
 	for i, a := range rest {
-		switch {
-		case strings.HasPrefix(a, "--upload-pack") || strings.HasPrefix(a, "--receive-pack") || strings.HasPrefix(a, "--exec") ||
-			strings.HasPrefix(a, "--template") || strings.HasPrefix(a, "--config") || strings.HasPrefix(a, "--ext-diff") ||
-			strings.HasPrefix(a, "--open-files-in-pager") || strings.HasPrefix(a, "--extcmd") || strings.HasPrefix(a, "--tool"):
-			return true
-		case (sub == "fetch" || sub == "clone" || sub == "pull" || sub == "ls-remote" || sub == "archive") && (a == "-u" || a == "-c"):
-			return true
-		case sub == "rebase" && (a == "-x" || strings.HasPrefix(a, "-x")):
-			return true
-		case sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")):
-			return true
-		case sub == "bisect" && i == 0 && a == "run", sub == "submodule" && a == "foreach":
-			return true
-		case sub == "archive" && strings.HasPrefix(a, "--remote"):
+		if hasAnyPrefix(a, gitRunsOtherOptions) || gitSubRunsOther(sub, i, a) {
 			return true
 		}
+	}
+	return false
+}
+
+// gitRunsOtherOptions begin the options of any git subcommand that run a
+// program or read a configuration the line does not show.
+var gitRunsOtherOptions = []string{"--upload-pack", "--receive-pack", "--exec", "--template", "--config", "--ext-diff",
+	"--open-files-in-pager", "--extcmd", "--tool"}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitSubRunsOther reports whether a, the subcommand sub's argument i, makes
+// it run a program: fetch -u, rebase -x, grep -O, bisect run, submodule
+// foreach, archive --remote.
+func gitSubRunsOther(sub string, i int, a string) bool {
+	switch sub {
+	case "fetch", "clone", "pull", "ls-remote":
+		return a == "-u" || a == "-c"
+	case "archive":
+		return a == "-u" || a == "-c" || strings.HasPrefix(a, "--remote")
+	case "rebase":
+		return strings.HasPrefix(a, "-x")
+	case "grep":
+		return strings.HasPrefix(a, "-O")
+	case "bisect":
+		return i == 0 && a == "run"
+	case "submodule":
+		return a == "foreach"
 	}
 	return false
 }
@@ -612,7 +634,7 @@ func ghAPIReads(rest []string) bool {
 			method = strings.TrimPrefix(a, "--method=")
 		case strings.HasPrefix(a, "-X") && len(a) > 2:
 			method = a[2:]
-		case a == "-f" || a == "-F" || a == "--field" || a == "--raw-field":
+		case ghAPIFieldOptions[a]:
 			fields = true
 			v := value()
 			if strings.Contains(strings.ToLower(v), "mutation") || strings.Contains(v, "=@") {
@@ -621,8 +643,7 @@ func ghAPIReads(rest []string) bool {
 		case a == "--input":
 			value()
 			fields, graphqlReads = true, false
-		case a == "-H" || a == "--header" || a == "-q" || a == "--jq" || a == "-t" || a == "--template" ||
-			a == "--hostname" || a == "--cache" || a == "-p" || a == "--preview":
+		case ghAPIValuedOptions[a]:
 			value()
 		case strings.HasPrefix(a, "-"):
 		case endpoint == "":
@@ -635,3 +656,11 @@ func ghAPIReads(rest []string) bool {
 	}
 	return m == "GET" || m == "" && !fields
 }
+
+// ghAPIFieldOptions are gh api's options that add a field to the request
+// (and so make its default method POST); each takes a value.
+var ghAPIFieldOptions = setOf(`-f -F --field --raw-field`)
+
+// ghAPIValuedOptions are gh api's other options that take a value, beside
+// --method and --input.
+var ghAPIValuedOptions = setOf(`-H --header -q --jq -t --template --hostname --cache -p --preview`)

@@ -1203,68 +1203,11 @@ func (c *classifier) gh(words, args []string) {
 	case "pr merge":
 		c.add(KindMerge, "", firstPositional(rest), words)
 	case "pr edit":
-		for i := 0; i < len(rest); i++ {
-			var labels string
-			switch {
-			case rest[i] == "--add-label" && i+1 < len(rest):
-				labels = rest[i+1]
-				i++
-			case strings.HasPrefix(rest[i], "--add-label="):
-				labels = strings.TrimPrefix(rest[i], "--add-label=")
-			default:
-				continue
-			}
-			for _, l := range strings.Split(labels, ",") {
-				if c.isDeployLabel(strings.TrimSpace(l)) {
-					c.add(KindDeploy, "", strings.TrimSpace(l), words)
-				}
-			}
-		}
+		c.ghAddLabels(words, rest)
 	case "release create":
 		c.add(KindRelease, "", firstPositional(rest), words)
 	case "api":
-		method, endpoint := "", ""
-		for i := 0; i < len(rest); i++ {
-			a := rest[i]
-			switch {
-			case a == "-X" || a == "--method":
-				if i+1 < len(rest) {
-					method = rest[i+1]
-					i++
-				}
-			case strings.HasPrefix(a, "--method="):
-				method = strings.TrimPrefix(a, "--method=")
-			case strings.HasPrefix(a, "-X") && len(a) > 2:
-				method = a[2:]
-			case a == "-f" || a == "-F" || a == "--field" || a == "--raw-field" || a == "-H" || a == "--header" ||
-				a == "--input" || a == "-q" || a == "--jq" || a == "-t" || a == "--template" || a == "--hostname" || a == "--cache" || a == "-p" || a == "--preview":
-				i++
-			case strings.HasPrefix(a, "-"):
-			case endpoint == "":
-				endpoint = a
-			}
-		}
-		ep := strings.TrimSuffix(strings.SplitN(endpoint, "?", 2)[0], "/")
-		m := strings.ToUpper(method)
-		switch {
-		case m == "PUT" && strings.HasSuffix(ep, "/merge"):
-			c.add(KindMerge, "", endpoint, words)
-		case (m == "POST" || m == "" && ghAPIHasFields(rest)) && strings.HasSuffix(ep, "/merges"):
-			c.add(KindMerge, "", endpoint, words)
-		case m != "GET" && (m != "" || ghAPIHasFields(rest)) && strings.Contains(ep+"/", "/git/refs/"):
-			// POST …/git/refs creates a ref, PATCH …/git/refs/heads/main
-			// moves one, DELETE removes one: a push by the REST API.
-			ref := ep[strings.Index(ep+"/", "/git/refs/")+len("/git/refs"):]
-			ref = strings.TrimPrefix(ref, "/")
-			switch {
-			case strings.HasPrefix(ref, "tags/"):
-				c.addRef(KindPush, "", RefTag, strings.TrimPrefix(ref, "tags/"), words)
-			default:
-				c.addRef(KindPush, strings.TrimPrefix(ref, "heads/"), RefBranch, endpoint, words)
-			}
-		case strings.Trim(ep, "/") == "graphql" && ghGraphQLMerges(rest):
-			c.add(KindMerge, "", "graphql", words)
-		}
+		c.ghAPI(words, rest)
 	}
 	if !ghHarmless(sub, rest) {
 		// (gh pr merge --delete-branch checks out the default branch.)
@@ -1274,6 +1217,80 @@ func (c *classifier) gh(words, args []string) {
 	case "pr checkout", "repo clone", "run download", "release download":
 		c.out.MayWrite = true
 	}
+}
+
+// ghAddLabels records a deploy for each deploy label gh pr edit
+// --add-label adds.
+func (c *classifier) ghAddLabels(words, rest []string) {
+	for i := 0; i < len(rest); i++ {
+		var labels string
+		switch {
+		case rest[i] == "--add-label" && i+1 < len(rest):
+			labels = rest[i+1]
+			i++
+		case strings.HasPrefix(rest[i], "--add-label="):
+			labels = strings.TrimPrefix(rest[i], "--add-label=")
+		default:
+			continue
+		}
+		for _, l := range strings.Split(labels, ",") {
+			if c.isDeployLabel(strings.TrimSpace(l)) {
+				c.add(KindDeploy, "", strings.TrimSpace(l), words)
+			}
+		}
+	}
+}
+
+// ghAPI records what a gh api call ships through the REST or GraphQL API:
+// a pull request merged, a branch merged, a ref moved.
+func (c *classifier) ghAPI(words, rest []string) {
+	method, endpoint := ghAPIRequest(rest)
+	ep := strings.TrimSuffix(strings.SplitN(endpoint, "?", 2)[0], "/")
+	m := strings.ToUpper(method)
+	switch {
+	case m == "PUT" && strings.HasSuffix(ep, "/merge"):
+		c.add(KindMerge, "", endpoint, words)
+	case (m == "POST" || m == "" && ghAPIHasFields(rest)) && strings.HasSuffix(ep, "/merges"):
+		c.add(KindMerge, "", endpoint, words)
+	case m != "GET" && (m != "" || ghAPIHasFields(rest)) && strings.Contains(ep+"/", "/git/refs/"):
+		// POST …/git/refs creates a ref, PATCH …/git/refs/heads/main
+		// moves one, DELETE removes one: a push by the REST API.
+		ref := ep[strings.Index(ep+"/", "/git/refs/")+len("/git/refs"):]
+		ref = strings.TrimPrefix(ref, "/")
+		switch {
+		case strings.HasPrefix(ref, "tags/"):
+			c.addRef(KindPush, "", RefTag, strings.TrimPrefix(ref, "tags/"), words)
+		default:
+			c.addRef(KindPush, strings.TrimPrefix(ref, "heads/"), RefBranch, endpoint, words)
+		}
+	case strings.Trim(ep, "/") == "graphql" && ghGraphQLMerges(rest):
+		c.add(KindMerge, "", "graphql", words)
+	}
+}
+
+// ghAPIRequest reads gh api's method (as given; empty when none is) and
+// endpoint (its first operand).
+func ghAPIRequest(rest []string) (method, endpoint string) {
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "-X" || a == "--method":
+			if i+1 < len(rest) {
+				method = rest[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--method="):
+			method = strings.TrimPrefix(a, "--method=")
+		case strings.HasPrefix(a, "-X") && len(a) > 2:
+			method = a[2:]
+		case ghAPIFieldOptions[a] || a == "--input" || ghAPIValuedOptions[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		case endpoint == "":
+			endpoint = a
+		}
+	}
+	return method, endpoint
 }
 
 // ghAPIHasFields reports whether gh api sends fields or a body (its method
