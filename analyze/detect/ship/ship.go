@@ -351,64 +351,9 @@ func (c *classifier) fallback(src string, depth int) {
 // stmt classifies the redirections of a statement and, when it is a simple
 // command, the command itself.
 func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
-	var heredoc string
-	hasHeredoc, heredocStatic, stdinFile := false, false, false
-	for _, r := range st.Redirs {
-		switch r.Op {
-		case syntax.RdrIn:
-			if stdinRedir(r) {
-				// < file: standard input is a file we cannot see.
-				stdinFile, hasHeredoc = true, false
-			}
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
-			if r.Op == syntax.RdrInOut && stdinRedir(r) {
-				stdinFile, hasHeredoc = true, false
-			}
-			target, static := shell.WordString(r.Word)
-			switch {
-			case !static:
-				c.out.MayWrite = true
-			case isDevice(target):
-			default:
-				c.addWrite(target)
-			}
-		case syntax.DplOut:
-			// >&2, >&- and the like duplicate descriptors; `>& file` is bash's
-			// spelling of &> file.
-			target, static := shell.WordString(r.Word)
-			if !static {
-				c.out.MayWrite = true
-			} else if target != "-" && !isDigits(target) && !isDevice(target) {
-				c.addWrite(target)
-			}
-		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc != nil {
-				heredoc, heredocStatic = shell.WordString(r.Hdoc)
-				hasHeredoc, stdinFile = true, false
-			}
-		case syntax.WordHdoc:
-			if r.Word != nil {
-				heredoc, heredocStatic = shell.WordString(r.Word)
-				hasHeredoc, stdinFile = true, false
-			}
-		}
-	}
+	in := c.redirects(st.Redirs)
 	if d, ok := st.Cmd.(*syntax.DeclClause); ok {
-		// export NAME=VALUE (declare -x …): the variable reaches every
-		// later command of the line; declare, local, readonly and
-		// typeset without -x set shell variables.
-		exported := d.Variant != nil && d.Variant.Value == "export"
-		for _, as := range d.Args {
-			if as.Name == nil && as.Value != nil {
-				if flag, _ := shell.WordString(as.Value); strings.HasPrefix(flag, "-") && strings.Contains(flag, "x") {
-					exported = true
-				}
-				continue
-			}
-			if as.Name != nil {
-				c.assigned(as.Name.Value, !exported)
-			}
-		}
+		c.declared(d)
 	}
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if ok {
@@ -423,17 +368,111 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 	if !ok || len(call.Args) == 0 {
 		return
 	}
-	words := make([]string, 0, len(call.Args))
-	dynamic := make([]bool, 0, len(call.Args))
-	var named []bool // named[i]: word i is dynamic but its base name is not
-	static := true
-	for i, w := range call.Args {
+	words, dynamic, named, static := callWords(call.Args)
+	ctx := &stmtContext{heredoc: in.heredoc, hasHeredoc: in.hasHeredoc, heredocStatic: in.heredocStatic, stdinFile: in.stdinFile, named: named}
+	if !ctx.hasHeredoc && !ctx.stdinFile {
+		ctx.pipeFrom = c.pipes[st]
+	}
+	ctx.source(call, src)
+	c.call(words, dynamic, ctx, depth, static)
+}
+
+// stdinOf is what a statement's redirections give its standard input.
+type stdinOf struct {
+	// heredoc is the text of a here-document or here-string (hasHeredoc),
+	// its static parts when it expands something (heredocStatic false).
+	heredoc                   string
+	hasHeredoc, heredocStatic bool
+	// stdinFile: standard input is redirected from a file (< file).
+	stdinFile bool
+}
+
+// redirects reads a statement's redirections (a here-document or
+// here-string, standard input from a file) and records the files they
+// write.
+func (c *classifier) redirects(redirs []*syntax.Redirect) (in stdinOf) {
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrIn:
+			if stdinRedir(r) {
+				// < file: standard input is a file we cannot see.
+				in.stdinFile, in.hasHeredoc = true, false
+			}
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
+			if r.Op == syntax.RdrInOut && stdinRedir(r) {
+				in.stdinFile, in.hasHeredoc = true, false
+			}
+			c.redirectWrite(r.Word)
+		case syntax.DplOut:
+			// >&2, >&- and the like duplicate descriptors; `>& file` is bash's
+			// spelling of &> file.
+			target, static := shell.WordString(r.Word)
+			if !static {
+				c.out.MayWrite = true
+			} else if target != "-" && !isDigits(target) && !isDevice(target) {
+				c.addWrite(target)
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				in.heredoc, in.heredocStatic = shell.WordString(r.Hdoc)
+				in.hasHeredoc, in.stdinFile = true, false
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				in.heredoc, in.heredocStatic = shell.WordString(r.Word)
+				in.hasHeredoc, in.stdinFile = true, false
+			}
+		}
+	}
+	return in
+}
+
+// redirectWrite records the file an output redirection writes: none for a
+// device, a possible write for a computed target.
+func (c *classifier) redirectWrite(w *syntax.Word) {
+	target, static := shell.WordString(w)
+	switch {
+	case !static:
+		c.out.MayWrite = true
+	case isDevice(target):
+	default:
+		c.addWrite(target)
+	}
+}
+
+// declared records the variables export NAME=VALUE (declare -x …) sets:
+// the variable reaches every later command of the line; declare, local,
+// readonly and typeset without -x set shell variables.
+func (c *classifier) declared(d *syntax.DeclClause) {
+	exported := d.Variant != nil && d.Variant.Value == "export"
+	for _, as := range d.Args {
+		if as.Name == nil && as.Value != nil {
+			if flag, _ := shell.WordString(as.Value); strings.HasPrefix(flag, "-") && strings.Contains(flag, "x") {
+				exported = true
+			}
+			continue
+		}
+		if as.Name != nil {
+			c.assigned(as.Name.Value, !exported)
+		}
+	}
+}
+
+// callWords resolves a simple command's words: each word's string (its
+// static parts when it is computed), whether it is computed, named[i] when
+// word i is computed but its base name is not (nil when none is), and
+// whether all are static.
+func callWords(args []*syntax.Word) (words []string, dynamic, named []bool, static bool) {
+	words = make([]string, 0, len(args))
+	dynamic = make([]bool, 0, len(args))
+	static = true
+	for i, w := range args {
 		s, ok := shell.WordString(w)
 		if !ok {
 			static = false
 			if shell.BaseIsStatic(w) {
 				if named == nil {
-					named = make([]bool, len(call.Args))
+					named = make([]bool, len(args))
 				}
 				named[i] = true
 			}
@@ -441,22 +480,25 @@ func (c *classifier) stmt(st *syntax.Stmt, src string, depth int) {
 		words = append(words, s)
 		dynamic = append(dynamic, !ok)
 	}
-	ctx := &stmtContext{heredoc: heredoc, hasHeredoc: hasHeredoc, heredocStatic: heredocStatic, stdinFile: stdinFile, named: named}
-	if !hasHeredoc && !stdinFile {
-		ctx.pipeFrom = c.pipes[st]
+	return words, dynamic, named, static
+}
+
+// source records the command's source in src: its text, what follows its
+// first word, and the source from the statement piped into it.
+func (ctx *stmtContext) source(call *syntax.CallExpr, src string) {
+	from, to := int(call.Pos().Offset()), int(call.End().Offset())
+	if from < 0 || from > to || to > len(src) {
+		return
 	}
-	if from, to := int(call.Pos().Offset()), int(call.End().Offset()); from >= 0 && from <= to && to <= len(src) {
-		ctx.text, ctx.from, ctx.to = src[from:to], from, to
-		if rest := int(call.Args[0].End().Offset()); rest >= from && rest <= to {
-			ctx.rest = src[rest:to]
-		}
-		if ctx.pipeFrom != nil {
-			if p := int(ctx.pipeFrom.Pos().Offset()); p >= 0 && p <= from {
-				ctx.pipeText, ctx.pipeTextFrom = src[p:to], p
-			}
+	ctx.text, ctx.from, ctx.to = src[from:to], from, to
+	if rest := int(call.Args[0].End().Offset()); rest >= from && rest <= to {
+		ctx.rest = src[rest:to]
+	}
+	if ctx.pipeFrom != nil {
+		if p := int(ctx.pipeFrom.Pos().Offset()); p >= 0 && p <= from {
+			ctx.pipeText, ctx.pipeTextFrom = src[p:to], p
 		}
 	}
-	c.call(words, dynamic, ctx, depth, static)
 }
 
 // stmtContext carries what a simple command's statement adds to its words.
