@@ -23,7 +23,6 @@ var overComplexity = map[string]int{
 	"analyze.loader.markResumeCopies":       33,
 	"analyze/detect.ScanTranscript":         32,
 	"analyze/detect.shipSweep.run":          40,
-	"analyze/detect/ship.classifier.writes": 100,
 	"analyze/detect/ship.quiet":             46,
 	"analyze/detect/ship.sedScriptReadOnly": 41,
 	"analyze/jsonl.ArrayReader.scanElem":    33,

@@ -1485,105 +1485,23 @@ func (c *classifier) writes(name string, args []string, dyn computed) {
 			c.addWrite(a)
 		}
 	case "cp", "mv", "install", "ln", "rsync":
-		ops := operands(args)
-		if len(ops) >= 2 {
-			c.addWrite(ops[len(ops)-1])
-		} else {
-			c.out.MayWrite = true
-		}
-		if name == "cp" || name == "rsync" || name == "mv" {
-			// A directory destination receives files we cannot name.
-			if len(ops) >= 2 && strings.HasSuffix(ops[len(ops)-1], "/") {
-				c.out.MayWrite = true
-			}
-		}
+		c.copyWrites(name, args)
 	case "sed", "perl":
-		inPlace := false
-		for _, a := range args {
-			if a == "-i" || strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") || (name == "perl" && strings.HasPrefix(a, "-") && strings.Contains(a, "i")) {
-				inPlace = true
-			}
-		}
-		if inPlace {
-			ops := operands(args)
-			if len(ops) >= 2 {
-				for _, a := range ops[1:] {
-					c.addWrite(a)
-				}
-			} else {
-				c.out.MayWrite = true
-			}
-		}
-		if name == "perl" || anyDyn || !sedReadOnly(args) {
-			// s///w FILE, w FILE, e COMMAND: sed writes or runs more; a
-			// perl program may write any file.
-			c.out.MayWrite = true
-		}
+		c.editWrites(name, args, anyDyn)
 	case "mkdir", "rmdir":
 		// Directories only; no file content changes.
 	case "find":
 		for _, a := range args {
-			if a == "-delete" || a == "-exec" || a == "-execdir" || a == "-fprint" || a == "-ok" ||
-				strings.HasPrefix(a, "-fprint") || a == "-fls" || a == "-okdir" {
+			if findWrites[a] || strings.HasPrefix(a, "-fprint") {
 				c.out.MayWrite = true
 			}
 		}
 	case "sort":
-		// sort -o F, -oF, -uo F, --output=F, --output F.
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			switch {
-			case dyn.at(i):
-				c.out.MayWrite = true
-			case a == "--output" && i+1 < len(args):
-				c.addWrite(args[i+1])
-				i++
-			case strings.HasPrefix(a, "--output="):
-				c.addWrite(strings.TrimPrefix(a, "--output="))
-			case len(a) > 1 && a[0] == '-' && a[1] != '-':
-				if j := strings.IndexByte(a, 'o'); j > 0 {
-					if j+1 < len(a) {
-						c.addWrite(a[j+1:])
-					} else if i+1 < len(args) {
-						c.addWrite(args[i+1])
-						i++
-					} else {
-						c.out.MayWrite = true
-					}
-				}
-			}
-		}
+		c.sortWrites(args, dyn)
 	case "uniq":
-		// uniq [IN [OUT]]: a second operand is written. -f, -s and -w take
-		// a value.
-		var ops []string
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			switch {
-			case dyn.at(i):
-				c.out.MayWrite = true
-			case a == "-f" || a == "-s" || a == "-w":
-				i++
-			case strings.HasPrefix(a, "-") && a != "-":
-			default:
-				ops = append(ops, a)
-			}
-		}
-		if len(ops) >= 2 && ops[1] != "-" {
-			c.addWrite(ops[1])
-		}
+		c.uniqWrites(args, dyn)
 	case "tree":
-		// tree -o F writes F; -R with -H writes a page in every folder.
-		for i, a := range args {
-			switch {
-			case dyn.at(i) || a == "-R":
-				c.out.MayWrite = true
-			case a == "-o" && i+1 < len(args):
-				c.addWrite(args[i+1])
-			case a == "-o":
-				c.out.MayWrite = true
-			}
-		}
+		c.treeWrites(args, dyn)
 	case "xxd":
 		// xxd IN OUT writes OUT.
 		if ops := operands(args); len(ops) >= 2 {
@@ -1591,30 +1509,15 @@ func (c *classifier) writes(name string, args []string, dyn computed) {
 		} else if anyDyn {
 			c.out.MayWrite = true
 		}
-	case "curl":
-		// curl prints to standard output unless told to write a file.
-		if anyDyn || !curlReadOnly(args) {
-			c.out.MayWrite = true
-		}
-	case "wget":
+	case "curl", "wget", "awk", "gawk", "mawk", "nawk":
+		// curl prints to standard output unless told to write a file;
 		// wget saves a file unless -O - (or --spider).
-		if anyDyn || !wgetReadOnly(args) {
-			c.out.MayWrite = true
-		}
-	case "awk", "gawk", "mawk", "nawk":
-		if anyDyn || !awkReadOnly(args) {
+		if anyDyn || !readOnlyByArgs[name](args) {
 			c.out.MayWrite = true
 		}
 	case "file", "rg", "fd", "yq", "history":
-		// file -C compiles a magic file, rg --pre and fd -x run a command
-		// on each file, yq -i edits in place, history -w writes the
-		// history file.
 		for i, a := range args {
-			if dyn.at(i) || name == "file" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C") ||
-				a == "--compile" || name == "rg" && strings.HasPrefix(a, "--pre") ||
-				name == "fd" && (a == "-x" || a == "-X" || strings.HasPrefix(a, "--exec")) ||
-				name == "yq" && (a == "-i" || strings.HasPrefix(a, "--inplace")) ||
-				name == "history" && (a == "-w" || a == "-a") {
+			if dyn.at(i) || optionWrites(name, a) {
 				c.out.MayWrite = true
 			}
 		}
@@ -1623,6 +1526,148 @@ func (c *classifier) writes(name string, args []string, dyn computed) {
 			c.out.MayWrite = true
 		}
 	}
+}
+
+// copyWrites records the destination of cp, mv, install, ln and rsync: its
+// last operand, and files we cannot name in a directory destination.
+func (c *classifier) copyWrites(name string, args []string) {
+	ops := operands(args)
+	if len(ops) >= 2 {
+		c.addWrite(ops[len(ops)-1])
+	} else {
+		c.out.MayWrite = true
+	}
+	if name == "cp" || name == "rsync" || name == "mv" {
+		// A directory destination receives files we cannot name.
+		if len(ops) >= 2 && strings.HasSuffix(ops[len(ops)-1], "/") {
+			c.out.MayWrite = true
+		}
+	}
+}
+
+// editWrites records what sed and perl write: the files they edit in
+// place, and a possible write for what their script may do.
+func (c *classifier) editWrites(name string, args []string, anyDyn bool) {
+	inPlace := false
+	for _, a := range args {
+		if strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") ||
+			name == "perl" && strings.HasPrefix(a, "-") && strings.Contains(a, "i") {
+			inPlace = true
+		}
+	}
+	if inPlace {
+		ops := operands(args)
+		if len(ops) >= 2 {
+			for _, a := range ops[1:] {
+				c.addWrite(a)
+			}
+		} else {
+			c.out.MayWrite = true
+		}
+	}
+	if name == "perl" || anyDyn || !sedReadOnly(args) {
+		// s///w FILE, w FILE, e COMMAND: sed writes or runs more; a
+		// perl program may write any file.
+		c.out.MayWrite = true
+	}
+}
+
+// findWrites are find's actions that delete, write a file or run a
+// command (beside -fprint…).
+var findWrites = setOf(`-delete -exec -execdir -ok -okdir -fls`)
+
+// sortWrites records the file sort -o F, -oF, -uo F, --output=F and
+// --output F write.
+func (c *classifier) sortWrites(args []string, dyn computed) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case dyn.at(i):
+			c.out.MayWrite = true
+		case a == "--output" && i+1 < len(args):
+			c.addWrite(args[i+1])
+			i++
+		case strings.HasPrefix(a, "--output="):
+			c.addWrite(strings.TrimPrefix(a, "--output="))
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			if j := strings.IndexByte(a, 'o'); j > 0 {
+				if j+1 < len(a) {
+					c.addWrite(a[j+1:])
+				} else if i+1 < len(args) {
+					c.addWrite(args[i+1])
+					i++
+				} else {
+					c.out.MayWrite = true
+				}
+			}
+		}
+	}
+}
+
+// uniqWrites records what uniq [IN [OUT]] writes: a second operand. -f, -s
+// and -w take a value.
+func (c *classifier) uniqWrites(args []string, dyn computed) {
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case dyn.at(i):
+			c.out.MayWrite = true
+		case a == "-f" || a == "-s" || a == "-w":
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) >= 2 && ops[1] != "-" {
+		c.addWrite(ops[1])
+	}
+}
+
+// treeWrites records what tree writes: -o F writes F; -R with -H writes a
+// page in every folder.
+func (c *classifier) treeWrites(args []string, dyn computed) {
+	for i, a := range args {
+		switch {
+		case dyn.at(i) || a == "-R":
+			c.out.MayWrite = true
+		case a == "-o" && i+1 < len(args):
+			c.addWrite(args[i+1])
+		case a == "-o":
+			c.out.MayWrite = true
+		}
+	}
+}
+
+// readOnlyByArgs say whether a program that writes a file only when its
+// (static) arguments tell it to writes none.
+var readOnlyByArgs = map[string]func(args []string) bool{
+	"curl": curlReadOnly, "wget": wgetReadOnly,
+	"awk": awkReadOnly, "gawk": awkReadOnly, "mawk": awkReadOnly, "nawk": awkReadOnly,
+}
+
+// optionWrites reports whether the argument a makes file, rg, fd, yq or
+// history write or run more: file -C (--compile) compiles a magic file, rg
+// --pre and fd -x run a command on each file, yq -i edits in place,
+// history -w writes the history file.
+func optionWrites(name, a string) bool {
+	if a == "--compile" {
+		return true
+	}
+	switch name {
+	case "file":
+		return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C")
+	case "rg":
+		return strings.HasPrefix(a, "--pre")
+	case "fd":
+		return a == "-x" || a == "-X" || strings.HasPrefix(a, "--exec")
+	case "yq":
+		return a == "-i" || strings.HasPrefix(a, "--inplace")
+	case "history":
+		return a == "-w" || a == "-a"
+	}
+	return false
 }
 
 // curlReadOnly reports whether curl with static args writes no file: no
