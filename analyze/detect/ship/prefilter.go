@@ -64,48 +64,7 @@ func quiet(command string) bool {
 	if s == "" || len(s) > 4096 {
 		return false
 	}
-	words := 0   // words in the current simple command
-	first := ""  // its first word
-	second := "" // its second word
-	start := -1  // start of the word being read, or -1
-	endCmd := func() bool {
-		switch {
-		case words == 0:
-			return false // an empty command: "a ||", "; a", ";;"
-		case first == "git":
-			return words >= 2 && quietGit[second]
-		default:
-			return quietPrograms[first]
-		}
-	}
-	endWord := func(i int) bool {
-		w := s[start:i]
-		start = -1
-		switch {
-		case w == "alias" || w == "eval" || w == "xargs" || w == "exec":
-			return false
-		case len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w, 'c') >= 0:
-			return false // -c and combined flags such as -lc: a command string
-		}
-		if first == "find" && (strings.HasPrefix(w, "-exec") || strings.HasPrefix(w, "-ok") ||
-			strings.HasPrefix(w, "-delete") || strings.HasPrefix(w, "-fprint") || strings.HasPrefix(w, "-fls")) {
-			return false // find that runs a command, deletes or writes a file
-		}
-		if words > 0 && writesByOption(first, w) {
-			return false
-		}
-		if strings.Contains(w, "GIT_") {
-			return false // git's configuration may not be what the line shows
-		}
-		words++
-		switch words {
-		case 1:
-			first = w
-		case 2:
-			second = w
-		}
-		return true
-	}
+	q := quietLine{start: -1}
 	for i := 0; i <= len(s); i++ {
 		c := byte('\n')
 		if i < len(s) {
@@ -113,36 +72,106 @@ func quiet(command string) bool {
 		}
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '|' || c == '&':
-			if start >= 0 && !endWord(i) {
+			if q.start >= 0 && !q.endWord(s[q.start:i]) {
 				return false
 			}
 			if c == ' ' || c == '\t' {
 				continue
 			}
-			if !endCmd() {
+			var ok bool
+			if i, ok = q.endCommand(s, i, c); !ok {
 				return false
 			}
-			words, first, second = 0, "", ""
-			switch c {
-			case '&': // only &&
-				if i+1 >= len(s) || s[i+1] != '&' {
-					return false
-				}
-				i++
-			case '|': // | or ||
-				if i+1 < len(s) && s[i+1] == '|' {
-					i++
-				}
-			}
 		case quietByte[c]:
-			if start < 0 {
-				start = i
+			if q.start < 0 {
+				q.start = i
 			}
 		default:
 			return false
 		}
 	}
 	return true
+}
+
+// quietLine is what quiet has read of the current simple command.
+type quietLine struct {
+	words  int    // words in the current simple command
+	first  string // its first word
+	second string // its second word
+	start  int    // start of the word being read, or -1
+}
+
+// endWord takes the word w that ends here, and reports whether it may be
+// part of a quiet line.
+func (q *quietLine) endWord(w string) bool {
+	q.start = -1
+	if quietRefuses(q.first, q.words, w) {
+		return false
+	}
+	q.words++
+	switch q.words {
+	case 1:
+		q.first = w
+	case 2:
+		q.second = w
+	}
+	return true
+}
+
+// quietRefuses reports whether the word w, after words words of a command
+// whose first is first, sends the line to the parser: a program that runs
+// or defines commands, a command string, find running a command or
+// writing, an option that writes, a GIT_ variable.
+func quietRefuses(first string, words int, w string) bool {
+	switch {
+	case w == "alias" || w == "eval" || w == "xargs" || w == "exec":
+		return true
+	case len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w, 'c') >= 0:
+		return true // -c and combined flags such as -lc: a command string
+	}
+	if first == "find" && (strings.HasPrefix(w, "-exec") || strings.HasPrefix(w, "-ok") ||
+		strings.HasPrefix(w, "-delete") || strings.HasPrefix(w, "-fprint") || strings.HasPrefix(w, "-fls")) {
+		return true // find that runs a command, deletes or writes a file
+	}
+	if words > 0 && writesByOption(first, w) {
+		return true
+	}
+	return strings.Contains(w, "GIT_") // git's configuration may not be what the line shows
+}
+
+// endCommand ends the simple command at s[i], the separator c (a newline
+// past the end): it must be quiet. It returns the index of the
+// separator's last byte (&& and || are two).
+func (q *quietLine) endCommand(s string, i int, c byte) (int, bool) {
+	if !q.quietCommand() {
+		return i, false
+	}
+	q.words, q.first, q.second = 0, "", ""
+	switch c {
+	case '&': // only &&
+		if i+1 >= len(s) || s[i+1] != '&' {
+			return i, false
+		}
+		i++
+	case '|': // | or ||
+		if i+1 < len(s) && s[i+1] == '|' {
+			i++
+		}
+	}
+	return i, true
+}
+
+// quietCommand reports whether the command read is quiet: not empty ("a
+// ||", "; a", ";;"), and a quiet program or git with a quiet subcommand.
+func (q *quietLine) quietCommand() bool {
+	switch {
+	case q.words == 0:
+		return false
+	case q.first == "git":
+		return q.words >= 2 && quietGit[q.second]
+	default:
+		return quietPrograms[q.first]
+	}
 }
 
 // writesByOption reports whether word w, an argument of the quiet program

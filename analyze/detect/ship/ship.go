@@ -1767,20 +1767,6 @@ func sedReadOnly(args []string) bool {
 // sedScriptReadOnly reads one sed script: the commands between addresses,
 // skipping the delimited parts of addresses, s and y.
 func sedScriptReadOnly(s string) bool {
-	// skip returns the index after the text delimited by s[i] (a regular
-	// expression or a replacement), or -1.
-	skip := func(i int) int {
-		d := s[i]
-		for j := i + 1; j < len(s); j++ {
-			switch s[j] {
-			case '\\':
-				j++
-			case d:
-				return j + 1
-			}
-		}
-		return -1
-	}
 	for i := 0; i < len(s); {
 		switch ch := s[i]; {
 		case ch == '/' || ch == '\\' && i+1 < len(s):
@@ -1788,45 +1774,76 @@ func sedScriptReadOnly(s string) bool {
 			if ch == '\\' {
 				i++
 			}
-			if i = skip(i); i < 0 {
+			if i = sedSkip(s, i); i < 0 {
 				return false
 			}
 		case ch == 's' || ch == 'y':
-			if i+1 >= len(s) {
+			var ok bool
+			if i, ok = sedReplace(s, i); !ok {
 				return false
 			}
-			j := skip(i + 1)
-			if j < 0 {
-				return false
-			}
-			if j = skip(j - 1); j < 0 {
-				return false
-			}
-			// Flags up to the end of the command.
-			for j < len(s) && s[j] != ';' && s[j] != '\n' && s[j] != '}' {
-				if ch == 's' && (s[j] == 'w' || s[j] == 'W' || s[j] == 'e') {
-					return false
-				}
-				j++
-			}
-			i = j
 		case ch == 'w' || ch == 'W' || ch == 'e':
 			return false
 		case ch == 'b' || ch == 't' || ch == 'T' || ch == ':':
 			// A label: to the end of the command.
-			for i < len(s) && s[i] != '\n' && s[i] != ';' {
-				i++
-			}
+			i = sedUpTo(s, i, "\n;")
 		case ch == 'a' || ch == 'i' || ch == 'c' || ch == 'r' || ch == 'R' || ch == '#':
 			// Text, a file read or a comment: to the end of the line.
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
+			i = sedUpTo(s, i, "\n")
 		default:
 			i++
 		}
 	}
 	return true
+}
+
+// sedSkip returns the index after the text delimited by s[i] (a regular
+// expression or a replacement), or -1.
+func sedSkip(s string, i int) int {
+	d := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case d:
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// sedReplace reads the s or y command at s[i], its two delimited parts
+// and its flags up to the end of the command, and returns where it ends;
+// ok is false when it does not end or is an s with the w or e flag.
+func sedReplace(s string, i int) (int, bool) {
+	ch := s[i]
+	if i+1 >= len(s) {
+		return i, false
+	}
+	j := sedSkip(s, i+1)
+	if j < 0 {
+		return i, false
+	}
+	if j = sedSkip(s, j-1); j < 0 {
+		return i, false
+	}
+	// Flags up to the end of the command.
+	for j < len(s) && s[j] != ';' && s[j] != '\n' && s[j] != '}' {
+		if ch == 's' && (s[j] == 'w' || s[j] == 'W' || s[j] == 'e') {
+			return i, false
+		}
+		j++
+	}
+	return j, true
+}
+
+// sedUpTo returns the index in s of the first of stops from i on, or the
+// end of s.
+func sedUpTo(s string, i int, stops string) int {
+	for i < len(s) && strings.IndexByte(stops, s[i]) < 0 {
+		i++
+	}
+	return i
 }
 
 // operands are the non-option arguments (everything after "--" counts).
