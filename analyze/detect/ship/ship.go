@@ -686,7 +686,9 @@ func (c *classifier) program(name string, p callee, ctx *stmtContext, depth int,
 	args := p.words[1:]
 	switch name {
 	case "git":
-		c.git(p.words, args, p.dyn, p.viaXargs, depth) // marks MayShip itself
+		// A closure over the words' dynamic, not p.dyn: p stays on the stack.
+		dynamic := p.dynamic
+		c.git(p.words, args, func(i int) bool { return i < len(dynamic) && dynamic[i] }, p.viaXargs, depth) // marks MayShip itself
 		return true, false
 	case "gh":
 		c.gh(p.words, args) // marks MayShip itself
@@ -925,21 +927,11 @@ var gitKeepsWorkTree = setOf(`status rev-parse rev-list fetch remote ls-files
 func (c *classifier) gitEffects(words []string, sub string, rest []string) {
 	switch sub {
 	case "push":
-		if positional, dry := pushOperands(rest); !dry {
-			c.push(words, rest, positional)
-		}
+		c.gitPush(words, rest)
 	case "send-pack":
-		// git send-pack [<host>:]<directory> <ref>…: a push by its plumbing.
-		if !slices.Contains(rest, "--dry-run") {
-			c.push(words, rest, operandsSkipping(rest, "--receive-pack", "--exec"))
-		}
+		c.gitSendPack(words, rest)
 	case "subtree":
-		// git subtree push --prefix=dir <repository> <ref>.
-		positional := operandsSkipping(rest, "-P", "--prefix", "-m", "--message")
-		if len(positional) > 0 && positional[0] == "push" {
-			c.push(words, rest, positional[1:])
-		}
-		c.out.MayWrite = true
+		c.gitSubtree(words, rest)
 	case "commit":
 		c.out.Commits++
 	case "config":
@@ -964,10 +956,12 @@ func (c *classifier) gitEffects(words []string, sub string, rest []string) {
 	}
 }
 
-// pushOperands are git push's operands (its repository and refspecs), and
-// whether it is a dry run.
-func pushOperands(rest []string) (positional []string, dry bool) {
-	positional = []string{}
+// gitPush records what git push pushes, unless it is a dry run. (The
+// operands stay in the step that pushes them: a slice returned would be
+// allocated on the heap.)
+func (c *classifier) gitPush(words, rest []string) {
+	positional := []string{}
+	dry := false
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
@@ -980,23 +974,48 @@ func pushOperands(rest []string) (positional []string, dry bool) {
 			positional = append(positional, a)
 		}
 	}
-	return positional, dry
+	if dry {
+		return
+	}
+	c.push(words, rest, positional)
 }
 
-// operandsSkipping are the words of rest that are no option, the options
-// valued taking the word after them as their value.
-func operandsSkipping(rest []string, valued ...string) []string {
+// gitSendPack records git send-pack [<host>:]<directory> <ref>…: a push by
+// its plumbing.
+func (c *classifier) gitSendPack(words, rest []string) {
 	positional := []string{}
 	for i := 0; i < len(rest); i++ {
 		switch a := rest[i]; {
-		case slices.Contains(valued, a):
+		case a == "--receive-pack" || a == "--exec":
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
 			positional = append(positional, a)
 		}
 	}
-	return positional
+	if slices.Contains(rest, "--dry-run") {
+		return
+	}
+	c.push(words, rest, positional)
+}
+
+// gitSubtree records git subtree push --prefix=dir <repository> <ref>;
+// any subtree command may write.
+func (c *classifier) gitSubtree(words, rest []string) {
+	positional := []string{}
+	for i := 0; i < len(rest); i++ {
+		switch a := rest[i]; {
+		case a == "-P" || a == "--prefix" || a == "-m" || a == "--message":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			positional = append(positional, a)
+		}
+	}
+	if len(positional) > 0 && positional[0] == "push" {
+		c.push(words, rest, positional[1:])
+	}
+	c.out.MayWrite = true
 }
 
 // diffOutput records the file a diff option --output=F writes.
