@@ -202,7 +202,10 @@ func TestShipGapShapesAreLinear(t *testing.T) {
 		})
 		ratio := float64(largeBytes) / float64(smallBytes)
 		t.Logf("%s: %d actions, %d commits, %v; %d bytes allocated, %.1fx a quarter of the line", name, len(a.Actions), a.Commits, took, largeBytes, ratio)
-		if took > 500*time.Millisecond {
+		// Growth is judged by the bytes allocated below, not by the clock
+		// (a loaded machine is slow); this bound only catches a blow-up
+		// that the allocation ratio could miss, with room for any load.
+		if took > 10*time.Second {
 			t.Errorf("%s: a %d-byte line took %v", name, large, took)
 		}
 		// Linear growth makes the ratio 4; a constant factor as large as
