@@ -72,6 +72,16 @@ func GateFromMemo(m GateMemo, opts GateOptions) *GateState { return &GateState{m
 // and sidecars beside it), and reads the gate at the end of the transcript.
 // A path that does not exist returns an error that wraps fs.ErrNotExist.
 func ReadGate(path string, opts GateOptions) (*GateState, error) {
+	run, err := loadGateRun(path)
+	if err != nil {
+		return nil, err
+	}
+	return GateOf(run, opts), nil
+}
+
+// loadGateRun loads the session run whose transcript is at path (nil when
+// the file holds no rows a session is made of).
+func loadGateRun(path string) (*Run, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -88,14 +98,14 @@ func ReadGate(path string, opts GateOptions) (*GateState, error) {
 	// gate reads what the transcript says.
 	for _, run := range res.Runs {
 		if run.Kind == model.KindSession && run.Main != nil {
-			return GateOf(run, opts), nil
+			return run, nil
 		}
 	}
 	if len(res.Errors) > 0 {
 		return nil, errors.New(res.Errors[0])
 	}
 	// No rows a session is made of: nothing can be outstanding.
-	return GateOf(nil, opts), nil
+	return nil, nil
 }
 
 // GateOf reads the gate of a loaded session run.

@@ -1,9 +1,11 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -11,32 +13,43 @@ import (
 	"github.com/pmcheck/pmcheck/internal/incr"
 )
 
-// The hooks remember, per transcript, what the gate read in it and
-// which bytes it read (docs/hooks.md, "What the hook remembers"): a call on
-// a transcript that has not changed since (parallel tool calls of one
-// message, a call retried) answers from that, without reading the file. A
-// transcript that changed in any way the mark sees (another file, another
-// size, other bytes at its start or end) is read in full, and the memo
-// replaced. It is an accelerator: the answer is the one a full read of the
-// same bytes gives, `pmcheck check` never reads it, and any fault with it
-// (missing, corrupt, another version's, another file's, a cache directory
-// that cannot be written) means a full read, never a failed call.
+// The hooks keep, per transcript, the gate's reading of it and where the
+// reading stopped (docs/hooks.md, "What the hook remembers"): the reading
+// (analyze.GateCarry: the gate's answer and what it takes to carry it over
+// appended rows), the byte offset after the last complete row read, the
+// transcript's identity and hashes of the bytes before the offset
+// (incr.Mark), and a fingerprint of the session's other files
+// (analyze.SessionFiles). A call on a transcript that only grew since, with
+// the session's other files as they were, reads the appended bytes alone:
+// when they hold only rows the gate ignores (analyze.GateCarry.Carries) the
+// reading is carried over them, else the session is read in full. Nothing
+// appended (parallel tool calls of one message, a call retried) is answered
+// without reading the transcript at all. It is an accelerator: the answer
+// is the one a full read of the same bytes gives, `pmcheck check` never
+// reads it, and any fault with it (missing, corrupt, another version's,
+// another file's, a cache directory that cannot be written, a transcript
+// shrunk, replaced or rewritten before the offset) means a full read, never
+// a failed call.
 
-// memoFormat names the memo's payload; with the binary's identity it is
-// the state's version, so a memo written by another pmcheck (whose
+// memoFormat names the state's payload; with the binary's identity it is
+// the state's version, so a state written by another pmcheck (whose
 // detector may decide otherwise) is never used.
-const memoFormat = "pmcheck-hook-memo-2"
+const memoFormat = "pmcheck-hook-state-3"
 
-// memoOff turns the memo off (tests comparing with full reads).
+// memoOff turns the state off (tests comparing with full reads).
 var memoOff bool
 
-// memo is what the hook keeps of one reading of a session: what the
-// decisions read of the gate (analyze.GateMemo: the outstanding items, the
-// mark's, whether to disarm, the git aliases its commands define). It is
-// keyed on the session's transcript: a subagent's file that changes
-// without a row reaching the parent (its notification or result) changes
-// no decision the parent's rows do not change too.
-type memo = analyze.GateMemo
+// memo is what the hook keeps of one reading of a session.
+type memo struct {
+	Carry analyze.GateCarry `json:"carry"`
+	// Files is the fingerprint of the session's other files
+	// (analyze.SessionFiles) when it was read.
+	Files []byte `json:"files"`
+	// Torn says the reading ends in an unterminated line: it answers the
+	// same bytes only (the bytes that complete the line make another
+	// line), and anything appended is a full read.
+	Torn bool `json:"torn,omitempty"`
+}
 
 var (
 	versionOnce sync.Once
@@ -58,12 +71,18 @@ func memoVersion() string {
 	return version
 }
 
-// fullReads counts the transcripts read in full (tests).
-var fullReads atomic.Int64
+// fullReads counts the transcripts read in full, and carried the calls
+// that read only appended bytes and carried the reading over them (tests).
+var fullReads, carried atomic.Int64
 
-// gateRemembered is readGateFull through the memo: the remembered reading
-// when the transcript is the one it was made of, byte for byte as far as
-// its mark can tell, else a full read whose reading is remembered when the
+// maxCarried bounds the appended bytes a call reads to carry a reading:
+// beyond, a full read (which decodes on every core) is no slower.
+const maxCarried = 4 << 20
+
+// gateRemembered is readGateFull through the state: the kept reading when
+// the transcript is the one it was made of, byte for byte as far as its
+// mark can tell, carried over what was appended since when the gate
+// ignores all of it; else a full read, whose reading is kept when the
 // file did not change while it was read.
 func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 	if memoOff {
@@ -81,36 +100,67 @@ func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 	if err != nil {
 		return readGateFull(path, cfg) // it reports the error as a full read would
 	}
+	files, ferr := analyze.SessionFiles(path)
 	fullReads.Add(1)
-	g, err := readGateFull(path, cfg)
+	g, c, err := analyze.ReadGateCarry(path, cfg.gate())
 	if err != nil {
 		return g, err
 	}
-	remember(file, path, before, g.Memo())
+	if ferr == nil {
+		remember(file, path, before, memo{Carry: c, Files: files[:]})
+	}
 	return g, nil
 }
 
-// recall returns the remembered reading of path when its mark holds and
-// the file is exactly as long as what was read.
-func recall(file, path string) (memo, bool) {
+// recall returns the kept reading of path when its mark holds, the
+// session's other files are as they were, and the bytes appended since, if
+// any, leave the reading as it is; the state then moves on to the new end
+// of the last complete row.
+func recall(file, path string) (analyze.GateMemo, bool) {
 	st, err := incr.Load(file, memoVersion(), path)
 	if err != nil {
-		return memo{}, false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return memo{}, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() != st.Mark.Offset || st.Mark.Check(f, info) != nil {
-		return memo{}, false
+		return analyze.GateMemo{}, false
 	}
 	var m memo
 	if err := json.Unmarshal(st.Payload, &m); err != nil {
-		return memo{}, false
+		return analyze.GateMemo{}, false
 	}
-	return m, true
+	f, err := os.Open(path)
+	if err != nil {
+		return analyze.GateMemo{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || st.Mark.Check(f, info) != nil {
+		return analyze.GateMemo{}, false
+	}
+	if files, err := analyze.SessionFiles(path); err != nil || !bytes.Equal(files[:], m.Files) {
+		return analyze.GateMemo{}, false
+	}
+	size := info.Size()
+	if size == st.Mark.Offset {
+		return m.Carry.Memo, true
+	}
+	if m.Torn || size-st.Mark.Offset > maxCarried {
+		return analyze.GateMemo{}, false
+	}
+	rows := make([]byte, size-st.Mark.Offset)
+	if n, _ := f.ReadAt(rows, st.Mark.Offset); n < len(rows) {
+		return analyze.GateMemo{}, false
+	}
+	if !m.Carry.Carries(rows, filepath.Base(path)) {
+		return analyze.GateMemo{}, false
+	}
+	carried.Add(1)
+	if nl := bytes.LastIndexByte(rows, '\n'); nl >= 0 {
+		// Kept up to the last complete row: an unterminated last line
+		// is read again, whole, by the next call.
+		if mark, err := st.Mark.Extend(f, info, st.Mark.Offset+int64(nl)+1); err == nil {
+			st.Mark = mark
+			incr.Save(file, st)
+		}
+	}
+	return m.Carry.Memo, true
 }
 
 // remember keeps the reading of path, read when it was as before says, if
@@ -125,6 +175,16 @@ func remember(file, path string, before os.FileInfo, m memo) {
 	defer f.Close()
 	after, err := f.Stat()
 	if err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || incr.IdentityOf(after) != incr.IdentityOf(before) {
+		return
+	}
+	if n := after.Size(); n > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], n-1); err != nil {
+			return
+		}
+		m.Torn = last[0] != '\n'
+	}
+	if files, err := analyze.SessionFiles(path); err != nil || !bytes.Equal(files[:], m.Files) {
 		return
 	}
 	mark, err := incr.MarkOf(f, after, after.Size())

@@ -36,7 +36,7 @@ func runAliases(run *model.Run) map[string][]string {
 	}
 	for _, t := range ts {
 		for _, c := range t.ToolCalls {
-			if c.Name() != "Bash" || !strings.Contains(c.Command(), "alias.") {
+			if c.Name() != "Bash" || !mayDefineAliases(c.Command()) {
 				continue
 			}
 			u.Add(ship.ConfigAliases(c.Command()))
@@ -44,3 +44,7 @@ func runAliases(run *model.Run) map[string][]string {
 	}
 	return u.Map()
 }
+
+// mayDefineAliases reports whether a command may define a git alias
+// (runAliases reads only those; GateIgnores the others).
+func mayDefineAliases(command string) bool { return strings.Contains(command, "alias.") }

@@ -103,3 +103,22 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// GateIgnores reports whether the gate's reading (GateOf, with the gate's
+// options: no review-file patterns, no git history) never reads a tool
+// call of this kind or its result, so that a row holding only such calls
+// and results cannot change what the gate finds: a shell command that
+// defines no git alias (runAliases reads only those) and a file write
+// (read only by the ledgers, which the gate reads only through review
+// files). Every other call the reader keeps — spawns, polls, task control,
+// Workflow and MCP calls, a command cut short — may. The hook's state
+// (analyze.GateCarry) carries its reading over appended rows of these
+// kinds alone.
+func GateIgnores(c *model.ToolCall) bool {
+	switch name := c.Name(); {
+	case name == "Bash":
+		return !c.CommandCut() && !mayDefineAliases(c.Command())
+	default:
+		return fileWriters[name]
+	}
+}

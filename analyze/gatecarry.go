@@ -1,0 +1,186 @@
+package analyze
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/layout"
+	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+	"github.com/pmcheck/pmcheck/internal/incr"
+)
+
+// The gate's reading carried over appended rows (the hook's incremental
+// state, docs/hooks.md "What the hook remembers"). A live session's
+// transcript grows a row at a time, and almost every row is one the gate
+// never reads: a shell command and its output, a file edit, the
+// assistant's text. GateCarry is the gate's reading of a transcript up to
+// an offset together with what it takes to tell, from the appended rows
+// alone, that the reading at the new end is the same one: the step of
+// the fold is the identity for such rows (Carries), and a full read
+// (ReadGateCarry) for any other. The decision itself stays GateOf's; the
+// differential test in package hook holds the carried reading to a full
+// read of every prefix of every fixture and corpus session.
+
+// GateCarry is the gate's reading of a session's transcript and what
+// Carries needs to carry it over appended rows.
+type GateCarry struct {
+	// Memo is the gate's reading (GateOf).
+	Memo GateMemo `json:"memo"`
+	// Foldable says appended rows the gate ignores leave the reading
+	// unchanged: the transcript is a session's, its last write time is
+	// known and no other file of the run holds a later one (the end of
+	// the transcript, where the gate reads, is then after every row of
+	// the run however late the appended rows are), and the run holds no
+	// Workflow launches or attempts. Otherwise every append is a full
+	// read.
+	Foldable bool `json:"foldable,omitempty"`
+	// Watched are hashes (callHash) of the ids of every call of the run
+	// the gate may read the result of (not detect.GateIgnores): a result
+	// for one of them is a full read. A hash two ids share only costs a
+	// full read.
+	Watched []uint64 `json:"watched,omitempty"`
+}
+
+// ReadGateCarry is ReadGate with the carry of its reading.
+func ReadGateCarry(path string, opts GateOptions) (*GateState, GateCarry, error) {
+	run, err := loadGateRun(path)
+	if err != nil {
+		return nil, GateCarry{}, err
+	}
+	g := GateOf(run, opts)
+	return g, carryOf(run, g.m), nil
+}
+
+func carryOf(run *Run, m GateMemo) GateCarry {
+	c := GateCarry{Memo: m}
+	if run == nil || run.Kind != model.KindSession || run.Main == nil {
+		return c
+	}
+	main := run.Main
+	c.Foldable = !main.LastTime.IsZero() && len(run.Launches) == 0 && len(run.Attempts) == 0 &&
+		run.Journal == nil && run.Runtime == nil && run.Launch == nil
+	watched := map[uint64]bool{}
+	for _, t := range append([]*model.Transcript{main}, run.Agents...) {
+		if t == nil {
+			continue
+		}
+		if t != main && t.LastTime.After(main.LastTime) {
+			c.Foldable = false
+		}
+		for _, call := range t.ToolCalls {
+			if !detect.GateIgnores(call) {
+				watched[callHash(call.ID())] = true
+			}
+		}
+	}
+	for _, sc := range run.Subagents {
+		watched[callHash(sc.ToolUseID)] = true
+	}
+	for h := range watched {
+		c.Watched = append(c.Watched, h)
+	}
+	slices.Sort(c.Watched)
+	return c
+}
+
+// callHash is the hash Watched keeps of a call id.
+func callHash(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// Carries reports whether rows, bytes appended to the transcript the carry
+// was read from (starting at a line's start; the last line may be
+// unterminated), leave the gate's reading as it is: every line is a row
+// Claude Code wrote that holds only calls the gate ignores
+// (detect.GateIgnores), results of calls it does not watch, and nothing
+// else the gate reads (notifications, queue operations, marks, agent
+// progress, interruptions, API errors). Any doubt (a malformed line, a
+// line that is JSON but not a row, an Agent SDK row) is false: a full
+// read. file names the transcript in evidence (it changes nothing here).
+func (c *GateCarry) Carries(rows []byte, file string) bool {
+	if !c.Foldable {
+		return false
+	}
+	t, err := transcript.ReadBytes(rows, file, transcript.Options{NoUUIDList: true})
+	if err != nil {
+		return false
+	}
+	if t.MalformedCount > 0 || t.Values > 0 || t.SDKRows > 0 || t.OverCap > 0 || t.ClaudeCodeRows != t.Rows ||
+		len(t.Notifications) > 0 || len(t.QueueOps) > 0 || len(t.Marks) > 0 || len(t.Progress) > 0 ||
+		len(t.APIErrors) > 0 || len(t.Interrupts) > 0 {
+		return false
+	}
+	for _, call := range t.ToolCalls {
+		if !detect.GateIgnores(call) {
+			return false
+		}
+	}
+	for _, r := range t.ToolResults {
+		id := r.ToolUseID()
+		if _, watched := slices.BinarySearch(c.Watched, callHash(id)); watched || id == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionFiles is a fingerprint of the files of the session whose
+// transcript is at path other than the transcript itself: the entries of
+// its own folder (<session>/: subagent transcripts, their sidecars,
+// Workflow runs), each with its name, type, size, modification time and
+// identity. The gate reads them too, so a carried reading holds only while
+// the fingerprint is the same (any change is a full read). A folder that
+// cannot be listed, or holds a symbolic link (whose target's changes the
+// fingerprint would not see), is an error: no reading is carried.
+func SessionFiles(path string) ([sha256.Size]byte, error) {
+	dir := filepath.Join(filepath.Dir(path), layout.Stem(filepath.Base(path)))
+	h := sha256.New()
+	var buf [8]byte
+	put := func(v uint64) {
+		binary.BigEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		put(uint64(len(rel)))
+		h.Write([]byte(rel))
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return errSymlink
+		}
+		put(uint64(info.Mode()))
+		put(uint64(info.Size()))
+		put(uint64(info.ModTime().UnixNano()))
+		id := incr.IdentityOf(info)
+		put(id.Dev)
+		put(id.Ino)
+		return nil
+	})
+	var out [sha256.Size]byte
+	if err != nil {
+		return out, err
+	}
+	copy(out[:], h.Sum(nil))
+	return out, nil
+}
+
+var errSymlink = errors.New("the session's folder holds a symbolic link")
