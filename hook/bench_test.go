@@ -1,8 +1,10 @@
 package hook
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -119,4 +121,130 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(benchPath))
 	}
 	os.Exit(code)
+}
+
+// sessionOf writes a generated session of about size bytes, ending in a
+// killed subagent so that the gate asks, and returns its transcript.
+func sessionOf(b *testing.B, size int64) string {
+	b.Helper()
+	dir := b.TempDir()
+	s := fleet.Session{ID: "50000000-0000-4000-8000-0000000000c1", MainBytes: size, RowGap: 3 * time.Second}
+	if err := s.Write(dir, 7); err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(dir, s.ID+".jsonl")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.WriteString(agentCall("toolu_bench", "Refactor billing") + "\n" + killedResult("toolu_bench") + "\n")
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// appender appends one row (a shell command, the gated call's own row) to
+// the session at p per call of its append, then times a gated push on it:
+// the hook has seen the session before, so the call reads the appended row
+// and carries its reading.
+type appender struct {
+	p  string
+	f  *os.File
+	n  int
+	ds []time.Duration
+}
+
+func newAppender(b *testing.B, p string) *appender {
+	b.Helper()
+	a := &appender{p: p}
+	if r := a.call(); !strings.Contains(string(r.Stdout), `"ask"`) {
+		b.Fatalf("unexpected result: %s", r.Stdout)
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	a.f = f
+	return a
+}
+
+func (a *appender) call() Result {
+	return PreToolUse(bashInput(a.p, "git push origin HEAD:main"), Config{})
+}
+
+// next appends a row (untimed) and times the call.
+func (a *appender) next(b *testing.B) {
+	b.StopTimer()
+	a.n++
+	a.f.WriteString(bashCall(fmt.Sprintf("toolu_bench_sh%d", a.n), "git push origin HEAD:main") + "\n")
+	b.StartTimer()
+	t0 := time.Now()
+	r := a.call()
+	a.ds = append(a.ds, time.Since(t0))
+	if !strings.Contains(string(r.Stdout), `"ask"`) {
+		b.Fatalf("unexpected result: exit %d %s %s", r.Exit, r.Stdout, r.Stderr)
+	}
+}
+
+// quantile is the q-quantile of ds in milliseconds (ds is sorted).
+func quantile(ds []time.Duration, q float64) float64 {
+	slices.Sort(ds)
+	return float64(ds[min(len(ds)-1, int(float64(len(ds))*q))].Microseconds()) / 1000
+}
+
+// carriedEvery fails the benchmark unless each of n calls carried the
+// reading (no full read since full0).
+func carriedEvery(b *testing.B, full0, carried0 int64, n int) {
+	if fullReads.Load() != full0 || carried.Load()-carried0 != int64(n) {
+		b.Fatalf("%d full reads, %d carried for %d calls", fullReads.Load()-full0, carried.Load()-carried0, n)
+	}
+}
+
+// BenchmarkPreToolUse11MBAppended: a gated push on the 11 MiB transcript
+// after one row was appended since the hook's last call (a copy of it:
+// the other benchmarks read it unchanged).
+func BenchmarkPreToolUse11MBAppended(b *testing.B) {
+	src := largeTranscript(b)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	a := newAppender(b, p)
+	full0, carried0 := fullReads.Load(), carried.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a.next(b)
+	}
+	b.StopTimer()
+	carriedEvery(b, full0, carried0, b.N)
+	b.ReportMetric(quantile(a.ds, 0.5), "p50-ms")
+	b.ReportMetric(quantile(a.ds, 0.99), "p99-ms")
+}
+
+// BenchmarkPreToolUseAppendedFlat: the same call on a 1 MiB and a 100 MiB
+// session, alternately, so that both see the same load: the target is a
+// ratio of at most 1.5 (ratio-p50: the 100 MiB session's median over the
+// 1 MiB one's).
+func BenchmarkPreToolUseAppendedFlat(b *testing.B) {
+	small, big := newAppender(b, sessionOf(b, 1<<20)), newAppender(b, sessionOf(b, 100<<20))
+	full0, carried0 := fullReads.Load(), carried.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		small.next(b)
+		big.next(b)
+	}
+	b.StopTimer()
+	carriedEvery(b, full0, carried0, 2*b.N)
+	b.ReportMetric(quantile(small.ds, 0.5), "1MiB-p50-ms")
+	b.ReportMetric(quantile(big.ds, 0.5), "100MiB-p50-ms")
+	b.ReportMetric(quantile(big.ds, 0.99), "100MiB-p99-ms")
+	b.ReportMetric(quantile(big.ds, 0.5)/quantile(small.ds, 0.5), "ratio-p50")
 }
