@@ -1,14 +1,13 @@
 package analyze
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/layout"
@@ -47,6 +46,11 @@ type GateCarry struct {
 	// for one of them is a full read. A hash two ids share only costs a
 	// full read.
 	Watched []uint64 `json:"watched,omitempty"`
+	// Ended are the agent ids of the subagents whose call the parent's
+	// rows show ended (a result or a notification): the gate reads how
+	// their transcripts end (a false done), so a row appended to one is
+	// a full read.
+	Ended []string `json:"ended,omitempty"`
 }
 
 // ReadGateCarry is ReadGate with the carry of its reading.
@@ -83,7 +87,11 @@ func carryOf(run *Run, m GateMemo) GateCarry {
 	}
 	for _, sc := range run.Subagents {
 		watched[callHash(sc.ToolUseID)] = true
+		if sc.Child != nil && (sc.Result != nil || sc.LastNotification != nil) && !slices.Contains(c.Ended, sc.Child.AgentID) {
+			c.Ended = append(c.Ended, sc.Child.AgentID)
+		}
 	}
+	slices.Sort(c.Ended)
 	for h := range watched {
 		c.Watched = append(c.Watched, h)
 	}
@@ -134,32 +142,52 @@ func (c *GateCarry) Carries(rows []byte, file string) bool {
 	return true
 }
 
-// SessionFiles is a fingerprint of the files of the session whose
-// transcript is at path other than the transcript itself: the entries of
-// its own folder (<session>/: subagent transcripts, their sidecars,
-// Workflow runs), each with its name, type, size, modification time and
-// identity. The gate reads them too, so a carried reading holds only while
-// the fingerprint is the same (any change is a full read). A folder that
-// cannot be listed, or holds a symbolic link (whose target's changes the
-// fingerprint would not see), is an error: no reading is carried.
-func SessionFiles(path string) ([sha256.Size]byte, error) {
-	dir := filepath.Join(filepath.Dir(path), layout.Stem(filepath.Base(path)))
-	h := sha256.New()
-	var buf [8]byte
-	put := func(v uint64) {
-		binary.BigEndian.PutUint64(buf[:], v)
-		h.Write(buf[:])
+// CarriesAgent is Carries for rows appended to one of the session's
+// subagent transcripts (rel: its path in the session's folder, slash
+// separated): the rows the gate ignores in a parent's transcript it
+// ignores in a subagent's, unless the subagent's call ended (Ended: the
+// gate reads how its transcript ends). Any other file of the folder is
+// never carried.
+func (c *GateCarry) CarriesAgent(rel string, rows []byte) bool {
+	id := layout.AgentIDFromName(path.Base(rel))
+	if id == "" || path.Dir(rel) != "subagents" || !strings.HasSuffix(rel, ".jsonl") || slices.Contains(c.Ended, id) {
+		return false
 	}
+	return c.Carries(rows, rel)
+}
+
+// SessionEntry is one entry of a session's own folder, as SessionEntries
+// lists it.
+type SessionEntry struct {
+	// Rel is its path in the folder, slash separated.
+	Rel  string      `json:"rel"`
+	Mode fs.FileMode `json:"mode"`
+	Size int64       `json:"size"`
+	// MTime is its modification time (Unix nanoseconds).
+	MTime int64         `json:"mtime"`
+	ID    incr.Identity `json:"id"`
+}
+
+// SessionEntries lists the files of the session whose transcript is at
+// path other than the transcript itself, which the gate reads too: the
+// entries of its own folder (<session>/: subagent transcripts, their
+// sidecars, Workflow runs), in lexical order, each with its type, size,
+// modification time and identity. A folder that is not there has none. A
+// folder that cannot be listed, or holds a symbolic link (whose target's
+// changes a listing would not see), is an error: no reading is carried.
+func SessionEntries(transcriptPath string) ([]SessionEntry, error) {
+	dir := SessionFolder(transcriptPath)
+	var out []SessionEntry
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir && os.IsNotExist(err) {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		put(uint64(len(rel)))
-		h.Write([]byte(rel))
+		if p == dir {
+			return nil
+		}
 		info, err := d.Info()
 		if err != nil {
 			return err
@@ -167,20 +195,23 @@ func SessionFiles(path string) ([sha256.Size]byte, error) {
 		if info.Mode()&fs.ModeSymlink != 0 {
 			return errSymlink
 		}
-		put(uint64(info.Mode()))
-		put(uint64(info.Size()))
-		put(uint64(info.ModTime().UnixNano()))
-		id := incr.IdentityOf(info)
-		put(id.Dev)
-		put(id.Ino)
+		rel, _ := filepath.Rel(dir, p)
+		e := SessionEntry{Rel: filepath.ToSlash(rel), Mode: info.Mode(), ID: incr.IdentityOf(info)}
+		if info.Mode().IsRegular() {
+			e.Size, e.MTime = info.Size(), info.ModTime().UnixNano()
+		}
+		out = append(out, e)
 		return nil
 	})
-	var out [sha256.Size]byte
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	copy(out[:], h.Sum(nil))
 	return out, nil
+}
+
+// SessionFolder is the folder SessionEntries lists.
+func SessionFolder(transcriptPath string) string {
+	return filepath.Join(filepath.Dir(transcriptPath), layout.Stem(filepath.Base(transcriptPath)))
 }
 
 var errSymlink = errors.New("the session's folder holds a symbolic link")

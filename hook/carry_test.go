@@ -392,3 +392,59 @@ func TestCarryFallsBackToAFullRead(t *testing.T) {
 		check(t, p, "Port the exporter")
 	})
 }
+
+// TestCarryASubagentsShellRows: rows the gate ignores appended to a
+// running subagent's transcript are read alone and the reading carried;
+// a new file in the session's folder is a full read.
+func TestCarryASubagentsShellRows(t *testing.T) {
+	withCache(t)
+	carried.Store(0)
+	const agent = "a4000000000000997"
+	p := writeTranscript(t)
+	childOf(t, p, agent, row("user", "Port the exporter in the background."))
+	appendRows(t, p, agentCall("toolu_bg", "Background port"))
+	meta := filepath.Join(analyze.SessionFolder(p), "subagents", "agent-"+agent+".meta.json")
+	os.WriteFile(meta, []byte(`{"agentType":"general-purpose","description":"Background port","toolUseId":"toolu_bg"}`), 0o644)
+	first := answer(readGate(p, Config{}))
+	for i := 0; i < 3; i++ {
+		id := fmt.Sprintf("toolu_child%d", i)
+		childOf(t, p, agent, bashCall(id, "go build ./..."), toolResult(id, "ok"))
+		appendRows(t, p, bashCall(fmt.Sprintf("toolu_parent%d", i), "git status"))
+		f0, c0 := counts()
+		got, want := answer(readGate(p, Config{})), answer(analyze.ReadGate(p, Config{}.gate()))
+		if got != want || got != first {
+			t.Fatalf("after %d appends: the state's reading %s, a full read %s, at first %s", i+1, got, want, first)
+		}
+		if f, c := counts(); f != f0 || c != c0+1 {
+			t.Fatalf("after %d appends: %d full reads, %d carried (want 0, 1)", i+1, f-f0, c-c0)
+		}
+	}
+	childOf(t, p, "a4000000000000996", row("user", "Another."))
+	f0, _ := counts()
+	readGate(p, Config{})
+	if f, _ := counts(); f != f0+1 {
+		t.Fatalf("a new subagent file: %d full reads, want 1", f-f0)
+	}
+}
+
+// TestCarryAnEndedSubagentsRowIsAFullRead: once the parent's rows show a
+// subagent's call ended, how its transcript ends is read (a false done):
+// a row appended to it, of any kind, is a full read.
+func TestCarryAnEndedSubagentsRowIsAFullRead(t *testing.T) {
+	withCache(t)
+	const agent = "a4000000000000995"
+	p := writeTranscript(t)
+	childOf(t, p, agent, row("user", "Port the exporter."), row("assistant", []any{map[string]any{"type": "text", "text": "Working on it."}}))
+	appendRows(t, p, agentCall("toolu_done", "Port the exporter"), toolResult("toolu_done", "Done.\nagentId: "+agent))
+	if got := answer(readGate(p, Config{})); got != "{}" {
+		t.Fatalf("a completed subagent: %s", got)
+	}
+	childOf(t, p, agent, row("assistant", []any{map[string]any{"type": "text", "text": "Claude AI usage limit reached|1778000000"}}))
+	want := answer(analyze.ReadGate(p, Config{}.gate()))
+	if !strings.Contains(want, "Port the exporter") {
+		t.Fatalf("the false done is not outstanding in a full read: %s", want)
+	}
+	if got := answer(readGate(p, Config{})); got != want {
+		t.Fatalf("the state's reading %s, a full read %s", got, want)
+	}
+}

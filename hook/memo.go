@@ -16,13 +16,14 @@ import (
 // The hooks keep, per transcript, the gate's reading of it and where the
 // reading stopped (docs/hooks.md, "What the hook remembers"): the reading
 // (analyze.GateCarry: the gate's answer and what it takes to carry it over
-// appended rows), the byte offset after the last complete row read, the
-// transcript's identity and hashes of the bytes before the offset
-// (incr.Mark), and a fingerprint of the session's other files
-// (analyze.SessionFiles). A call on a transcript that only grew since, with
-// the session's other files as they were, reads the appended bytes alone:
-// when they hold only rows the gate ignores (analyze.GateCarry.Carries) the
-// reading is carried over them, else the session is read in full. Nothing
+// appended rows), and for the transcript and each of the session's other
+// files (its subagents' transcripts and sidecars: analyze.SessionEntries)
+// the byte offset after the last complete row read, the file's identity
+// and hashes of the bytes before the offset (incr.Mark). A call on a
+// session whose files only grew since reads the appended bytes alone: when
+// they hold only rows the gate ignores (analyze.GateCarry.Carries,
+// CarriesAgent) the reading is carried over them, else the session is read
+// in full. Nothing
 // appended (parallel tool calls of one message, a call retried) is answered
 // without reading the transcript at all. It is an accelerator: the answer
 // is the one a full read of the same bytes gives, `pmcheck check` never
@@ -39,15 +40,26 @@ const memoFormat = "pmcheck-hook-state-3"
 // memoOff turns the state off (tests comparing with full reads).
 var memoOff bool
 
-// memo is what the hook keeps of one reading of a session.
+// memo is what the hook keeps of one reading of a session, beside the
+// mark of its transcript (incr.State.Mark).
 type memo struct {
 	Carry analyze.GateCarry `json:"carry"`
-	// Files is the fingerprint of the session's other files
-	// (analyze.SessionFiles) when it was read.
-	Files []byte `json:"files"`
-	// Torn says the reading ends in an unterminated line: it answers the
-	// same bytes only (the bytes that complete the line make another
-	// line), and anything appended is a full read.
+	// Torn says the transcript ended in an unterminated line: the reading
+	// answers the same bytes only (the bytes that complete the line make
+	// another line), and anything appended is a full read.
+	Torn bool `json:"torn,omitempty"`
+	// Files are the session's other files as read (analyze.SessionEntries).
+	Files []fileState `json:"files,omitempty"`
+}
+
+// fileState is one of the session's other files as read: its entry, and
+// for a regular file the mark of its bytes up to the end of its last
+// complete line.
+type fileState struct {
+	analyze.SessionEntry
+	Mark incr.Mark `json:"mark"`
+	// Torn: it ended in an unterminated line when read in full; any change
+	// is a full read.
 	Torn bool `json:"torn,omitempty"`
 }
 
@@ -71,8 +83,8 @@ func memoVersion() string {
 	return version
 }
 
-// fullReads counts the transcripts read in full, and carried the calls
-// that read only appended bytes and carried the reading over them (tests).
+// fullReads counts the sessions read in full, and carried the calls that
+// read only appended bytes and carried the reading over them (tests).
 var fullReads, carried atomic.Int64
 
 // maxCarried bounds the appended bytes a call reads to carry a reading:
@@ -80,10 +92,10 @@ var fullReads, carried atomic.Int64
 const maxCarried = 4 << 20
 
 // gateRemembered is readGateFull through the state: the kept reading when
-// the transcript is the one it was made of, byte for byte as far as its
-// mark can tell, carried over what was appended since when the gate
+// the session's files are the ones it was made of, byte for byte as far as
+// their marks can tell, carried over what was appended since when the gate
 // ignores all of it; else a full read, whose reading is kept when the
-// file did not change while it was read.
+// files did not change while they were read.
 func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 	if memoOff {
 		return readGateFull(path, cfg)
@@ -100,22 +112,22 @@ func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 	if err != nil {
 		return readGateFull(path, cfg) // it reports the error as a full read would
 	}
-	files, ferr := analyze.SessionFiles(path)
+	files, ferr := filesOf(path)
 	fullReads.Add(1)
 	g, c, err := analyze.ReadGateCarry(path, cfg.gate())
 	if err != nil {
 		return g, err
 	}
 	if ferr == nil {
-		remember(file, path, before, memo{Carry: c, Files: files[:]})
+		remember(file, path, before, memo{Carry: c, Files: files})
 	}
 	return g, nil
 }
 
-// recall returns the kept reading of path when its mark holds, the
-// session's other files are as they were, and the bytes appended since, if
-// any, leave the reading as it is; the state then moves on to the new end
-// of the last complete row.
+// recall returns the kept reading of path when the marks of the
+// transcript and of the session's other files hold and the bytes appended
+// to them since, if any, leave the reading as it is; the state then moves
+// on to the ends of their last complete rows.
 func recall(file, path string) (analyze.GateMemo, bool) {
 	st, err := incr.Load(file, memoVersion(), path)
 	if err != nil {
@@ -134,39 +146,138 @@ func recall(file, path string) (analyze.GateMemo, bool) {
 	if err != nil || !info.Mode().IsRegular() || st.Mark.Check(f, info) != nil {
 		return analyze.GateMemo{}, false
 	}
-	if files, err := analyze.SessionFiles(path); err != nil || !bytes.Equal(files[:], m.Files) {
+	grew := info.Size() != st.Mark.Offset
+	if grew {
+		if m.Torn {
+			return analyze.GateMemo{}, false
+		}
+		mark, ok := carryOver(f, info, st.Mark, func(rows []byte) bool { return m.Carry.Carries(rows, filepath.Base(path)) })
+		if !ok {
+			return analyze.GateMemo{}, false
+		}
+		st.Mark = mark
+	}
+	others, ok := carryFiles(path, &m)
+	if !ok {
 		return analyze.GateMemo{}, false
 	}
-	size := info.Size()
-	if size == st.Mark.Offset {
-		return m.Carry.Memo, true
-	}
-	if m.Torn || size-st.Mark.Offset > maxCarried {
-		return analyze.GateMemo{}, false
-	}
-	rows := make([]byte, size-st.Mark.Offset)
-	if n, _ := f.ReadAt(rows, st.Mark.Offset); n < len(rows) {
-		return analyze.GateMemo{}, false
-	}
-	if !m.Carry.Carries(rows, filepath.Base(path)) {
-		return analyze.GateMemo{}, false
-	}
-	carried.Add(1)
-	if nl := bytes.LastIndexByte(rows, '\n'); nl >= 0 {
-		// Kept up to the last complete row: an unterminated last line
-		// is read again, whole, by the next call.
-		if mark, err := st.Mark.Extend(f, info, st.Mark.Offset+int64(nl)+1); err == nil {
-			st.Mark = mark
+	if grew || others {
+		carried.Add(1)
+		if payload, err := json.Marshal(m); err == nil {
+			st.Payload = payload
 			incr.Save(file, st)
 		}
 	}
 	return m.Carry.Memo, true
 }
 
+// carryOver reads what was appended to f (whose stat is info) since mark
+// and asks carries whether the reading holds over it; the mark of f up to
+// its last complete line when it does.
+func carryOver(f *os.File, info os.FileInfo, mark incr.Mark, carries func([]byte) bool) (incr.Mark, bool) {
+	n := info.Size() - mark.Offset
+	if n > maxCarried {
+		return incr.Mark{}, false
+	}
+	rows := make([]byte, n)
+	if got, _ := f.ReadAt(rows, mark.Offset); int64(got) < n {
+		return incr.Mark{}, false
+	}
+	if !carries(rows) {
+		return incr.Mark{}, false
+	}
+	nl := bytes.LastIndexByte(rows, '\n')
+	if nl < 0 {
+		return mark, true // an unterminated line: read again, whole, next time
+	}
+	next, err := mark.Extend(f, info, mark.Offset+int64(nl)+1)
+	return next, err == nil
+}
+
+// carryFiles checks the session's other files against m.Files: the same
+// entries, each unchanged or a subagent transcript that only grew by rows
+// the reading is carried over (m.Files then records them as they are
+// now). It reports whether they hold, and whether any grew.
+func carryFiles(path string, m *memo) (grew, ok bool) {
+	now, err := analyze.SessionEntries(path)
+	if err != nil || len(now) != len(m.Files) {
+		return false, false
+	}
+	folder := analyze.SessionFolder(path)
+	for i, e := range now {
+		old := &m.Files[i]
+		switch {
+		case e.Rel != old.Rel || e.Mode != old.Mode || e.ID != old.ID:
+			return false, false
+		case !e.Mode.IsRegular() || e.Size == old.Size && e.MTime == old.MTime:
+			continue
+		case old.Torn:
+			return false, false
+		}
+		f, err := os.Open(filepath.Join(folder, filepath.FromSlash(e.Rel)))
+		if err != nil {
+			return false, false
+		}
+		info, err := f.Stat()
+		if err != nil || old.Mark.Check(f, info) != nil {
+			f.Close()
+			return false, false
+		}
+		mark, ok := carryOver(f, info, old.Mark, func(rows []byte) bool { return m.Carry.CarriesAgent(e.Rel, rows) })
+		f.Close()
+		if !ok {
+			return false, false
+		}
+		old.Size, old.MTime, old.Mark = info.Size(), info.ModTime().UnixNano(), mark
+		grew = true
+	}
+	return grew, true
+}
+
+// filesOf lists the session's other files with the marks of what they hold
+// now (each regular file up to its end; Torn when that is not the end of a
+// line).
+func filesOf(path string) ([]fileState, error) {
+	entries, err := analyze.SessionEntries(path)
+	if err != nil {
+		return nil, err
+	}
+	folder := analyze.SessionFolder(path)
+	out := make([]fileState, len(entries))
+	for i, e := range entries {
+		out[i].SessionEntry = e
+		if !e.Mode.IsRegular() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(folder, filepath.FromSlash(e.Rel)))
+		if err != nil {
+			return nil, err
+		}
+		info, err := f.Stat()
+		if err == nil && (info.Size() != e.Size || incr.IdentityOf(info) != e.ID) {
+			err = incr.ErrChanged
+		}
+		if err == nil {
+			out[i].Mark, err = incr.MarkOf(f, info, e.Size)
+		}
+		if err == nil && e.Size > 0 {
+			var last [1]byte
+			_, err = f.ReadAt(last[:], e.Size-1)
+			out[i].Torn = last[0] != '\n'
+		}
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // remember keeps the reading of path, read when it was as before says, if
-// it still is (a file that grew while it was read is not remembered: which
-// bytes the reading saw is unknown). Errors are dropped: the next call
-// reads the file in full.
+// it still is and the session's other files are as m.Files says (a file
+// that changed while it was read is not remembered: which bytes the
+// reading saw is unknown). Errors are dropped: the next call reads the
+// session in full.
 func remember(file, path string, before os.FileInfo, m memo) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -184,8 +295,14 @@ func remember(file, path string, before os.FileInfo, m memo) {
 		}
 		m.Torn = last[0] != '\n'
 	}
-	if files, err := analyze.SessionFiles(path); err != nil || !bytes.Equal(files[:], m.Files) {
+	now, err := analyze.SessionEntries(path)
+	if err != nil || len(now) != len(m.Files) {
 		return
+	}
+	for i, e := range now {
+		if e != m.Files[i].SessionEntry {
+			return
+		}
 	}
 	mark, err := incr.MarkOf(f, after, after.Size())
 	if err != nil {
