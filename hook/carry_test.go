@@ -81,16 +81,93 @@ func answer(g *analyze.GateState, err error) string {
 	return string(b)
 }
 
+// write is one step of a session growing: bytes appended to one file.
+type write struct {
+	path string
+	data []byte
+}
+
+// interleaved lays out the session of src in dir as it grew: its
+// sidecars and other files whole from the start, and the rows of its
+// transcript and of its subagents' transcripts appended in the order of
+// their timestamps (a row without one goes with the row before it in its
+// file; each file's rows stay in their order). It returns the
+// transcript's path and the writes.
+func interleaved(t *testing.T, src, dir string) (string, []write) {
+	t.Helper()
+	stem := layout.Stem(filepath.Base(src))
+	from := filepath.Join(filepath.Dir(src), stem)
+	type file struct {
+		path string
+		rows [][]byte
+		at   []string
+	}
+	files := []*file{{path: filepath.Join(dir, filepath.Base(src))}}
+	sources := []string{src}
+	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(from, p)
+		to := filepath.Join(dir, stem, rel)
+		switch {
+		case d.IsDir():
+			os.MkdirAll(to, 0o755)
+		case strings.HasSuffix(p, ".jsonl"):
+			files, sources = append(files, &file{path: to}), append(sources, p)
+		case d.Type().IsRegular():
+			data, _ := os.ReadFile(p)
+			os.WriteFile(to, data, 0o644)
+		}
+		return nil
+	})
+	for i, f := range files {
+		data, err := os.ReadFile(sources[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := ""
+		for _, r := range bytes.SplitAfter(data, []byte("\n")) {
+			if len(r) == 0 {
+				continue
+			}
+			var ts struct{ Timestamp string }
+			if json.Unmarshal(r, &ts) == nil && ts.Timestamp != "" {
+				last = ts.Timestamp
+			}
+			f.rows, f.at = append(f.rows, r), append(f.at, last)
+		}
+	}
+	os.WriteFile(files[0].path, nil, 0o644)
+	var out []write
+	next := make([]int, len(files))
+	for {
+		best := -1
+		for i, f := range files {
+			if next[i] < len(f.rows) && (best < 0 || f.at[next[i]] < files[best].at[next[best]]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return files[0].path, out
+		}
+		out = append(out, write{files[best].path, files[best].rows[next[best]]})
+		next[best]++
+	}
+}
+
 // TestCarriedReadingIsAFullReadAtEveryPrefix is the differential test of
-// the hook's state: every fixture and corpus session (its subagents'
-// files in place) is written row by row and, again, in random pieces
-// (seeded; most end mid-row), and after each the hook's reading through
-// its state (carried over the appended bytes, or read in full) is compared
-// with a fresh full read of the same bytes. The fixtures are compared at
-// every prefix; a corpus session of more than maxEvery rows at maxEvery
+// the hook's state: every fixture and corpus session is written row by
+// row (its subagents' files in place), again in random pieces (seeded;
+// most end mid-row), and again with its transcript and its subagents'
+// transcripts growing together, row by row in the order of their
+// timestamps; after each step the hook's reading through its state
+// (carried over the appended bytes, or read in full) is compared with a
+// fresh full read of the same bytes. The fixtures are compared at every
+// prefix; a corpus session of more than maxEvery steps at maxEvery
 // prefixes spread over it (every prefix of every corpus session costs
 // minutes: each full read reads the whole prefix), the state still seeing
-// the rows in between as one append.
+// the steps in between as one append.
 func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 	withCache(t)
 	carried.Store(0)
@@ -99,8 +176,8 @@ func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 	if dir := testcorpus.Dir(t); dir != "" {
 		corpus = sessionTranscripts(t, []string{dir})
 	}
-	const maxEvery = 60
-	compared, calls := 0, 0
+	const maxEvery = 30
+	compared := 0
 	for i, src := range append(fixtures, corpus...) {
 		data, err := os.ReadFile(src)
 		if err != nil {
@@ -113,32 +190,45 @@ func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 			n := min(len(rest), 1+rng.Intn(2*len(data)/max(1, len(rows))+1))
 			pieces, rest = append(pieces, rest[:n]), rest[n:]
 		}
-		for mode, steps := range [][][]byte{rows, pieces} {
-			p := copySession(t, src, t.TempDir())
+		modes := 2
+		if _, err := os.Stat(analyze.SessionFolder(src)); err == nil {
+			modes = 3 // its subagents' files can grow with it
+		}
+		for mode := 0; mode < modes; mode++ {
+			var p string
+			var steps []write
+			switch mode {
+			case 0, 1:
+				p = copySession(t, src, t.TempDir())
+				for _, b := range [][][]byte{rows, pieces}[mode] {
+					steps = append(steps, write{p, b})
+				}
+			case 2:
+				p, steps = interleaved(t, src, t.TempDir())
+			}
 			every := 1
 			if i >= len(fixtures) && len(steps) > maxEvery {
 				every = len(steps) / maxEvery
 			}
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
 			written := 0
 			for k, s := range steps {
-				f.Write(s)
-				written += len(s)
+				f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Write(s.data)
+				f.Close()
+				written += len(s.data)
 				if k%every != 0 && k != len(steps)-1 {
 					continue
 				}
-				calls++
 				got := answer(readGate(p, Config{}))
 				want := answer(analyze.ReadGate(p, Config{}.gate()))
 				compared++
 				if got != want {
-					t.Fatalf("%s (mode %d), after %d bytes: the state's reading\n%s\na full read\n%s", src, mode, written, got, want)
+					t.Fatalf("%s (mode %d), after %d bytes (step %d, %s): the state's reading\n%s\na full read\n%s", src, mode, written, k, s.path, got, want)
 				}
 			}
-			f.Close()
 		}
 	}
 	if carried.Load() == 0 {
