@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"io/fs"
@@ -45,7 +47,7 @@ type GateCarry struct {
 	// the gate may read the result of (not detect.GateIgnores): a result
 	// for one of them is a full read. A hash two ids share only costs a
 	// full read.
-	Watched []uint64 `json:"watched,omitempty"`
+	Watched hashes `json:"watched,omitempty"`
 	// Ended are the agent ids of the subagents whose call the parent's
 	// rows show ended (a result or a notification): the gate reads how
 	// their transcripts end (a false done), so a row appended to one is
@@ -97,6 +99,38 @@ func carryOf(run *Run, m GateMemo) GateCarry {
 	}
 	slices.Sort(c.Watched)
 	return c
+}
+
+// hashes are sorted hashes, kept in JSON as the base64 of their 8 bytes
+// each (a long session watches thousands of calls: a list of numbers in
+// JSON cost a call more to decode than the rows it reads).
+type hashes []uint64
+
+func (h hashes) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 8*len(h))
+	for i, v := range h {
+		binary.BigEndian.PutUint64(b[8*i:], v)
+	}
+	return json.Marshal(b)
+}
+
+func (h *hashes) UnmarshalJSON(data []byte) error {
+	var b []byte
+	if err := json.Unmarshal(data, &b); err != nil {
+		return err
+	}
+	if len(b)%8 != 0 {
+		return errors.New("watched: not a list of 8-byte hashes")
+	}
+	out := make(hashes, len(b)/8)
+	for i := range out {
+		out[i] = binary.BigEndian.Uint64(b[8*i:])
+	}
+	if !slices.IsSorted(out) {
+		return errors.New("watched: not sorted")
+	}
+	*h = out
+	return nil
 }
 
 // callHash is the hash Watched keeps of a call id.

@@ -91,6 +91,13 @@ var fullReads, carried atomic.Int64
 // beyond, a full read (which decodes on every core) is no slower.
 const maxCarried = 4 << 20
 
+// saveAfter is how many appended bytes a call reads before it writes the
+// state moved on: writing a state (a file created and renamed) costs
+// more than reading and judging a few kilobytes again, so the calls after
+// an append of a row or two read from the state's offset until that many
+// bytes have piled up.
+const saveAfter = 32 << 10
+
 // gateRemembered is readGateFull through the state: the kept reading when
 // the session's files are the ones it was made of, byte for byte as far as
 // their marks can tell, carried over what was appended since when the gate
@@ -146,8 +153,8 @@ func recall(file, path string) (analyze.GateMemo, bool) {
 	if err != nil || !info.Mode().IsRegular() || st.Mark.Check(f, info) != nil {
 		return analyze.GateMemo{}, false
 	}
-	grew := info.Size() != st.Mark.Offset
-	if grew {
+	read := info.Size() - st.Mark.Offset
+	if read > 0 {
 		if m.Torn {
 			return analyze.GateMemo{}, false
 		}
@@ -161,8 +168,10 @@ func recall(file, path string) (analyze.GateMemo, bool) {
 	if !ok {
 		return analyze.GateMemo{}, false
 	}
-	if grew || others {
+	if read > 0 || others > 0 {
 		carried.Add(1)
+	}
+	if read+others >= saveAfter {
 		if payload, err := json.Marshal(m); err == nil {
 			st.Payload = payload
 			incr.Save(file, st)
@@ -197,41 +206,41 @@ func carryOver(f *os.File, info os.FileInfo, mark incr.Mark, carries func([]byte
 // carryFiles checks the session's other files against m.Files: the same
 // entries, each unchanged or a subagent transcript that only grew by rows
 // the reading is carried over (m.Files then records them as they are
-// now). It reports whether they hold, and whether any grew.
-func carryFiles(path string, m *memo) (grew, ok bool) {
+// now). It reports how many appended bytes it read, and whether they hold.
+func carryFiles(path string, m *memo) (read int64, ok bool) {
 	now, err := analyze.SessionEntries(path)
 	if err != nil || len(now) != len(m.Files) {
-		return false, false
+		return 0, false
 	}
 	folder := analyze.SessionFolder(path)
 	for i, e := range now {
 		old := &m.Files[i]
 		switch {
 		case e.Rel != old.Rel || e.Mode != old.Mode || e.ID != old.ID:
-			return false, false
+			return 0, false
 		case !e.Mode.IsRegular() || e.Size == old.Size && e.MTime == old.MTime:
 			continue
 		case old.Torn:
-			return false, false
+			return 0, false
 		}
 		f, err := os.Open(filepath.Join(folder, filepath.FromSlash(e.Rel)))
 		if err != nil {
-			return false, false
+			return 0, false
 		}
 		info, err := f.Stat()
 		if err != nil || old.Mark.Check(f, info) != nil {
 			f.Close()
-			return false, false
+			return 0, false
 		}
 		mark, ok := carryOver(f, info, old.Mark, func(rows []byte) bool { return m.Carry.CarriesAgent(e.Rel, rows) })
 		f.Close()
 		if !ok {
-			return false, false
+			return 0, false
 		}
+		read += info.Size() - old.Mark.Offset
 		old.Size, old.MTime, old.Mark = info.Size(), info.ModTime().UnixNano(), mark
-		grew = true
 	}
-	return grew, true
+	return read, true
 }
 
 // filesOf lists the session's other files with the marks of what they hold
