@@ -229,8 +229,9 @@ echo "RESULT gated push after an append p99 = $p99 ms as a process (target <= 10
 if [ -n "${REF_GATE:-}" ] && command -v python3 >/dev/null; then
 	ref=$("$WORK/timeit" -n 20 -stdin "$WORK/hook-grown.json" -append "$WORK/hook-row.jsonl" -to "$grown" -- python3 "$REF_GATE" pre-tool-use)
 	echo "reference hook, git push, one row appended:     $ref"
-	r=$(ratio "$(echo "$appended" | field p50)" "$(echo "$ref" | field p50)")
-	echo "RATIO gated push after an append, pmcheck / reference (p50) = $r, CPU of the best runs $(ratio "$(echo "$appended" | field cpu)" "$(echo "$ref" | field cpu)") (target <= 0.02): $(verdict "$r" "<=" 0.02)"
+	ratio4() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else print "inf" }'; }
+	r=$(ratio4 "$(echo "$appended" | field p50)" "$(echo "$ref" | field p50)")
+	echo "RATIO gated push after an append, pmcheck / reference (p50) = $r, CPU of the best runs $(ratio4 "$(echo "$appended" | field cpu)" "$(echo "$ref" | field cpu)") (target <= 0.02): $(verdict "$r" "<=" 0.02)"
 else
 	echo "reference hook: not measured (set REF_GATE to its resume_gate.py)"
 fi
