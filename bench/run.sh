@@ -10,7 +10,8 @@
 # are reused. Knobs (environment): FLEET=100000 sessions and
 # FLEET_SMALL=FLEET/10 (the linearity pair; 100,000 sessions are about
 # 14 GB), HUGE_MIB=1024, RUNS=5 timed runs per command (the best wall time
-# counts; fleets and the huge file run once, after one warm-up).
+# counts; fleets and the huge file run once, after one warm-up), REF_GATE
+# (the reference resume gate's resume_gate.py, timed beside the hook).
 # See docs/performance.md for what each figure means.
 set -euo pipefail
 
