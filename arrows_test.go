@@ -43,7 +43,7 @@ var arrows = []arrow{
 	{"analyze/gitsource", "what a check of a commit range reads from git: the commits, their checkpoints' sessions", []string{"analyze/layout", "internal/lazyre"}},
 	{"analyze/trace", "linking a range's commits to the runs that made them", []string{"analyze/detect", "analyze/gitsource", "analyze/jsonl", "analyze/model", "internal/lazyre"}},
 	{"analyze/replay", "watch's events and the watchdogs on the simulated clock: timing only", []string{"analyze/clock", "analyze/discover", "analyze/interpret", "analyze/journal", "analyze/model", "internal/exitcode"}},
-	{"analyze", "the façade: paths in, runs and facts out; loading, linking, resume copies; the hook's one call (ReadGate)", []string{"analyze/*"}},
+	{"analyze", "the façade: paths in, runs and facts out; loading, linking, resume copies; the hook's one call (ReadGate, ReadGateCarry) and what carries its reading over appended rows (GateCarry)", []string{"analyze/*", "internal/incr"}},
 	{"rules", "rule schema, strict loader, expr conditions, evaluation into findings", []string{"analyze/model", "internal/lazyre"}},
 	{"report", "the canonical Document and one renderer per format", []string{"analyze/model", "internal/swar", "rules"}},
 	{"explain", "the evidence chain of a finding, read from the Document", []string{"analyze/model", "internal/lazyre", "report", "rules"}},
