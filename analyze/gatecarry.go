@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -53,6 +54,12 @@ type GateCarry struct {
 	// their transcripts end (a false done), so a row appended to one is
 	// a full read.
 	Ended []string `json:"ended,omitempty"`
+	// Linked are hashes (linkHash) of the agent_progress links each
+	// transcript of the run holds (the transcript, the call, the agent
+	// id): a running subagent's progress rows repeat its link, which
+	// changes nothing the loader links; a link not among them is a full
+	// read.
+	Linked hashes `json:"linked,omitempty"`
 }
 
 // ReadGateCarry is ReadGate with the carry of its reading.
@@ -73,7 +80,7 @@ func carryOf(run *Run, m GateMemo) GateCarry {
 	main := run.Main
 	c.Foldable = !main.LastTime.IsZero() && len(run.Launches) == 0 && len(run.Attempts) == 0 &&
 		run.Journal == nil && run.Runtime == nil && run.Launch == nil
-	watched := map[uint64]bool{}
+	watched, linked := map[uint64]bool{}, map[uint64]bool{}
 	for _, t := range append([]*model.Transcript{main}, run.Agents...) {
 		if t == nil {
 			continue
@@ -85,6 +92,9 @@ func carryOf(run *Run, m GateMemo) GateCarry {
 			if !detect.GateIgnores(call) {
 				watched[callHash(call.ID())] = true
 			}
+		}
+		for _, p := range t.Progress {
+			linked[linkHash(t.AgentID, p)] = true
 		}
 	}
 	for _, sc := range run.Subagents {
@@ -98,7 +108,22 @@ func carryOf(run *Run, m GateMemo) GateCarry {
 		c.Watched = append(c.Watched, h)
 	}
 	slices.Sort(c.Watched)
+	for h := range linked {
+		c.Linked = append(c.Linked, h)
+	}
+	slices.Sort(c.Linked)
 	return c
+}
+
+// linkHash is the hash Linked keeps of an agent_progress link in the
+// transcript of agent owner ("": the session's). Two links sharing one
+// would carry a reading over a new link, so it is cut from SHA-256, not
+// from a hash whose collisions can be made (a watched call's hash only
+// has to tell the ids it watches apart from none: a collision there is a
+// full read).
+func linkHash(owner string, p model.AgentProgress) uint64 {
+	sum := sha256.Sum256([]byte(owner + "\x00" + p.ToolUseID + "\x00" + p.AgentID))
+	return binary.BigEndian.Uint64(sum[:8])
 }
 
 // hashes are sorted hashes, kept in JSON as the base64 of their 8 bytes
@@ -146,10 +171,14 @@ func callHash(id string) uint64 {
 // Claude Code wrote that holds only calls the gate ignores
 // (detect.GateIgnores), results of calls it does not watch, and nothing
 // else the gate reads (notifications, queue operations, marks, agent
-// progress, interruptions, API errors). Any doubt (a malformed line, a
-// line that is JSON but not a row, an Agent SDK row) is false: a full
-// read. file names the transcript in evidence (it changes nothing here).
-func (c *GateCarry) Carries(rows []byte, file string) bool {
+// progress rows but those repeating a link the transcript holds,
+// interruptions, API errors). Any doubt (a malformed line, a line that is
+// JSON but not a row, an Agent SDK row) is false: a full read. file names
+// the transcript in evidence (it changes nothing here).
+func (c *GateCarry) Carries(rows []byte, file string) bool { return c.carries(rows, file, "") }
+
+// carries is Carries for the transcript of agent owner ("": the session's).
+func (c *GateCarry) carries(rows []byte, file, owner string) bool {
 	if !c.Foldable {
 		return false
 	}
@@ -158,9 +187,14 @@ func (c *GateCarry) Carries(rows []byte, file string) bool {
 		return false
 	}
 	if t.MalformedCount > 0 || t.Values > 0 || t.SDKRows > 0 || t.OverCap > 0 || t.ClaudeCodeRows != t.Rows ||
-		len(t.Notifications) > 0 || len(t.QueueOps) > 0 || len(t.Marks) > 0 || len(t.Progress) > 0 ||
+		len(t.Notifications) > 0 || len(t.QueueOps) > 0 || len(t.Marks) > 0 ||
 		len(t.APIErrors) > 0 || len(t.Interrupts) > 0 {
 		return false
+	}
+	for _, p := range t.Progress {
+		if _, known := slices.BinarySearch(c.Linked, linkHash(owner, p)); !known {
+			return false
+		}
 	}
 	for _, call := range t.ToolCalls {
 		if !detect.GateIgnores(call) {
@@ -187,7 +221,7 @@ func (c *GateCarry) CarriesAgent(rel string, rows []byte) bool {
 	if id == "" || path.Dir(rel) != "subagents" || !strings.HasSuffix(rel, ".jsonl") || slices.Contains(c.Ended, id) {
 		return false
 	}
-	return c.Carries(rows, rel)
+	return c.carries(rows, rel, id)
 }
 
 // SessionEntry is one entry of a session's own folder, as SessionEntries

@@ -538,3 +538,44 @@ func TestCarryAnEndedSubagentsRowIsAFullRead(t *testing.T) {
 		t.Fatalf("the state's reading %s, a full read %s", got, want)
 	}
 }
+
+// progressRow is an agent_progress row: a running subagent's message
+// relayed into its parent (CLI 2.1.1x–2.1.76), naming its call and agent.
+func progressRow(toolUseID, agentID string) string {
+	rowN++
+	b, _ := json.Marshal(map[string]any{
+		"type": "progress", "uuid": fmt.Sprintf("b0000000-0000-4000-8000-%012d", rowN), "sessionId": sessionID,
+		"timestamp": fmt.Sprintf("2026-05-07T09:%02d:%02d.000Z", rowN/60%60, rowN%60),
+		"data":      map[string]any{"type": "agent_progress", "agentId": agentID, "prompt": "", "message": map[string]any{"type": "assistant"}},
+		"toolUseID": "agent_msg_" + toolUseID, "parentToolUseID": toolUseID,
+	})
+	return string(b)
+}
+
+// TestCarryARunningSubagentsProgressRows: a running subagent's progress
+// rows repeat the link its first one made, and are carried; a row that
+// links another agent is a full read.
+func TestCarryARunningSubagentsProgressRows(t *testing.T) {
+	withCache(t)
+	const agent, other = "a4000000000000994", "a4000000000000993"
+	p := writeTranscript(t, agentCall("toolu_sync", "Port the exporter"), progressRow("toolu_sync", agent))
+	first := answer(readGate(p, Config{}))
+	for i := 0; i < 3; i++ {
+		appendRows(t, p, progressRow("toolu_sync", agent))
+		f0, c0 := counts()
+		if got, want := answer(readGate(p, Config{})), answer(analyze.ReadGate(p, Config{}.gate())); got != want || got != first {
+			t.Fatalf("after %d progress rows: the state's reading %s, a full read %s", i+1, got, want)
+		}
+		if f, c := counts(); f != f0 || c != c0+1 {
+			t.Fatalf("after %d progress rows: %d full reads, %d carried (want 0, 1)", i+1, f-f0, c-c0)
+		}
+	}
+	appendRows(t, p, progressRow("toolu_sync", other))
+	f0, _ := counts()
+	if got, want := answer(readGate(p, Config{})), answer(analyze.ReadGate(p, Config{}.gate())); got != want {
+		t.Fatalf("another agent's link: the state's reading %s, a full read %s", got, want)
+	}
+	if f, _ := counts(); f != f0+1 {
+		t.Fatalf("another agent's link: %d full reads, want 1", f-f0)
+	}
+}
