@@ -170,7 +170,7 @@ func callHash(id string) uint64 {
 // unterminated), leave the gate's reading as it is: every line is a row
 // Claude Code wrote that holds only calls the gate ignores
 // (detect.GateIgnores), results of calls it does not watch, and nothing
-// else the gate reads (notifications, queue operations, marks, agent
+// else the gate reads (notifications, queued notifications, marks, agent
 // progress rows but those repeating a link the transcript holds,
 // interruptions, API errors). Any doubt (a malformed line, a line that is
 // JSON but not a row, an Agent SDK row) is false: a full read. file names
@@ -187,9 +187,16 @@ func (c *GateCarry) carries(rows []byte, file, owner string) bool {
 		return false
 	}
 	if t.MalformedCount > 0 || t.Values > 0 || t.SDKRows > 0 || t.OverCap > 0 || t.ClaudeCodeRows != t.Rows ||
-		len(t.Notifications) > 0 || len(t.QueueOps) > 0 || len(t.Marks) > 0 ||
-		len(t.APIErrors) > 0 || len(t.Interrupts) > 0 {
+		len(t.Notifications) > 0 || len(t.Marks) > 0 || len(t.APIErrors) > 0 || len(t.Interrupts) > 0 {
 		return false
+	}
+	for _, op := range t.QueueOps {
+		// Only a queued task notification is read (Signature B, the
+		// queue accounting, the call's notifications); a prompt the user
+		// queued while the model worked is not.
+		if op.Notification != nil {
+			return false
+		}
 	}
 	for _, p := range t.Progress {
 		if _, known := slices.BinarySearch(c.Linked, linkHash(owner, p)); !known {

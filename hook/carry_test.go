@@ -579,3 +579,36 @@ func TestCarryARunningSubagentsProgressRows(t *testing.T) {
 		t.Fatalf("another agent's link: %d full reads, want 1", f-f0)
 	}
 }
+
+// TestCarryAQueuedPromptButNotAQueuedNotification: a prompt the user
+// queued while the model worked is carried; a queued task notification
+// (a background agent's end) is a full read, and is what it says.
+func TestCarryAQueuedPromptButNotAQueuedNotification(t *testing.T) {
+	withCache(t)
+	p := writeTranscript(t, row("user", "Port the exporter in the background."), agentCall("toolu_bg", "Background port"),
+		toolResult("toolu_bg", "Async agent launched successfully.\nagentId: a4000000000000992"))
+	readGate(p, Config{})
+	queue := func(content string) string {
+		rowN++
+		b, _ := json.Marshal(map[string]any{"type": "queue-operation", "operation": "enqueue", "sessionId": sessionID,
+			"timestamp": fmt.Sprintf("2026-05-07T09:%02d:%02d.000Z", rowN/60%60, rowN%60), "content": content})
+		return string(b)
+	}
+	appendRows(t, p, queue("also respect the OS system preference"))
+	f0, c0 := counts()
+	if got, want := answer(readGate(p, Config{})), answer(analyze.ReadGate(p, Config{}.gate())); got != want {
+		t.Fatalf("a queued prompt: the state's reading %s, a full read %s", got, want)
+	}
+	if f, c := counts(); f != f0 || c != c0+1 {
+		t.Fatalf("a queued prompt: %d full reads, %d carried (want 0, 1)", f-f0, c-c0)
+	}
+	appendRows(t, p, queue("<task-notification>\n<task-id>a4000000000000992</task-id>\n<tool-use-id>toolu_bg</tool-use-id>\n<status>killed</status>\n<summary>Agent \"Background port\" was stopped</summary>\n</task-notification>"))
+	f0, _ = counts()
+	got, want := answer(readGate(p, Config{})), answer(analyze.ReadGate(p, Config{}.gate()))
+	if got != want || !strings.Contains(want, "Background port") {
+		t.Fatalf("a queued notification: the state's reading %s, a full read %s", got, want)
+	}
+	if f, _ := counts(); f != f0+1 {
+		t.Fatalf("a queued notification: %d full reads, want 1", f-f0)
+	}
+}
