@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -40,9 +41,10 @@ type GateCarry struct {
 	// unchanged: the transcript is a session's, its last write time is
 	// known and no other file of the run holds a later one (the end of
 	// the transcript, where the gate reads, is then after every row of
-	// the run however late the appended rows are), and the run holds no
-	// Workflow launches or attempts. Otherwise every append is a full
-	// read.
+	// the run however late the appended rows are), its subagents'
+	// transcripts are in its own folder (SessionEntries), and the run
+	// holds no Workflow launches or attempts. Otherwise every append is a
+	// full read.
 	Foldable bool `json:"foldable,omitempty"`
 	// Watched are hashes (callHash) of the ids of every call of the run
 	// the gate may read the result of (not detect.GateIgnores): a result
@@ -85,7 +87,10 @@ func carryOf(run *Run, m GateMemo) GateCarry {
 		if t == nil {
 			continue
 		}
-		if t != main && t.LastTime.After(main.LastTime) {
+		if t != main && (t.LastTime.After(main.LastTime) || !layout.OwnSubagent(main.File, t.File)) {
+			// A later row (above), or a subagent's file outside the
+			// session's folder (the legacy layout, beside the session),
+			// whose changes SessionEntries does not list.
 			c.Foldable = false
 		}
 		for _, call := range t.ToolCalls {
@@ -247,21 +252,33 @@ type SessionEntry struct {
 // path other than the transcript itself, which the gate reads too: the
 // entries of its own folder (<session>/: subagent transcripts, their
 // sidecars, Workflow runs), in lexical order, each with its type, size,
-// modification time and identity. A folder that is not there has none. A
-// folder that cannot be listed, or holds a symbolic link (whose target's
-// changes a listing would not see), is an error: no reading is carried.
+// modification time and identity, after the folder that holds the
+// transcript (Rel ".."; its modification time moves when a file is added
+// beside the transcript, such as a legacy subagent's sidecar that would
+// link a call) and the session's folder itself (Rel "."). A session folder
+// that is not there has no entries of its own. A folder that cannot be
+// listed, or holds a symbolic link (whose target's changes a listing would
+// not see), is an error: no reading is carried.
 func SessionEntries(transcriptPath string) ([]SessionEntry, error) {
+	entry := func(rel string, info fs.FileInfo) SessionEntry {
+		e := SessionEntry{Rel: rel, Mode: info.Mode(), MTime: info.ModTime().UnixNano(), ID: incr.IdentityOf(info)}
+		if info.Mode().IsRegular() {
+			e.Size = info.Size()
+		}
+		return e
+	}
+	parent, err := os.Stat(filepath.Dir(transcriptPath))
+	if err != nil {
+		return nil, err
+	}
+	out := []SessionEntry{entry("..", parent)}
 	dir := SessionFolder(transcriptPath)
-	var out []SessionEntry
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir && errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
-		}
-		if p == dir {
-			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -271,11 +288,7 @@ func SessionEntries(transcriptPath string) ([]SessionEntry, error) {
 			return errSymlink
 		}
 		rel, _ := filepath.Rel(dir, p)
-		e := SessionEntry{Rel: filepath.ToSlash(rel), Mode: info.Mode(), ID: incr.IdentityOf(info)}
-		if info.Mode().IsRegular() {
-			e.Size, e.MTime = info.Size(), info.ModTime().UnixNano()
-		}
-		out = append(out, e)
+		out = append(out, entry(filepath.ToSlash(rel), info))
 		return nil
 	})
 	if err != nil {

@@ -612,3 +612,24 @@ func TestCarryAQueuedPromptButNotAQueuedNotification(t *testing.T) {
 		t.Fatalf("a queued notification: %d full reads, want 1", f-f0)
 	}
 }
+
+// TestCarryALegacySubagentBesideTheSession: a subagent transcript beside
+// the session's (the legacy layout) is outside the folder the state
+// lists, so the reading is never carried: a nested kill appended there is
+// seen.
+func TestCarryALegacySubagentBesideTheSession(t *testing.T) {
+	withCache(t)
+	const agent = "a4000000000000991"
+	p := writeTranscript(t)
+	legacy := filepath.Join(filepath.Dir(p), "agent-"+agent+".jsonl")
+	os.WriteFile(legacy, []byte(row("user", "Coordinate the port.")+"\n"), 0o644)
+	appendRows(t, p, agentCall("toolu_p", "Coordinate the port"), toolResult("toolu_p", "Working.\nagentId: "+agent))
+	readGate(p, Config{})
+	f, _ := os.OpenFile(legacy, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(agentCall("toolu_n", "Nested exporter") + "\n" + killedResult("toolu_n") + "\n")
+	f.Close()
+	appendRows(t, p, bashCall("toolu_sh", "ls"))
+	if got, want := answer(readGate(p, Config{})), answer(analyze.ReadGate(p, Config{}.gate())); got != want {
+		t.Fatalf("the state's reading %s, a full read %s", got, want)
+	}
+}

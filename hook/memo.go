@@ -216,8 +216,8 @@ func carryFiles(path string, m *memo) (read int64, ok bool) {
 	for i, e := range now {
 		old := &m.Files[i]
 		switch {
-		case e.Rel != old.Rel || e.Mode != old.Mode || e.ID != old.ID:
-			return 0, false
+		case e.Rel != old.Rel || e.Mode != old.Mode || e.ID != old.ID || !e.Mode.IsRegular() && e.MTime != old.MTime:
+			return 0, false // another file, or a folder whose entries changed
 		case !e.Mode.IsRegular() || e.Size == old.Size && e.MTime == old.MTime:
 			continue
 		case old.Torn:
