@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze"
+	"github.com/pmcheck/pmcheck/report"
 )
 
 // ReplayCmd replays a Workflow run through the simulated clock and prints
@@ -206,10 +207,10 @@ func loadWorkflow(dir string) (*analyze.Run, error) {
 func writeExplain(w io.Writer, rep *analyze.ReplayReport, jsonMode bool) {
 	if jsonMode {
 		b, _ := json.Marshal(map[string]any{"explain": "start", "start": rep.Start})
-		fmt.Fprintln(w, string(b))
+		fmt.Fprintln(w, string(report.EscapeDisplayControls(b)))
 		for _, lt := range rep.Times {
 			b, _ := json.Marshal(map[string]any{"explain": "journal-line", "line": lt})
-			fmt.Fprintln(w, string(b))
+			fmt.Fprintln(w, string(report.EscapeDisplayControls(b)))
 		}
 		return
 	}
@@ -252,7 +253,9 @@ func watchdogLine(e analyze.WatchdogEvent, jsonMode bool) string {
 			Event string `json:"event"`
 			analyze.WatchdogEvent
 		}{"WATCHDOG", e})
-		return string(b)
+		// encoding/json writes C1 and bidi controls raw; watch's own
+		// events escape every non-ASCII character (replay.Lines).
+		return string(report.EscapeDisplayControls(b))
 	}
 	extra := ""
 	if e.Predicted != "" || e.Observed != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +120,52 @@ func TestReplayHintsNamePmcheck(t *testing.T) {
 	watch, _, _ := runReplay(t, "--as-watch", killRetryRun)
 	if !strings.Contains(watch, "-> agent-postmortem rescue plan wf_kill0001") || !strings.Contains(watch, "-> agent-postmortem run wf_kill0001") {
 		t.Fatalf("--as-watch:\n%s", watch)
+	}
+}
+
+// TestReplayJSONEscapesDisplayControls: every line replay --json prints
+// (watch's events, --explain's and --watchdogs' objects) writes C1
+// controls, bidi controls and U+FFFE/U+FFFF of the run's strings (here a
+// journal's agent id and the folder the run sits in) as \u escapes, as the
+// JSON report and explain --json do: a terminal or CI log showing the
+// output never gets the raw character. The strings still decode to what
+// the run holds.
+func TestReplayJSONEscapesDisplayControls(t *testing.T) {
+	const bad = "\u009b31m\u202eexe\ufffe"
+	src := "../../fixtures/runs/replay-kill-retry"
+	root := filepath.Join(t.TempDir(), "evil"+bad)
+	copyTree(t, src, root)
+	run := filepath.Join(root, strings.TrimPrefix(killRetryRun, src))
+	journal := filepath.Join(run, "journal.jsonl")
+	b, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first started line's agent id carries the controls too.
+	b = []byte(strings.Replace(string(b), `"agentId":"ak00000000000001"`, `"agentId":"ak`+bad+`"`, 1))
+	if err := os.WriteFile(journal, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runReplay(t, "--json", "--timestamps", "--explain", "--watchdogs", run)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	decoded := 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		for _, r := range []rune{0x9b, 0x202e, 0xfffe} {
+			if strings.ContainsRune(l, r) {
+				t.Errorf("raw %U in: %s", r, l)
+			}
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %s", l)
+		}
+		if strings.Contains(fmt.Sprint(m), bad) {
+			decoded++
+		}
+	}
+	if decoded == 0 {
+		t.Errorf("no line carries the run's strings:\n%s", out)
 	}
 }
