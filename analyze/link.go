@@ -477,7 +477,7 @@ func (l *loader) workflowRun(dir string) {
 	}
 	run := &model.Run{Kind: model.KindWorkflow, ID: runID, Path: l.show(dir)}
 	jrel := layout.JournalOf(dir)
-	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk, Follow: l.opts.Follow.forJournals()})
+	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk, Follow: l.opts.Follow.forJournals(), Rows: l.rowsOf(jrel)})
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
 		l.addUntrustedAt(l.show(jrel), gaveUp.First, fmt.Sprintf("%s; a journal that is mostly not JSON cannot be checked; repair it or remove the run from the input", gaveUp))

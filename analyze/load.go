@@ -64,6 +64,12 @@ type Options struct {
 	// and shown as where they come from (CheckpointsShown), never as a host
 	// path.
 	ShowAs map[string]string
+	// Rows, when set, is asked for a function per transcript, journal and
+	// message stream read (by the name its evidence carries), which is
+	// given each of the file's lines as the reader applies it
+	// (transcript.Options.Rows): explain keeps its excerpts in the one
+	// reading instead of opening the cited files again.
+	Rows func(file string) func(line int, data []byte)
 }
 
 // Followers are the readers a load keeps for the next (Options.Follow).
@@ -482,7 +488,15 @@ func (l *loader) readOptions(rel string) transcript.Options {
 	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell, Follow: l.opts.Follow.forTranscripts(),
 		// Only session files' uuids are compared (markResumeCopies): an
 		// agent transcript's list is dropped after the read.
-		NoUUIDList: layout.AgentIDFromName(path.Base(rel)) != ""}
+		NoUUIDList: layout.AgentIDFromName(path.Base(rel)) != "", Rows: l.rowsOf(rel)}
+}
+
+// rowsOf is Options.Rows's function for the file at rel, or nil.
+func (l *loader) rowsOf(rel string) func(line int, data []byte) {
+	if l.opts.Rows == nil {
+		return nil
+	}
+	return l.opts.Rows(l.show(rel))
 }
 
 // lineCap is the line cap transcripts are read with.

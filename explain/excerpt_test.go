@@ -96,3 +96,55 @@ func TestExcerptOfAnIndentedArrayElement(t *testing.T) {
 		t.Errorf("element at line 14: %q", got[Loc{f, 14}])
 	}
 }
+
+// TestRowsKeepWhatExcerptsRead: the excerpts kept while a file is read
+// (the readers give each line, trimmed, to Rows.File's function) are the
+// ones Excerpts reads from the file, the huge row's cut included; a blank
+// line, a line never given and a file never read have none, and a file
+// read twice is found in either reading.
+func TestRowsKeepWhatExcerptsRead(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.ToSlash(filepath.Join(dir, "t.jsonl"))
+	lines := []string{
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":"git push origin main"}}]}}`,
+		`  {"type":"user","message":{"role":"user","content":"` + strings.Repeat("y ", 1<<16) + `"}}  `,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","is_error":true,"content":"boom \u202e\u009b"}]}}`,
+		``,
+		`not json at all`,
+		`{"type":"queue-operation","operation":"enqueue","content":"<task-notification>x</task-notification>"}`,
+		`{"type":"started","key":"k1","agentId":"a1"}`,
+	}
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := NewRows()
+	heads := rows.File("t.jsonl") // a first reading that stopped early
+	heads(1, []byte(lines[0]))
+	keep := rows.File("t.jsonl")
+	for i, l := range lines[1:] {
+		keep(i+2, []byte(strings.TrimSpace(l)))
+	}
+	var locs []Loc
+	for n := 1; n <= len(lines)+1; n++ {
+		locs = append(locs, Loc{f, n})
+	}
+	want := Excerpts(locs)
+	shown := func(name string) string { return filepath.ToSlash(filepath.Join(dir, name)) }
+	got := rows.Excerpts(append(locs, Loc{"other.jsonl", 1}), shown)
+	for _, l := range locs {
+		// A blank line (4, and 8 after the last newline) is never a row,
+		// so never cited: Excerpts quotes it as "raw:", Rows keeps nothing.
+		if blank := l.Line == 4 || l.Line == 8; blank {
+			if ex, ok := got[l]; ok {
+				t.Errorf("blank line %d kept as %q", l.Line, ex)
+			}
+			continue
+		}
+		if got[l] != want[l] || want[l] == "" {
+			t.Errorf("line %d: kept %q, read %q", l.Line, got[l], want[l])
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("kept %d excerpts, want 6: %v", len(got), got)
+	}
+}

@@ -157,6 +157,11 @@ type Query struct {
 	// the report's root (not absolute). A Document pmcheck built from the
 	// inputs cites the files it read, wherever they are.
 	Saved bool
+	// Rows, when set, are the excerpts kept while the Document was built
+	// from the inputs (NewRows, analyze.Options.Rows): the rows cited are
+	// quoted from them and no file is opened. Without them (a saved
+	// report) each cited file is read once, up to its last cited row.
+	Rows *Rows
 }
 
 var fileLine = lazyre.New(`^(.+):([0-9]+)$`)
@@ -168,7 +173,7 @@ func Explain(doc *report.Document, q Query) (*Output, error) {
 	if len(doc.Facts) == 0 && len(doc.Runs) > 0 {
 		return nil, fmt.Errorf("this report holds no facts (written by schema version 1): run pmcheck check again, or explain the inputs instead of the saved report")
 	}
-	e := &explainer{doc: doc, saved: q.Saved}
+	e := &explainer{doc: doc, saved: q.Saved, rows: q.Rows}
 	if q.Run != "" {
 		rf := e.findRun(q.Run)
 		if rf == nil {
@@ -186,6 +191,7 @@ func Explain(doc *report.Document, q Query) (*Output, error) {
 type explainer struct {
 	doc   *report.Document
 	saved bool
+	rows  *Rows
 	only  *report.RunFacts
 	out   []Explanation
 }
@@ -619,7 +625,9 @@ func watchdogSummary(w model.WatchdogFact) string {
 	return out
 }
 
-// fillExcerpts re-reads every cited row once.
+// fillExcerpts quotes every cited row of the report's own runs: from the
+// excerpts kept while the inputs were read, or (a saved report) from the
+// files, each read once.
 func (e *explainer) fillExcerpts() {
 	var locs []Loc
 	each := func(fn func(*Step)) {
@@ -662,7 +670,12 @@ func (e *explainer) fillExcerpts() {
 		}
 		locs = append(locs, Loc{s.File, s.Line})
 	})
-	ex := Excerpts(locs)
+	var ex map[Loc]string
+	if e.rows != nil {
+		ex = e.rows.Excerpts(locs, e.doc.DisplayPath)
+	} else {
+		ex = Excerpts(locs)
+	}
 	each(func(s *Step) { s.Excerpt = ex[Loc{s.File, s.Line}] })
 }
 

@@ -30,6 +30,10 @@ type Options struct {
 	// between reads, so a journal that grew is decoded from where the last
 	// read stopped (follow.go). The journal is the one a full read gives.
 	Follow *Followers
+	// Rows, when set, is given each line in file order: its number and
+	// its bytes (nil when over the cap), valid only during the call
+	// (transcript.Options.Rows).
+	Rows func(line int, data []byte)
 }
 
 // ReadFile reads the journal at path; file is the name evidence carries.
@@ -110,6 +114,9 @@ func (jr *reader) malformed(m model.Malformed, keep bool) {
 // line reads one line; the error is the reader giving up (Options.GiveUp).
 func (jr *reader) line(l jsonl.Line) error {
 	j, opts := jr.j, jr.opts
+	if opts.Rows != nil {
+		opts.Rows(l.N, l.Data)
+	}
 	if l.OverCap {
 		jr.index++
 		j.OverCap++

@@ -66,6 +66,11 @@ type Options struct {
 	// where the last read stopped (followers.go). The transcript is the
 	// one a full read gives. Not used with Copied.
 	Follow *Followers
+	// Rows, when set, is given each line in file order as it is applied:
+	// its number and its bytes without surrounding space (nil when over
+	// the cap), valid only during the call. explain keeps its excerpts of
+	// the rows this way, so it never reads a file the check read.
+	Rows func(line int, data []byte)
 }
 
 // ReadFile opens path and reads it; file is the name evidence carries.
@@ -374,6 +379,8 @@ type builder struct {
 	keys int
 	// sdk is set while an Agent SDK message stream is read (sdkstream.go).
 	sdk bool
+	// rows is Options.Rows.
+	rows func(line int, data []byte)
 }
 
 // arenas keeps decoding arenas between files: a fleet scan reads thousands
@@ -522,6 +529,9 @@ func (b *builder) line(l jsonl.Line) {
 // lines (the running maximum write time, duplicates, calls and results)
 // is exact whoever decoded the line.
 func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
+	if b.rows != nil {
+		b.rows(l.N, data)
+	}
 	t := b.t
 	if l.OverCap {
 		t.Lines++
@@ -986,6 +996,7 @@ func (b *builder) setOptions(opts Options) {
 	b.headsOnly = opts.HeadsOnly
 	b.noUUIDList = opts.NoUUIDList
 	b.inert = opts.Shell.Inert
+	b.rows = opts.Rows
 	if opts.Shell.Classify != nil && !opts.HeadsOnly {
 		b.shellR.opts = opts.Shell
 		b.shell = &b.shellR

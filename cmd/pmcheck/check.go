@@ -56,6 +56,9 @@ type CheckCmd struct {
 	LineCap    int64 `name:"line-cap" default:"67108864" help:"Longest transcript line read, in bytes."`
 
 	dropFacts bool // no report asked for shows the facts (Run)
+	// keepRows, when set, is given every row read (analyze.Options.Rows):
+	// explain's excerpts.
+	keepRows func(file string) func(line int, data []byte)
 }
 
 // Run is the whole check pipeline: inputs -> analyze -> facts -> rules ->
@@ -161,6 +164,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	lopts.Rows = c.keepRows
 	pipe := pipeline{Rules: packOf, Settings: settings, Load: lopts, PublishTools: c.PublishTools, DeployLabels: c.DeployLabels, DropFacts: c.dropFacts,
 		RepoRoot: c.RepoRoot, Legacy: baseline != nil, KeepGoing: true}
 	if c.Commits != "" {

@@ -32,6 +32,7 @@ type ExplainCmd struct {
 // explained, 2 when the target matches nothing or the input is bad.
 func (c *ExplainCmd) Run(env *Env) error {
 	var doc *report.Document
+	var rows *explain.Rows // the excerpts, kept while the inputs are read
 	if c.Report != "" {
 		if len(c.Paths) > 0 {
 			return usageError("--report explains a saved report: give inputs (%s) or --report, not both", strings.Join(c.Paths, " "))
@@ -47,6 +48,10 @@ func (c *ExplainCmd) Run(env *Env) error {
 	} else {
 		check := &CheckCmd{Paths: c.Paths, Rules: c.Rules, Disable: c.Disable, Severity: c.Severity, Baseline: c.Baseline,
 			FailLevel: report.FailLevelError, Git: c.Git, Base: c.Base, Head: c.Head, LineCap: c.LineCap}
+		// The rows a finding cites are quoted from this reading: explain
+		// opens no file the check read.
+		rows = explain.NewRows()
+		check.keepRows = rows.File
 		// The same .pmcheck.yaml as check (paths, rules, baseline, git), so
 		// explain sees the findings check reports.
 		if err := check.applyConfig(); err != nil {
@@ -57,7 +62,7 @@ func (c *ExplainCmd) Run(env *Env) error {
 			return err
 		}
 	}
-	out, err := explain.Explain(doc, explain.Query{Target: c.Target, Run: c.InRun, Saved: c.Report != ""})
+	out, err := explain.Explain(doc, explain.Query{Target: c.Target, Run: c.InRun, Saved: c.Report != "", Rows: rows})
 	if err != nil {
 		return usageError("explain: %v", err)
 	}
