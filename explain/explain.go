@@ -1,11 +1,12 @@
 // Package explain shows why pmcheck concluded what it did: for a finding, a
 // fact or a whole run of a report, the rows that made each decision (with a
-// one-line excerpt re-read from the files), the review evidence that was
+// one-line excerpt of each row), the review evidence that was
 // searched for and found, the ship actions and branch matches that made work
 // "shipped", and the rule that turned the fact into the finding.
 //
 // It reads only a report.Document (saved, or built from the inputs by the
-// command) and, for the excerpts, the few rows it cites.
+// command) and, for the excerpts, the rows kept while the inputs were read
+// (Rows) or, for a saved report, the few rows it cites.
 package explain
 
 import (
@@ -63,8 +64,8 @@ type Explanation struct {
 }
 
 // Step is one row: what it showed, where (file as the report shows it,
-// 1-based line), its simulated time and a one-line excerpt re-read from the
-// file ("" when the file is not readable from here).
+// 1-based line), its simulated time and a one-line excerpt of the row (""
+// when the file is not readable from here).
 type Step struct {
 	What    string    `json:"what"`
 	File    string    `json:"file"`

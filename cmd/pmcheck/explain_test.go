@@ -42,7 +42,7 @@ func fingerprintOf(t *testing.T, rule string, args ...string) string {
 }
 
 // TestExplainFinding: a finding's chain has the rows that decided it (with
-// excerpts re-read from the transcript), the review search, the ship action
+// excerpts of the rows), the review search, the ship action
 // and the rule; a saved report explains the same as the inputs.
 func TestExplainFinding(t *testing.T) {
 	t.Chdir("../..")
@@ -170,7 +170,7 @@ func TestExplainErrors(t *testing.T) {
 
 // TestExplainCorpus: on the real transcripts, every finding and every run
 // of each corpus project explains from the saved report, and the rows it
-// cites carry excerpts re-read from the files.
+// cites carry excerpts read from the files.
 func TestExplainCorpus(t *testing.T) {
 	corpus := testcorpus.Require(t)
 	t.Chdir(corpus)
