@@ -160,9 +160,7 @@ func (s *Scanner) Number() bool {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i = skipDigits(d, i)
 	default:
 		return false
 	}
@@ -171,9 +169,7 @@ func (s *Scanner) Number() bool {
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
 			return false
 		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i = skipDigits(d, i)
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
@@ -183,12 +179,19 @@ func (s *Scanner) Number() bool {
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
 			return false
 		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i = skipDigits(d, i)
 	}
 	s.I = i
 	return true
+}
+
+// skipDigits returns the index of the first byte at or after i of d that
+// is not a decimal digit (inlined: Number's three runs of digits).
+func skipDigits(d []byte, i int) int {
+	for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Enter consumes the '{' or '[' at I and counts the nesting depth: false
