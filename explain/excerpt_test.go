@@ -147,4 +147,7 @@ func TestRowsKeepWhatExcerptsRead(t *testing.T) {
 	if len(got) != 6 {
 		t.Errorf("kept %d excerpts, want 6: %v", len(got), got)
 	}
+	if rows.File("run/execution.json") != nil {
+		t.Error("an execution file's rows are kept, but explain never quotes them")
+	}
 }

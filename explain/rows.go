@@ -2,6 +2,7 @@ package explain
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -35,9 +36,14 @@ type fileRows struct {
 func NewRows() *Rows { return &Rows{files: map[string][]*fileRows{}} }
 
 // File returns the function a reader of the file named file (as evidence
-// names it) gives each line to. Each reading of a file keeps its own rows;
-// a file read twice (heads, then whole) is looked up in both.
+// names it) gives each line to, or nil for a file explain never quotes
+// (not .jsonl: an execution file; see runFiles). Each reading of a file
+// keeps its own rows; a file read twice (heads, then whole) is looked up in
+// both.
 func (k *Rows) File(file string) func(line int, data []byte) {
+	if !strings.HasSuffix(file, ".jsonl") {
+		return nil
+	}
 	fr := &fileRows{}
 	k.mu.Lock()
 	k.files[file] = append(k.files[file], fr)
