@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -253,9 +254,13 @@ func cmpOr(ss ...string) string {
 	return ""
 }
 
-// clip makes s one inert line of at most ExcerptRunes runes.
+// clip makes s one inert line of at most ExcerptRunes runes. Only the
+// start of s is escaped: Inert turns each rune into one rune or more, so
+// the first ExcerptRunes+1 runes of s's words decide the excerpt (a row's
+// 64 KiB of text were escaped whole to keep 100 runes of it, for every row
+// explain keeps).
 func clip(s string) string {
-	s = Inert(strings.Join(strings.Fields(s), " "))
+	s = Inert(firstWords(s, ExcerptRunes+1))
 	if utf8.RuneCountInString(s) <= ExcerptRunes {
 		return s
 	}
@@ -267,6 +272,30 @@ func clip(s string) string {
 		n++
 	}
 	return s
+}
+
+// firstWords is strings.Join(strings.Fields(s), " ") up to its first n
+// runes.
+func firstWords(s string, n int) string {
+	var b strings.Builder
+	runes, space := 0, false
+	for i := 0; i < len(s) && runes < n; {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case space:
+			b.WriteByte(' ')
+			runes++
+			space = false
+			continue // the rune is written next time round, if there is room
+		default:
+			b.WriteString(s[i : i+size])
+			runes++
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // Inert shows control characters, invalid UTF-8 and the Unicode

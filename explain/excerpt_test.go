@@ -1,10 +1,12 @@
 package explain
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestExcerptsStreamOnlyTheWantedLines: rows are found by line number in
@@ -149,5 +151,41 @@ func TestRowsKeepWhatExcerptsRead(t *testing.T) {
 	}
 	if rows.File("run/execution.json") != nil {
 		t.Error("an execution file's rows are kept, but explain never quotes them")
+	}
+}
+
+// TestClipLooksOnlyAtTheStart: clip escapes only the first words of a text
+// and makes exactly the excerpt it made escaping the whole text.
+func TestClipLooksOnlyAtTheStart(t *testing.T) {
+	whole := func(s string) string { // clip as it was: every rune escaped
+		s = Inert(strings.Join(strings.Fields(s), " "))
+		if utf8.RuneCountInString(s) <= ExcerptRunes {
+			return s
+		}
+		n := 0
+		for i := range s {
+			if n == ExcerptRunes {
+				return s[:i] + "…"
+			}
+			n++
+		}
+		return s
+	}
+	parts := []string{"a", "word", " ", "  ", "\t", "\n", "\r\n", "\u3000", "\u0085", "\u00a0", "\x1b[31m", "\u202e", "\u200f",
+		"\xff", "\xe2", "\x80", "\xe2\x80", "\xe2\x80\xae", "ü", "日本", "\ufffe", "\x7f", "\u009b", "😀", "…"}
+	rng := rand.New(rand.NewPCG(30, 30))
+	cases := []string{"", " ", "plain", strings.Repeat("x", ExcerptRunes), strings.Repeat("x", ExcerptRunes+1),
+		strings.Repeat("x ", ExcerptRunes), strings.Repeat("\u202e", ExcerptRunes+5), strings.Repeat("a\n", 200)}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(160) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		cases = append(cases, b.String())
+	}
+	for _, c := range cases {
+		if got, want := clip(c), whole(c); got != want {
+			t.Fatalf("clip(%q) = %q, want %q", c, got, want)
+		}
 	}
 }
