@@ -138,3 +138,112 @@ func TestOutputsTakeEveryFormat(t *testing.T) {
 		t.Errorf("outputs %v, want all 7", cfg.Outputs)
 	}
 }
+
+// TestEveryKeysProblemWordForWord: one wrong value per key (and per git
+// key), each problem at its value, sorted by line and then column, with
+// the messages users see.
+func TestEveryKeysProblemWordForWord(t *testing.T) {
+	src := `version: 2
+paths: {a: b}
+rules: ["", +x.yaml]
+disable: [bad id!, ok-id, "x y"]
+severity:
+  "not an id!": error
+  quiet-agent: fatal
+  x: [1]
+baseline: [a]
+fail-level: panic
+allow-empty: maybe
+junit-no-file-line: 3
+publish-tools: [[x]]
+deploy-labels: [~]
+outputs: [pdf, json=x]
+git:
+  repo: [x]
+  base: {}
+  head: ~
+  commits: [a]
+  checkpoints: [""]
+  unknown: 1
+paths: [again]
+colour: red
+`
+	_, err := Parse("c.yaml", []byte(src))
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("error %v is not a LoadError", err)
+	}
+	want := []string{
+		`c.yaml:1:10: version must be 1 (this pmcheck reads config version 1)`,
+		`c.yaml:2:8: paths takes a list of strings; this item is a mapping`,
+		`c.yaml:3:9: rules: "" is empty`,
+		`c.yaml:4:11: disable: "bad id!" is not a rule id`,
+		`c.yaml:4:27: disable: "x y" is not a rule id`,
+		`c.yaml:6:3: severity: "not an id!" is not a rule id`,
+		`c.yaml:7:16: severity of quiet-agent must be error, warning or note`,
+		`c.yaml:8:6: severity of x must be error, warning or note`,
+		`c.yaml:9:11: baseline takes a single value, not a list`,
+		`c.yaml:10:13: fail-level "panic" is not one of error, warning, note, none`,
+		`c.yaml:11:14: allow-empty takes true or false`,
+		`c.yaml:12:21: junit-no-file-line takes true or false`,
+		`c.yaml:13:17: publish-tools takes a list of strings; this item is a list`,
+		`c.yaml:14:17: deploy-labels takes a list of strings; this item is a single value`,
+		`c.yaml:15:11: outputs: "pdf" names no format; use FORMAT or FORMAT=FILE with FORMAT one of text, json, sarif, junit, github, markdown, html`,
+		`c.yaml:17:9: git.repo takes a single value, not a list`,
+		`c.yaml:18:9: git.base takes a single value, not a mapping`,
+		`c.yaml:19:9: git.head takes a single value, not a single value`,
+		`c.yaml:20:12: git.commits takes a single value, not a list`,
+		`c.yaml:21:17: git.checkpoints: "" is empty`,
+		`c.yaml:22:3: unknown key "unknown" under git; valid keys: base, checkpoints, commits, head, repo`,
+		`c.yaml:23:1: "paths" is set twice; keep one`,
+		`c.yaml:24:1: unknown key "colour"; valid keys: allow-empty, baseline, deploy-labels, disable, fail-level, git, junit-no-file-line, outputs, paths, publish-tools, rules, severity, version`,
+	}
+	var got []string
+	for _, e := range le.Errs {
+		got = append(got, e.Error())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEveryKeyIsRead: each key lands in its field, a single string counts
+// as a list of one, and a file of comments or null sets nothing.
+func TestEveryKeyIsRead(t *testing.T) {
+	src := `version: 1
+paths: one
+rules: [a.yaml, +b.yaml]
+disable: [r1, r2]
+severity: {r1: note, r2: warning}
+baseline: base.json
+fail-level: none
+allow-empty: true
+junit-no-file-line: false
+publish-tools: ["mcp__*__publish"]
+deploy-labels: [deploy, ship-it]
+outputs: [json=r.json]
+git:
+  repo: ..
+  base: b
+  head: h
+  commits: b..h
+  checkpoints: [cp1, cp2]
+`
+	cfg, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, no := true, false
+	want := &Config{File: "x.yaml", Paths: []string{"one"}, Rules: []string{"a.yaml", "+b.yaml"}, Disable: []string{"r1", "r2"},
+		Severity: []string{"r1=note", "r2=warning"}, Baseline: "base.json", FailLevel: "none", AllowEmpty: &yes, JUnitNoFileLine: &no,
+		PublishTools: []string{"mcp__*__publish"}, DeployLabels: []string{"deploy", "ship-it"}, Outputs: []string{"json=r.json"}}
+	want.Git.Repo, want.Git.Base, want.Git.Head, want.Git.Commits, want.Git.Checkpoints = "..", "b", "h", "b..h", []string{"cp1", "cp2"}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("parsed\n%+v\nwant\n%+v", cfg, want)
+	}
+	for _, src := range []string{"# only a comment\n", "~\n", "null\n"} {
+		if cfg, err := Parse("x.yaml", []byte(src)); err != nil || !reflect.DeepEqual(cfg, &Config{File: "x.yaml"}) {
+			t.Errorf("%q: %+v, %v; want a config that sets nothing", src, cfg, err)
+		}
+	}
+}

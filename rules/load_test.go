@@ -71,6 +71,8 @@ var loadErrorCases = []struct {
 	{"severity is a list", strings.Replace(validRule, "severity: error", "severity: [error]", 1), "t.yaml:5:15: \"severity\" must be a string, got a list", 1},
 	{"description is a mapping", validRule + "    description: {a: b}\n", "t.yaml:9:18: \"description\" must be a string, got a mapping", 1},
 	{"help is a number", validRule + "    help: 1.5\n", "t.yaml:9:11: \"help\" must be a string, got a number; quote the value to make it a string", 1},
+	{"alias is not a rule id", validRule + "    aliases: [old-id, \"not an id\"]\n", "t.yaml:9:23: alias \"not an id\" is not a valid rule id", 1},
+	{"alias too long", validRule + "    aliases: [" + strings.Repeat("a", 65) + "]\n", "t.yaml:9:15: alias \"" + strings.Repeat("a", 65) + "\" is not a valid rule id", 1},
 	{"tags is a string", validRule + "    tags: kill\n", "t.yaml:9:11: \"tags\" must be a list of strings, got a string", 1},
 	{"tag has a space", validRule + "    tags: [ok, \"not ok\"]\n", "t.yaml:9:16: tag \"not ok\" is not valid; use letters, digits, '.', '_' and '-'", 1},
 	{"tag is a boolean", validRule + "    tags: [yes, true]\n", "t.yaml:9:17: \"tags item\" must be a string, got a boolean; quote the value to make it a string", 1},
@@ -241,5 +243,52 @@ func TestEveryProblemOfARule(t *testing.T) {
 		if !strings.Contains(strings.Join(all, "\n"), want) {
 			t.Errorf("the problems do not list %s:\n%s", want, strings.Join(all, "\n"))
 		}
+	}
+}
+
+// TestEveryFieldsProblemInOrder: a rule wrong in every field gets one
+// problem per field, each at its value, in the order the fields are read.
+func TestEveryFieldsProblemInOrder(t *testing.T) {
+	src := "version: 1\nrules:\n" +
+		"  - id: my--rule\n" +
+		"    title: \"a\\nb\"\n" +
+		"    severity: fatal\n" +
+		"    description: [d]\n" +
+		"    help: {h: 1}\n" +
+		"    aliases: [\"no good\"]\n" +
+		"    tags: [\"bad tag\", x, x]\n" +
+		"    select: [subagent, subagent, agent]\n" +
+		"    where: \" \"\n" +
+		"    message: \"\"\n" +
+		"  - title: T\n    severity: note\n    select: run\n    where: \"true\"\n    message: m\n" +
+		"  - id: r3\n    title: T\n    severity: note\n    select: run\n    where: nosuch\n    message: \"{{ alsonosuch }}\"\n"
+	_, err := Parse("t.yaml", []byte(src))
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("not a LoadError: %v", err)
+	}
+	var got []string
+	for _, e := range le.Errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`t.yaml:3:9: rule id "my--rule" is not valid; use letters and digits separated by single '-', '_' or '.', starting with a letter (e.g. "my-rule")`,
+		`t.yaml:4:12: "title" must be one line`,
+		`t.yaml:5:15: unknown severity "fatal"; expected one of "error", "note", "warning"`,
+		`t.yaml:6:18: "description" must be a string, got a list`,
+		`t.yaml:7:11: "help" must be a string, got a mapping`,
+		`t.yaml:8:15: alias "no good" is not a valid rule id`,
+		`t.yaml:9:12: tag "bad tag" is not valid; use letters, digits, '.', '_' and '-'`,
+		`t.yaml:9:26: duplicate tag "x"`,
+		`t.yaml:10:24: fact kind "subagent" is selected twice`,
+		`t.yaml:10:34: unknown fact kind "agent" in "select"; expected one of "attempt", "commit", "run", "ship", "subagent", "watchdog"`,
+		`t.yaml:11:12: "where" is empty; write a boolean expression, e.g. "killed && !reviewed"`,
+		`t.yaml:12:14: "message" is empty; say what happened, e.g. "subagent {{ description }} was killed"`,
+		`t.yaml:13:5: a rule is missing required key "id"`,
+		`t.yaml:22:12: "where": "nosuch" is not a field of the run fact; see 'pmcheck rules explain' or docs/rules.md for the fields`,
+		`t.yaml:23:18: "message": "alsonosuch" is not a field of the run fact; see 'pmcheck rules explain' or docs/rules.md for the fields`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
