@@ -29,7 +29,6 @@ var overComplexity = map[string]int{
 	"cmd/pmcheck.CheckCmd.applyConfig":    59,
 	"cmd/pmcheck.CheckCmd.document":       42,
 	"cmd/pmcheck.WatchCmd.Run":            34,
-	"config.Parse":                        35,
 	"hook.Install":                        32,
 	"report.Document.Validate":            39,
 	"report.buildTimeline":                47,

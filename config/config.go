@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,9 +141,10 @@ func Load(path string) (*Config, error) {
 // OutputFormats are the formats outputs takes: every --format format.
 var OutputFormats = []string{"text", "json", "sarif", "junit", "github", "markdown", "html"}
 
-// keys are the valid top-level keys, sorted (errors list them as they are).
+// keys are the valid top-level keys (those settingReaders reads), sorted:
+// errors list them as they are.
 var (
-	keys    = []string{"allow-empty", "baseline", "deploy-labels", "disable", "fail-level", "git", "junit-no-file-line", "outputs", "paths", "publish-tools", "rules", "severity", "version"}
+	keys    = slices.Sorted(maps.Keys(settingReaders))
 	gitKeys = []string{"base", "checkpoints", "commits", "head", "repo"}
 	// formats are every format --format takes, in its order
 	// (TestConfigOutputsAreTheReportFormats holds them to report.Formats;
@@ -180,91 +182,15 @@ func Parse(name string, data []byte) (cfg *Config, err error) {
 		return nil, &LoadError{l.errs}
 	}
 	cfg = &Config{File: name}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return cfg, nil // an empty config sets nothing
-		}
-		msg := err.Error()
-		line := 1
-		if m := yamlLineError().FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		l.errs = append(l.errs, &PosError{Pos: Position{name, line, 1}, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")})
+	root, shape := l.document(data)
+	switch shape {
+	case notSettings:
 		return nil, &LoadError{l.errs}
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		l.errorf(&extra, "a second YAML document starts here; the config is one document, so remove the \"---\" separator")
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+	case setsNothing:
+		// Even when a second document follows (TestNullConfigIgnoresASecondDocument).
 		return cfg, nil
 	}
-	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return cfg, nil
-	}
-	if root.Kind != yaml.MappingNode {
-		l.errorf(root, "the config is a mapping of settings (paths:, rules:, baseline:, fail-level:, …), not a %s", kindName(root))
-		return nil, &LoadError{l.errs}
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			l.errorf(k, "%q is set twice; keep one", k.Value)
-			continue
-		}
-		seen[k.Value] = true
-		switch k.Value {
-		case "version":
-			if v.Kind != yaml.ScalarNode || v.Value != "1" {
-				l.errorf(v, "version must be 1 (this pmcheck reads config version 1)")
-			}
-		case "paths":
-			cfg.Paths = l.strings(v, k.Value, nonEmpty)
-		case "rules":
-			cfg.Rules = l.strings(v, k.Value, nonEmpty)
-		case "disable":
-			cfg.Disable = l.strings(v, k.Value, func(s string) string {
-				if !ruleID().MatchString(s) {
-					return "is not a rule id"
-				}
-				return ""
-			})
-		case "severity":
-			cfg.Severity = l.severity(v)
-		case "baseline":
-			cfg.Baseline = l.scalar(v, k.Value)
-		case "fail-level":
-			cfg.FailLevel = l.scalar(v, k.Value)
-			if cfg.FailLevel != "" && !slices.Contains(append(levels, "none"), cfg.FailLevel) {
-				l.errorf(v, "fail-level %q is not one of error, warning, note, none", cfg.FailLevel)
-			}
-		case "allow-empty":
-			cfg.AllowEmpty = l.boolean(v, k.Value)
-		case "junit-no-file-line":
-			cfg.JUnitNoFileLine = l.boolean(v, k.Value)
-		case "publish-tools":
-			cfg.PublishTools = l.strings(v, k.Value, nonEmpty)
-		case "deploy-labels":
-			cfg.DeployLabels = l.strings(v, k.Value, nonEmpty)
-		case "outputs":
-			cfg.Outputs = l.strings(v, k.Value, func(s string) string {
-				f, _, _ := strings.Cut(s, "=")
-				if !slices.Contains(formats, f) {
-					return "names no format; use FORMAT or FORMAT=FILE with FORMAT one of " + strings.Join(formats, ", ")
-				}
-				return ""
-			})
-		case "git":
-			l.git(v, cfg)
-		default:
-			l.errorf(k, "unknown key %q; valid keys: %s", k.Value, strings.Join(keys, ", "))
-		}
-	}
+	l.settings(root, cfg)
 	if len(l.errs) > 0 {
 		slices.SortStableFunc(l.errs, func(a, b *PosError) int {
 			if a.Pos.Line != b.Pos.Line {
@@ -275,6 +201,114 @@ func Parse(name string, data []byte) (cfg *Config, err error) {
 		return nil, &LoadError{l.errs}
 	}
 	return cfg, nil
+}
+
+// docShape is what the file's first document holds.
+type docShape int
+
+const (
+	settingsMapping docShape = iota // a mapping of settings to read
+	setsNothing                     // empty, or null: the config sets nothing
+	notSettings                     // not valid YAML, or not a mapping (the problem is recorded)
+)
+
+// document decodes the file's first document and returns its mapping of
+// settings. A second document is a problem of its own, listed with the
+// first document's.
+func (l *loader) document(data []byte) (*yaml.Node, docShape) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, setsNothing
+		}
+		msg := err.Error()
+		line := 1
+		if m := yamlLineError().FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		l.errs = append(l.errs, &PosError{Pos: Position{l.file, line, 1}, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")})
+		return nil, notSettings
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		l.errorf(&extra, "a second YAML document starts here; the config is one document, so remove the \"---\" separator")
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, setsNothing
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil, setsNothing
+	}
+	if root.Kind != yaml.MappingNode {
+		l.errorf(root, "the config is a mapping of settings (paths:, rules:, baseline:, fail-level:, …), not a %s", kindName(root))
+		return nil, notSettings
+	}
+	return root, settingsMapping
+}
+
+// settings reads each top-level key with its reader; a key set twice or
+// unknown is a problem, and the rest of the file is still read.
+func (l *loader) settings(root *yaml.Node, cfg *Config) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if seen[k.Value] {
+			l.errorf(k, "%q is set twice; keep one", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		read, known := settingReaders[k.Value]
+		if !known {
+			l.errorf(k, "unknown key %q; valid keys: %s", k.Value, strings.Join(keys, ", "))
+			continue
+		}
+		read(l, v, cfg)
+	}
+}
+
+// settingReaders read each top-level key into the Config, recording its
+// problems.
+var settingReaders = map[string]func(l *loader, v *yaml.Node, cfg *Config){
+	"version": func(l *loader, v *yaml.Node, _ *Config) {
+		if v.Kind != yaml.ScalarNode || v.Value != "1" {
+			l.errorf(v, "version must be 1 (this pmcheck reads config version 1)")
+		}
+	},
+	"paths":    func(l *loader, v *yaml.Node, cfg *Config) { cfg.Paths = l.strings(v, "paths", nonEmpty) },
+	"rules":    func(l *loader, v *yaml.Node, cfg *Config) { cfg.Rules = l.strings(v, "rules", nonEmpty) },
+	"disable":  func(l *loader, v *yaml.Node, cfg *Config) { cfg.Disable = l.strings(v, "disable", isRuleID) },
+	"severity": func(l *loader, v *yaml.Node, cfg *Config) { cfg.Severity = l.severity(v) },
+	"baseline": func(l *loader, v *yaml.Node, cfg *Config) { cfg.Baseline = l.scalar(v, "baseline") },
+	"fail-level": func(l *loader, v *yaml.Node, cfg *Config) {
+		cfg.FailLevel = l.scalar(v, "fail-level")
+		if cfg.FailLevel != "" && !slices.Contains(append(levels, "none"), cfg.FailLevel) {
+			l.errorf(v, "fail-level %q is not one of error, warning, note, none", cfg.FailLevel)
+		}
+	},
+	"allow-empty":        func(l *loader, v *yaml.Node, cfg *Config) { cfg.AllowEmpty = l.boolean(v, "allow-empty") },
+	"junit-no-file-line": func(l *loader, v *yaml.Node, cfg *Config) { cfg.JUnitNoFileLine = l.boolean(v, "junit-no-file-line") },
+	"publish-tools":      func(l *loader, v *yaml.Node, cfg *Config) { cfg.PublishTools = l.strings(v, "publish-tools", nonEmpty) },
+	"deploy-labels":      func(l *loader, v *yaml.Node, cfg *Config) { cfg.DeployLabels = l.strings(v, "deploy-labels", nonEmpty) },
+	"outputs":            func(l *loader, v *yaml.Node, cfg *Config) { cfg.Outputs = l.strings(v, "outputs", namesAFormat) },
+	"git":                func(l *loader, v *yaml.Node, cfg *Config) { l.git(v, cfg) },
+}
+
+func isRuleID(s string) string {
+	if !ruleID().MatchString(s) {
+		return "is not a rule id"
+	}
+	return ""
+}
+
+func namesAFormat(s string) string {
+	f, _, _ := strings.Cut(s, "=")
+	if !slices.Contains(formats, f) {
+		return "names no format; use FORMAT or FORMAT=FILE with FORMAT one of " + strings.Join(formats, ", ")
+	}
+	return ""
 }
 
 func nonEmpty(s string) string {

@@ -247,3 +247,12 @@ git:
 		}
 	}
 }
+
+// TestNullConfigIgnoresASecondDocument pins today's behaviour: a first
+// document that is null sets nothing, and a second document after it is not
+// reported (unlike after a mapping, TestBadYAMLAndTypes).
+func TestNullConfigIgnoresASecondDocument(t *testing.T) {
+	if cfg, err := Parse("x.yaml", []byte("~\n---\nx: 1\n")); err != nil || !reflect.DeepEqual(cfg, &Config{File: "x.yaml"}) {
+		t.Fatalf("%+v, %v", cfg, err)
+	}
+}
