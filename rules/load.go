@@ -31,8 +31,18 @@ const MaxFileSize = 1 << 20
 // Valid keys, sorted: error messages list them as they are.
 var (
 	topKeys  = []string{"review", "rules", "ship", "version"}
-	ruleKeys = []string{"aliases", "description", "help", "id", "message", "select", "severity", "tags", "title", "where"}
+	ruleKeys = ruleFieldKeys()
 )
+
+// ruleFieldKeys are the keys ruleFields reads, sorted.
+func ruleFieldKeys() []string {
+	var keys []string
+	for _, f := range ruleFields {
+		keys = append(keys, f.key)
+	}
+	slices.Sort(keys)
+	return keys
+}
 
 // MaxTags caps a rule's tags (SARIF consumers ignore rules with more than 20).
 const MaxTags = 10
@@ -471,135 +481,171 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 		return nil
 	}
 	r := &Rule{Pos: l.pos(n)}
+	l.missingRuleKeys(n, m)
+	// Every field is read even after a problem, so one pass lists them all.
+	for _, f := range ruleFields {
+		if v, ok := m[f.key]; ok {
+			f.read(l, v, r)
+		}
+	}
+	l.compile(r, m["where"], m["message"])
+	if len(l.errs) > before {
+		return nil
+	}
+	return r
+}
+
+// ruleFields read a rule's keys into the Rule, in this order (the order of
+// their problems), each recording what is wrong with its value.
+var ruleFields = []struct {
+	key  string
+	read func(l *loader, v *yaml.Node, r *Rule)
+}{
+	{"id", (*loader).ruleID},
+	{"title", (*loader).ruleTitle},
+	{"severity", (*loader).ruleSeverity},
+	{"description", func(l *loader, v *yaml.Node, r *Rule) { r.Description = l.trimmedText(v, "description") }},
+	{"help", func(l *loader, v *yaml.Node, r *Rule) { r.Help = l.trimmedText(v, "help") }},
+	{"aliases", (*loader).ruleAliases},
+	{"tags", (*loader).ruleTags},
+	{"select", (*loader).ruleSelect},
+	{"where", (*loader).ruleWhere},
+	{"message", (*loader).ruleMessage},
+}
+
+// missingRuleKeys names the required keys a rule lacks, in one problem.
+func (l *loader) missingRuleKeys(n *yaml.Node, m map[string]*yaml.Node) {
 	var missing []string
 	for _, key := range []string{"id", "title", "severity", "select", "where", "message"} {
 		if _, ok := m[key]; !ok {
 			missing = append(missing, key)
 		}
 	}
-	if len(missing) > 0 {
-		what := "a rule"
-		if idn, ok := m["id"]; ok && idn.Kind == yaml.ScalarNode {
-			what = fmt.Sprintf("rule %q", idn.Value)
-		}
-		noun := "key"
-		if len(missing) > 1 {
-			noun = "keys"
-		}
-		l.nodeErrorf(n, "%s is missing required %s %s", what, noun, quoteList(missing))
+	if len(missing) == 0 {
+		return
 	}
-	if v, ok := m["id"]; ok {
-		if s, ok := l.str(v, "id"); ok {
-			switch {
-			case len(s) > maxIDLength:
-				l.nodeErrorf(v, "rule id %q is longer than %d characters", s, maxIDLength)
-			case !idPattern().MatchString(s):
-				l.nodeErrorf(v, "rule id %q is not valid; use letters and digits separated by single '-', '_' or '.', starting with a letter (e.g. \"my-rule\")", s)
-			default:
-				r.ID = s
-			}
-		}
+	what := "a rule"
+	if idn, ok := m["id"]; ok && idn.Kind == yaml.ScalarNode {
+		what = fmt.Sprintf("rule %q", idn.Value)
 	}
-	if v, ok := m["title"]; ok {
-		if s, ok := l.str(v, "title"); ok {
-			switch {
-			case strings.TrimSpace(s) == "":
-				l.nodeErrorf(v, "\"title\" is empty; give the rule a one-line title")
-			case strings.ContainsAny(strings.TrimRight(s, "\n"), "\n\r"):
-				l.nodeErrorf(v, "\"title\" must be one line")
-			default:
-				r.Title = strings.TrimSpace(s)
-			}
-		}
+	noun := "key"
+	if len(missing) > 1 {
+		noun = "keys"
 	}
-	if v, ok := m["severity"]; ok {
-		if s, ok := l.str(v, "severity"); ok {
-			if severityRank(s) == 0 {
-				l.nodeErrorf(v, "unknown severity %q; expected one of %s", s, quoteList(sortedCopy(Severities)))
-			} else {
-				r.Severity = s
-			}
-		}
+	l.nodeErrorf(n, "%s is missing required %s %s", what, noun, quoteList(missing))
+}
+
+func (l *loader) ruleID(v *yaml.Node, r *Rule) {
+	s, ok := l.str(v, "id")
+	switch {
+	case !ok:
+	case len(s) > maxIDLength:
+		l.nodeErrorf(v, "rule id %q is longer than %d characters", s, maxIDLength)
+	case !idPattern().MatchString(s):
+		l.nodeErrorf(v, "rule id %q is not valid; use letters and digits separated by single '-', '_' or '.', starting with a letter (e.g. \"my-rule\")", s)
+	default:
+		r.ID = s
 	}
-	if v, ok := m["description"]; ok {
-		if s, ok := l.str(v, "description"); ok {
-			r.Description = strings.TrimSpace(s)
-		}
+}
+
+func (l *loader) ruleTitle(v *yaml.Node, r *Rule) {
+	s, ok := l.str(v, "title")
+	switch {
+	case !ok:
+	case strings.TrimSpace(s) == "":
+		l.nodeErrorf(v, "\"title\" is empty; give the rule a one-line title")
+	case strings.ContainsAny(strings.TrimRight(s, "\n"), "\n\r"):
+		l.nodeErrorf(v, "\"title\" must be one line")
+	default:
+		r.Title = strings.TrimSpace(s)
 	}
-	if v, ok := m["help"]; ok {
-		if s, ok := l.str(v, "help"); ok {
-			r.Help = strings.TrimSpace(s)
-		}
+}
+
+func (l *loader) ruleSeverity(v *yaml.Node, r *Rule) {
+	s, ok := l.str(v, "severity")
+	switch {
+	case !ok:
+	case severityRank(s) == 0:
+		l.nodeErrorf(v, "unknown severity %q; expected one of %s", s, quoteList(sortedCopy(Severities)))
+	default:
+		r.Severity = s
 	}
-	if v, ok := m["aliases"]; ok {
-		ids, nodes, _ := l.strList(v, "aliases", false)
-		for i, a := range ids {
-			if !idPattern().MatchString(a) || len(a) > maxIDLength {
-				l.nodeErrorf(nodes[i], "alias %q is not a valid rule id", a)
-				continue
-			}
-			r.Aliases = append(r.Aliases, a)
+}
+
+// trimmedText is a free-text field without its surrounding space ("" when
+// it is not a string).
+func (l *loader) trimmedText(v *yaml.Node, key string) string {
+	s, _ := l.str(v, key)
+	return strings.TrimSpace(s)
+}
+
+func (l *loader) ruleAliases(v *yaml.Node, r *Rule) {
+	ids, nodes, _ := l.strList(v, "aliases", false)
+	for i, a := range ids {
+		if !idPattern().MatchString(a) || len(a) > maxIDLength {
+			l.nodeErrorf(nodes[i], "alias %q is not a valid rule id", a)
+			continue
 		}
+		r.Aliases = append(r.Aliases, a)
 	}
-	if v, ok := m["tags"]; ok {
-		tags, nodes, _ := l.strList(v, "tags", false)
-		seen := map[string]bool{}
-		for i, t := range tags {
-			switch {
-			case !tagPattern().MatchString(t):
-				l.nodeErrorf(nodes[i], "tag %q is not valid; use letters, digits, '.', '_' and '-'", t)
-			case seen[t]:
-				l.nodeErrorf(nodes[i], "duplicate tag %q", t)
-			default:
-				seen[t] = true
-				r.Tags = append(r.Tags, t)
-			}
-		}
-		if len(tags) > MaxTags {
-			l.nodeErrorf(v, "a rule has at most %d tags, this one has %d", MaxTags, len(tags))
-		}
-	}
-	if v, ok := m["select"]; ok {
-		kinds, nodes, _ := l.strList(v, "select", true)
-		if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
-			l.nodeErrorf(v, "\"select\" is empty; name a fact kind: one of %s", quoteList(Kinds))
-		}
-		for i, k := range kinds {
-			switch {
-			case factTypes[k] == nil:
-				l.nodeErrorf(nodes[i], "unknown fact kind %q in \"select\"; expected one of %s", k, quoteList(Kinds))
-			case slices.Contains(r.Select, k):
-				l.nodeErrorf(nodes[i], "fact kind %q is selected twice", k)
-			default:
-				r.Select = append(r.Select, k)
-			}
+}
+
+func (l *loader) ruleTags(v *yaml.Node, r *Rule) {
+	tags, nodes, _ := l.strList(v, "tags", false)
+	seen := map[string]bool{}
+	for i, t := range tags {
+		switch {
+		case !tagPattern().MatchString(t):
+			l.nodeErrorf(nodes[i], "tag %q is not valid; use letters, digits, '.', '_' and '-'", t)
+		case seen[t]:
+			l.nodeErrorf(nodes[i], "duplicate tag %q", t)
+		default:
+			seen[t] = true
+			r.Tags = append(r.Tags, t)
 		}
 	}
-	whereNode, hasWhere := m["where"]
-	if hasWhere {
-		if s, ok := l.str(whereNode, "where"); ok {
-			if strings.TrimSpace(s) == "" {
-				l.nodeErrorf(whereNode, "\"where\" is empty; write a boolean expression, e.g. \"killed && !reviewed\"")
-			} else {
-				r.Where = s
-			}
+	if len(tags) > MaxTags {
+		l.nodeErrorf(v, "a rule has at most %d tags, this one has %d", MaxTags, len(tags))
+	}
+}
+
+func (l *loader) ruleSelect(v *yaml.Node, r *Rule) {
+	kinds, nodes, _ := l.strList(v, "select", true)
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		l.nodeErrorf(v, "\"select\" is empty; name a fact kind: one of %s", quoteList(Kinds))
+	}
+	for i, k := range kinds {
+		switch {
+		case factTypes[k] == nil:
+			l.nodeErrorf(nodes[i], "unknown fact kind %q in \"select\"; expected one of %s", k, quoteList(Kinds))
+		case slices.Contains(r.Select, k):
+			l.nodeErrorf(nodes[i], "fact kind %q is selected twice", k)
+		default:
+			r.Select = append(r.Select, k)
 		}
 	}
-	msgNode, hasMsg := m["message"]
-	if hasMsg {
-		if s, ok := l.str(msgNode, "message"); ok {
-			if strings.TrimSpace(s) == "" {
-				l.nodeErrorf(msgNode, "\"message\" is empty; say what happened, e.g. \"subagent {{ description }} was killed\"")
-			} else {
-				r.Message = strings.TrimSpace(s)
-			}
-		}
+}
+
+func (l *loader) ruleWhere(v *yaml.Node, r *Rule) {
+	s, ok := l.str(v, "where")
+	switch {
+	case !ok:
+	case strings.TrimSpace(s) == "":
+		l.nodeErrorf(v, "\"where\" is empty; write a boolean expression, e.g. \"killed && !reviewed\"")
+	default:
+		r.Where = s
 	}
-	l.compile(r, whereNode, msgNode)
-	if len(l.errs) > before {
-		return nil
+}
+
+func (l *loader) ruleMessage(v *yaml.Node, r *Rule) {
+	s, ok := l.str(v, "message")
+	switch {
+	case !ok:
+	case strings.TrimSpace(s) == "":
+		l.nodeErrorf(v, "\"message\" is empty; say what happened, e.g. \"subagent {{ description }} was killed\"")
+	default:
+		r.Message = strings.TrimSpace(s)
 	}
-	return r
 }
 
 func forKind(sel []string, kind string) string {
