@@ -53,33 +53,72 @@ type marker struct {
 // A killed or unfinished lane with no finding says why in its tooltip:
 // whyNot (Document.WhyNoFinding) names each rule's false conditions.
 func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool, whyNot func(kind string, fact any) []WhyNot) *timeline {
-	tl := &timeline{t0: rf.Run.Start, t1: rf.Run.End}
-	widen := func(ts ...time.Time) {
-		for _, t := range ts {
-			if t.IsZero() {
-				continue
-			}
-			if tl.t0.IsZero() || t.Before(tl.t0) {
-				tl.t0 = t
-			}
-			if t.After(tl.t1) {
-				tl.t1 = t
-			}
+	b := &timelineBuilder{tl: &timeline{t0: rf.Run.Start, t1: rf.Run.End}, rf: rf, ri: ri, findingFacts: findingFacts, whyNot: whyNot,
+		byAgent: map[string]*lane{}}
+	b.main = &lane{id: fmt.Sprintf("r%d", ri), kind: "run", label: runLaneLabel(rf.Run), start: rf.Run.Start, end: rf.Run.End, interesting: true}
+	b.main.title = fmt.Sprintf("%s %s", rf.Run.Kind, rf.Run.ID)
+	b.tl.lanes = append(b.tl.lanes, b.main)
+	b.addSubagents()
+	b.addAttempts()
+	b.addShips()
+	// The run's own activity ends here: watchdog events may run far past it.
+	activity := b.tl.t1
+	events := b.addWatchdogs()
+	b.tl.fitAxis(activity, events)
+	b.tl.sortMarkers()
+	return b.tl
+}
+
+// timelineBuilder holds what each step of buildTimeline shares: the run's
+// lane, and the lane of each agent id (subagents by agent and tool-use id,
+// attempts by agent id and name) that watchdog events are drawn on.
+type timelineBuilder struct {
+	tl           *timeline
+	rf           *RunFacts
+	ri           int
+	findingFacts map[string]bool
+	whyNot       func(kind string, fact any) []WhyNot
+	main         *lane
+	byAgent      map[string]*lane
+}
+
+// widen stretches the axis to cover ts (unknown times aside).
+func (tl *timeline) widen(ts ...time.Time) {
+	for _, t := range ts {
+		if t.IsZero() {
+			continue
+		}
+		if tl.t0.IsZero() || t.Before(tl.t0) {
+			tl.t0 = t
+		}
+		if t.After(tl.t1) {
+			tl.t1 = t
 		}
 	}
-	main := &lane{id: fmt.Sprintf("r%d", ri), kind: "run", label: runLaneLabel(rf.Run), start: rf.Run.Start, end: rf.Run.End, interesting: true}
-	main.title = fmt.Sprintf("%s %s", rf.Run.Kind, rf.Run.ID)
-	tl.lanes = append(tl.lanes, main)
-	byAgent := map[string]*lane{}
-	for i, s := range rf.Subagents {
-		id := fmt.Sprintf("r%d-subagent%d", ri, i)
+}
+
+// addLane adds an agent's lane, known by each of its non-empty keys (the
+// first lane to claim a key keeps it).
+func (b *timelineBuilder) addLane(l *lane, keys ...string) {
+	for _, k := range keys {
+		if k != "" && b.byAgent[k] == nil {
+			b.byAgent[k] = l
+		}
+	}
+	b.tl.widen(l.start, l.end)
+	b.tl.lanes = append(b.tl.lanes, l)
+}
+
+func (b *timelineBuilder) addSubagents() {
+	for i, s := range b.rf.Subagents {
+		id := fmt.Sprintf("r%d-subagent%d", b.ri, i)
 		l := &lane{id: id, kind: "subagent", label: s.Description, outcome: s.Outcome, start: s.Time, end: s.End, killed: s.Killed}
 		if l.label == "" {
 			l.label = s.ToolUseID
 		}
 		l.title = fmt.Sprintf("%s subagent %q: %s", s.Mode, s.Description, s.Outcome)
-		l.interesting = s.Killed || s.FalseDone || s.Outcome != "completed" || findingFacts[id]
-		noFinding(l, findingFacts, whyNot, model.FactSubagent, &rf.Subagents[i])
+		l.interesting = s.Killed || s.FalseDone || s.Outcome != "completed" || b.findingFacts[id]
+		noFinding(l, b.findingFacts, b.whyNot, model.FactSubagent, &b.rf.Subagents[i])
 		l.markers = append(l.markers, marker{kind: "launch", cls: s.Mode, t: s.Time, title: "spawned (" + s.Mode + ") at " + clockLabel(s.Time)})
 		l.markers = append(l.markers, endMarker(l)...)
 		for _, r := range s.Reasons {
@@ -87,88 +126,110 @@ func buildTimeline(rf *RunFacts, ri int, findingFacts map[string]bool, whyNot fu
 				l.markers = append(l.markers, marker{kind: "review", cls: "review", t: r.At.Time, title: r.What})
 			}
 		}
-		for _, k := range []string{s.AgentID, s.ToolUseID} {
-			if k != "" && byAgent[k] == nil {
-				byAgent[k] = l
-			}
-		}
-		widen(s.Time, s.End)
-		tl.lanes = append(tl.lanes, l)
+		b.addLane(l, s.AgentID, s.ToolUseID)
 	}
-	for i, a := range rf.Attempts {
-		id := fmt.Sprintf("r%d-attempt%d", ri, i)
+}
+
+func (b *timelineBuilder) addAttempts() {
+	for i, a := range b.rf.Attempts {
+		id := fmt.Sprintf("r%d-attempt%d", b.ri, i)
 		label := fmt.Sprintf("%s #%d", a.Agent, a.Ordinal)
 		l := &lane{id: id, kind: "attempt", label: label, outcome: a.Outcome, start: a.Time, end: a.End, killed: a.Outcome == model.OutcomeKilled}
 		l.title = fmt.Sprintf("attempt %d of %s (key %s): %s", a.Ordinal, a.Agent, a.Key, a.Outcome)
 		if a.FailureCause != "" {
 			l.title += " (" + a.FailureCause + ")"
 		}
-		l.interesting = l.killed || a.FalseDone || a.Outcome != "completed" || findingFacts[id]
-		noFinding(l, findingFacts, whyNot, model.FactAttempt, &rf.Attempts[i])
+		l.interesting = l.killed || a.FalseDone || a.Outcome != "completed" || b.findingFacts[id]
+		noFinding(l, b.findingFacts, b.whyNot, model.FactAttempt, &b.rf.Attempts[i])
 		l.markers = append(l.markers, marker{kind: "launch", cls: "attempt", t: a.Time, title: "journal started at " + clockLabel(a.Time)})
 		l.markers = append(l.markers, endMarker(l)...)
-		for _, k := range []string{a.AgentID, a.Agent} {
-			if k != "" && byAgent[k] == nil {
-				byAgent[k] = l
-			}
-		}
-		widen(a.Time, a.End)
-		tl.lanes = append(tl.lanes, l)
+		b.addLane(l, a.AgentID, a.Agent)
 	}
-	for i, s := range rf.Ships {
-		main.markers = append(main.markers, marker{id: fmt.Sprintf("r%d-ship%d", ri, i), kind: "ship", cls: s.Kind, t: s.Time,
+}
+
+// addShips marks the ship actions on the run's lane.
+func (b *timelineBuilder) addShips() {
+	for i, s := range b.rf.Ships {
+		b.main.markers = append(b.main.markers, marker{id: fmt.Sprintf("r%d-ship%d", b.ri, i), kind: "ship", cls: s.Kind, t: s.Time,
 			title: fmt.Sprintf("%s at %s: %s", s.Kind, clockLabel(s.Time), s.Command)})
-		widen(s.Time)
+		b.tl.widen(s.Time)
 	}
-	activity := tl.t1
-	var events time.Time
-	for i, w := range rf.Watchdogs {
-		l := main
-		if al := byAgent[strings.TrimPrefix(w.Agent, "a:")]; al != nil {
-			l = al
-		} else if al := byAgent[w.Agent]; al != nil {
-			l = al
-		}
-		id := fmt.Sprintf("r%d-watchdog%d", ri, i)
-		if w.Source == "watch" && (w.Kind == "OK" || w.Kind == "START") && !findingFacts[id] {
+}
+
+// addWatchdogs marks each watchdog event (and the quiet stretch before it)
+// on its agent's lane, or the run's, and returns the latest event's time.
+func (b *timelineBuilder) addWatchdogs() (events time.Time) {
+	for i, w := range b.rf.Watchdogs {
+		l := b.laneOf(w.Agent)
+		id := fmt.Sprintf("r%d-watchdog%d", b.ri, i)
+		if w.Source == "watch" && (w.Kind == "OK" || w.Kind == "START") && !b.findingFacts[id] {
 			continue // the lane's own launch and end marks say as much
 		}
-		title := fmt.Sprintf("%s %s at %s", w.Source, w.Kind, clockLabel(w.Time))
-		if w.SilenceSeconds >= 0 {
-			title += fmt.Sprintf(" after %gs of silence", w.SilenceSeconds)
-		}
-		if w.Predicted != "" || w.Observed != "" {
-			title += fmt.Sprintf("; predicted %q, observed %q", w.Predicted, w.Observed)
-		}
-		if w.Message != "" {
-			title += ": " + w.Message
-		}
+		title := watchdogTitle(w)
 		if w.SilenceSeconds > 0 && !w.Time.IsZero() {
 			from := w.Time.Add(-time.Duration(w.SilenceSeconds * float64(time.Second)))
 			l.markers = append(l.markers, marker{kind: "quiet", cls: w.Source, from: from, t: w.Time, title: "quiet stretch: " + title})
-			widen(from)
+			b.tl.widen(from)
 		}
 		if w.Time.After(events) {
 			events = w.Time
 		}
 		l.markers = append(l.markers, marker{id: id, kind: "watchdog", cls: w.Source, t: w.Time, title: title})
-		if w.Kind != "QUIET" || findingFacts[id] {
+		if w.Kind != "QUIET" || b.findingFacts[id] {
 			l.interesting = true
 		}
 	}
+	return events
+}
+
+// laneOf is the lane of the agent a watchdog event names (with or without
+// its "a:" prefix), or the run's lane.
+func (b *timelineBuilder) laneOf(agent string) *lane {
+	if l := b.byAgent[strings.TrimPrefix(agent, "a:")]; l != nil {
+		return l
+	}
+	if l := b.byAgent[agent]; l != nil {
+		return l
+	}
+	return b.main
+}
+
+func watchdogTitle(w model.WatchdogFact) string {
+	title := fmt.Sprintf("%s %s at %s", w.Source, w.Kind, clockLabel(w.Time))
+	if w.SilenceSeconds >= 0 {
+		title += fmt.Sprintf(" after %gs of silence", w.SilenceSeconds)
+	}
+	if w.Predicted != "" || w.Observed != "" {
+		title += fmt.Sprintf("; predicted %q, observed %q", w.Predicted, w.Observed)
+	}
+	if w.Message != "" {
+		title += ": " + w.Message
+	}
+	return title
+}
+
+// fitAxis ends the axis past the latest watchdog event, unless the events
+// run far past the run's activity (more than three times its span): then
+// the axis stops a quarter span after the activity and is marked clipped.
+// An instant run gets a second.
+func (tl *timeline) fitAxis(activity, events time.Time) {
 	if span := activity.Sub(tl.t0); !tl.t0.IsZero() && !activity.IsZero() && span > 0 && events.Sub(tl.t0) > 3*span {
 		tl.t1 = activity.Add(span / 4)
 		tl.clipped = true
 	} else {
-		widen(events)
-	}
-	for _, l := range tl.lanes {
-		slices.SortStableFunc(l.markers, func(a, b marker) int { return a.t.Compare(b.t) })
+		tl.widen(events)
 	}
 	if !tl.t1.After(tl.t0) {
 		tl.t1 = tl.t0.Add(time.Second)
 	}
-	return tl
+}
+
+// sortMarkers puts each lane's marks in time order (marks at one time keep
+// the order they were added in).
+func (tl *timeline) sortMarkers() {
+	for _, l := range tl.lanes {
+		slices.SortStableFunc(l.markers, func(a, b marker) int { return a.t.Compare(b.t) })
+	}
 }
 
 func endMarker(l *lane) []marker {
