@@ -29,7 +29,58 @@ func Markdown(doc *Document) []byte { return markdown(doc, "") }
 // markdown renders the summary; htmlLink, when set, is where the HTML report
 // can be opened (the action's artifact), and every finding links to it with
 // its anchor in that page.
+//
+// The parts are built apart because the findings rows get the budget the
+// others leave: the head (outcome, counts per rule, coverage), the tail
+// (what to do, stale baseline entries, problems, runs) and the verdict.
 func markdown(doc *Document, htmlLink string) []byte {
+	counts := countFindingsByRule(doc)
+	head := markdownHead(doc, htmlLink, counts)
+	tail := markdownTail(doc, counts)
+	verdict := mdCell(verdictLine(doc)) + "\n"
+	// The rows get what the head and a bounded share of the tail leave;
+	// a tail larger than its share is cut below.
+	rows := markdownFindings(doc, htmlLink, markdownBudget-len(head)-min(len(tail), markdownTailShare)-len(verdict)-200)
+	var b bytes.Buffer
+	b.WriteString(head)
+	b.WriteString(rows)
+	b.WriteString(tail)
+	// Every part counts against the budget: rules, help texts, problems and
+	// runs are many or long too. What does not fit is cut at a line, and
+	// the verdict line always ends the summary.
+	if room := markdownBudget - len(verdict) - len(markdownCutNote); b.Len() > room {
+		cut := bytes.LastIndexByte(b.Bytes()[:room], '\n') + 1
+		b.Truncate(cut)
+		b.WriteString(markdownCutNote)
+	}
+	b.WriteString(verdict)
+	return b.Bytes()
+}
+
+// ruleFindingCount is how many findings of a rule are open and suppressed.
+type ruleFindingCount struct{ open, suppressed int }
+
+// countFindingsByRule counts the findings of every rule that fired.
+func countFindingsByRule(doc *Document) map[string]*ruleFindingCount {
+	counts := map[string]*ruleFindingCount{}
+	for _, f := range doc.Findings {
+		c := counts[f.RuleID]
+		if c == nil {
+			c = &ruleFindingCount{}
+			counts[f.RuleID] = c
+		}
+		if f.Suppressed {
+			c.suppressed++
+		} else {
+			c.open++
+		}
+	}
+	return counts
+}
+
+// markdownHead is the outcome, the unreadable inputs, the counts of each
+// rule that fired and the commit range's coverage.
+func markdownHead(doc *Document, htmlLink string, counts map[string]*ruleFindingCount) string {
 	o := doc.Outcome
 	var head strings.Builder
 	status := "passed"
@@ -51,21 +102,6 @@ func markdown(doc *Document, htmlLink string) []byte {
 
 	head.WriteString(mdUnreadable(doc))
 
-	// Counts per rule, for every rule that fired.
-	type count struct{ open, suppressed int }
-	counts := map[string]*count{}
-	for _, f := range doc.Findings {
-		c := counts[f.RuleID]
-		if c == nil {
-			c = &count{}
-			counts[f.RuleID] = c
-		}
-		if f.Suppressed {
-			c.suppressed++
-		} else {
-			c.open++
-		}
-	}
 	if len(counts) > 0 {
 		head.WriteString("| rule | severity | title | findings | suppressed |\n|---|---|---|---:|---:|\n")
 		for _, r := range doc.Rules {
@@ -77,22 +113,19 @@ func markdown(doc *Document, htmlLink string) []byte {
 	}
 
 	head.WriteString(markdownCoverage(doc))
+	return head.String()
+}
 
+// markdownTail is what to do for each rule that fired, then the stale
+// baseline entries, the input problems and the runs, each list capped.
+func markdownTail(doc *Document, counts map[string]*ruleFindingCount) string {
 	var tail strings.Builder
 	if len(counts) > 0 {
 		tail.WriteString("### What to do\n\n")
 		for _, r := range doc.Rules {
-			if counts[r.ID] == nil {
-				continue
+			if counts[r.ID] != nil {
+				writeMarkdownWhatToDo(&tail, r)
 			}
-			fmt.Fprintf(&tail, "<details><summary><b>%s</b> %s</summary>\n\n", mdCell(r.ID), mdCell(r.Title))
-			if d := strings.TrimSpace(visible(r.Description)); d != "" {
-				fmt.Fprintf(&tail, "%s\n\n", truncateBytes(d, 4096))
-			}
-			if h := strings.TrimSpace(visible(r.Help)); h != "" {
-				fmt.Fprintf(&tail, "%s\n\n", truncateBytes(h, 8192))
-			}
-			tail.WriteString("</details>\n\n")
 		}
 	}
 	if len(doc.StaleBaseline) > 0 {
@@ -117,67 +150,78 @@ func markdown(doc *Document, htmlLink string) []byte {
 		}
 		tail.WriteString("\n")
 	}
-	if len(doc.Runs) > 0 {
-		tail.WriteString("### Runs analyzed\n\n| kind | path | id | agents | attempts | malformed lines |\n|---|---|---|---:|---:|---:|\n")
-		for i, r := range doc.Runs {
-			if i == markdownMaxListed {
-				fmt.Fprintf(&tail, "\n… and %d more runs.\n", len(doc.Runs)-i)
-				break
-			}
-			fmt.Fprintf(&tail, "| %s | %s | %s | %d | %d | %d |\n", mdCell(r.Kind), mdCell(doc.displayPath(r.Path)), mdCell(r.ID), r.Agents, r.Attempts, r.Malformed)
-		}
-		tail.WriteString("\n")
-	}
-	verdict := mdCell(verdictLine(doc)) + "\n"
+	writeMarkdownRuns(&tail, doc)
+	return tail.String()
+}
 
+// writeMarkdownWhatToDo writes a rule's description and help, folded.
+func writeMarkdownWhatToDo(tail *strings.Builder, r Rule) {
+	fmt.Fprintf(tail, "<details><summary><b>%s</b> %s</summary>\n\n", mdCell(r.ID), mdCell(r.Title))
+	if d := strings.TrimSpace(visible(r.Description)); d != "" {
+		fmt.Fprintf(tail, "%s\n\n", truncateBytes(d, 4096))
+	}
+	if h := strings.TrimSpace(visible(r.Help)); h != "" {
+		fmt.Fprintf(tail, "%s\n\n", truncateBytes(h, 8192))
+	}
+	tail.WriteString("</details>\n\n")
+}
+
+// writeMarkdownRuns writes the table of analyzed runs, capped.
+func writeMarkdownRuns(tail *strings.Builder, doc *Document) {
+	if len(doc.Runs) == 0 {
+		return
+	}
+	tail.WriteString("### Runs analyzed\n\n| kind | path | id | agents | attempts | malformed lines |\n|---|---|---|---:|---:|---:|\n")
+	for i, r := range doc.Runs {
+		if i == markdownMaxListed {
+			fmt.Fprintf(tail, "\n… and %d more runs.\n", len(doc.Runs)-i)
+			break
+		}
+		fmt.Fprintf(tail, "| %s | %s | %s | %d | %d | %d |\n", mdCell(r.Kind), mdCell(doc.displayPath(r.Path)), mdCell(r.ID), r.Agents, r.Attempts, r.Malformed)
+	}
+	tail.WriteString("\n")
+}
+
+// markdownFindings is the findings table, as many rows as fit in budget
+// bytes, then how many were left out.
+func markdownFindings(doc *Document, htmlLink string, budget int) string {
+	if len(doc.Findings) == 0 {
+		return ""
+	}
 	var rows strings.Builder
+	if htmlLink != "" {
+		rows.WriteString("### Findings\n\n| # | severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|---|\n")
+	} else {
+		rows.WriteString("### Findings\n\n| severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|\n")
+	}
 	shown := 0
-	if len(doc.Findings) > 0 {
+	for i, f := range doc.Findings {
+		row := markdownFindingRow(doc, f)
 		if htmlLink != "" {
-			rows.WriteString("### Findings\n\n| # | severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|---|\n")
-		} else {
-			rows.WriteString("### Findings\n\n| severity | rule | where | when (simulated) | what happened | evidence |\n|---|---|---|---|---|---|\n")
+			// The anchor of the finding in the HTML report (its id there).
+			row = fmt.Sprintf("| [f%d](%s#f%d) ", i, htmlLink, i) + row
 		}
-		// The rows get what the head and a bounded share of the tail leave;
-		// a tail larger than its share is cut below.
-		budget := markdownBudget - head.Len() - min(tail.Len(), markdownTailShare) - len(verdict) - 200
-		for i, f := range doc.Findings {
-			p := primaryEvidence(f)
-			sev := f.Severity
-			if f.Suppressed {
-				sev += " (suppressed)"
-			}
-			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
-				simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdEvidence(doc, f, p))
-			if htmlLink != "" {
-				// The anchor of the finding in the HTML report (its id there).
-				row = fmt.Sprintf("| [f%d](%s#f%d) ", i, htmlLink, i) + row
-			}
-			if rows.Len()+len(row) > budget {
-				break
-			}
-			rows.WriteString(row)
-			shown++
+		if rows.Len()+len(row) > budget {
+			break
 		}
-		if left := len(doc.Findings) - shown; left > 0 {
-			fmt.Fprintf(&rows, "\n%s not shown: the job summary is limited to 1 MiB. Render the JSON report with 'pmcheck render' or open the SARIF results for all of them.\n", plural(left, "more finding"))
-		}
-		rows.WriteString("\n")
+		rows.WriteString(row)
+		shown++
 	}
-	var b bytes.Buffer
-	b.WriteString(head.String())
-	b.WriteString(rows.String())
-	b.WriteString(tail.String())
-	// Every part counts against the budget: rules, help texts, problems and
-	// runs are many or long too. What does not fit is cut at a line, and
-	// the verdict line always ends the summary.
-	if room := markdownBudget - len(verdict) - len(markdownCutNote); b.Len() > room {
-		cut := bytes.LastIndexByte(b.Bytes()[:room], '\n') + 1
-		b.Truncate(cut)
-		b.WriteString(markdownCutNote)
+	if left := len(doc.Findings) - shown; left > 0 {
+		fmt.Fprintf(&rows, "\n%s not shown: the job summary is limited to 1 MiB. Render the JSON report with 'pmcheck render' or open the SARIF results for all of them.\n", plural(left, "more finding"))
 	}
-	b.WriteString(verdict)
-	return b.Bytes()
+	rows.WriteString("\n")
+	return rows.String()
+}
+
+func markdownFindingRow(doc *Document, f rules.Finding) string {
+	p := primaryEvidence(f)
+	sev := f.Severity
+	if f.Suppressed {
+		sev += " (suppressed)"
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", sev, mdCell(f.RuleID), mdCell(location(doc.displayPath(p.File), p.Line)),
+		simTime(findingTime(f)), mdCell(truncateBytes(f.Message, markdownMaxCellText)), mdEvidence(doc, f, p))
 }
 
 // markdownCutNote ends a summary that was cut to its budget.
