@@ -92,91 +92,9 @@ func JUnit(doc *Document, opts Options) ([]byte, error) {
 // testcase at a time, so no second tree of the report is held. The bytes
 // are those encoding/xml writes for the whole tree (TestJUnitStreamedIsTree).
 func writeJUnit(w io.Writer, doc *Document, opts Options) error {
-	threshold := severityRank(doc.Outcome.FailLevel)
-	failsCheck := func(f *rules.Finding) bool {
-		return !f.Suppressed && doc.Outcome.FailLevel != FailLevelNone && severityRank(f.Severity) <= threshold
-	}
-	// The runs a testcase can name: every analyzed run, plus any run a
-	// finding names that the run list lacks (so no finding is dropped).
-	// A run is identified by its path and id (several files may carry one
-	// session id), so each run is its own testcase.
-	type runKey struct{ key, id, name string }
-	var runOrder []runKey
-	seenRun := map[string]bool{}
-	nameUsed := map[string]int{}
-	addRun := func(key, id, name string) {
-		if seenRun[key] {
-			return
-		}
-		seenRun[key] = true
-		nameUsed[name]++
-		runOrder = append(runOrder, runKey{key, id, name})
-	}
-	for _, r := range doc.Runs {
-		name := doc.displayPath(r.Path)
-		if name == "" {
-			name = r.Kind + " " + r.ID
-		}
-		addRun(runIdentity(r.Path, r.ID), r.ID, name)
-	}
-	runs := doc.runIndex()
-	// Indices into doc.Findings, not copies of the findings.
-	findingsByRuleRun := map[[2]string][]int{}
-	for i := range doc.Findings {
-		f := &doc.Findings[i]
-		key, _ := runs.findingRun(*f)
-		name := "run " + f.RunID
-		if f.RunPath != "" {
-			name = doc.displayPath(f.RunPath)
-		}
-		addRun(key, f.RunID, name)
-		k := [2]string{f.RuleID, key}
-		findingsByRuleRun[k] = append(findingsByRuleRun[k], i)
-	}
-	caseName := func(k runKey) string {
-		// Two runs with one path (a session and a workflow beside it) stay
-		// distinct testcases.
-		if nameUsed[k.name] > 1 {
-			return fmt.Sprintf("%s [%s]", k.name, k.id)
-		}
-		return k.name
-	}
-	// split sorts a testcase's findings into those that fail the check,
-	// those below the fail level and those suppressed.
-	split := func(ruleID string, k runKey) (failing, below, suppressed []*rules.Finding) {
-		for _, i := range findingsByRuleRun[[2]string{ruleID, k.key}] {
-			f := &doc.Findings[i]
-			switch {
-			case f.Suppressed:
-				suppressed = append(suppressed, f)
-			case failsCheck(f):
-				failing = append(failing, f)
-			default:
-				below = append(below, f)
-			}
-		}
-		return failing, below, suppressed
-	}
-
+	cases := newJUnitCases(doc)
 	// The counts, before any element that carries them.
-	suites := make([]junitSuite, len(doc.Rules))
-	root := junitSuites{Name: xmlText(doc.Tool.Name), Time: "0", Skipped: new(int)}
-	for i, r := range doc.Rules {
-		suite := &suites[i]
-		for _, k := range runOrder {
-			failing, below, suppressed := split(r.ID, k)
-			switch {
-			case len(failing) > 0:
-				suite.Failures++
-			case len(below) == 0 && len(suppressed) > 0:
-				suite.Skipped++
-			}
-			suite.Tests++
-		}
-		root.Tests += suite.Tests
-		root.Failures += suite.Failures
-		*root.Skipped += suite.Skipped
-	}
+	root, suites := cases.count()
 	cov := junitCoverage(doc.Coverage)
 	if cov != nil {
 		root.Tests += cov.Tests
@@ -191,64 +109,13 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 	bw.WriteString(xml.Header)
 	enc := xml.NewEncoder(bw)
 	enc.Indent("", "  ")
-	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
-	itoa := strconv.Itoa
-	unreadable := len(doc.Inputs.Unreadable)
-	rootStart := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
-		attr("name", root.Name), attr("tests", itoa(root.Tests+unreadable)), attr("failures", itoa(root.Failures)), attr("errors", itoa(unreadable)),
-	}}
-	if root.Skipped != nil {
-		rootStart.Attr = append(rootStart.Attr, attr("skipped", itoa(*root.Skipped)))
-	}
-	rootStart.Attr = append(rootStart.Attr, attr("time", "0"))
+	rootStart := junitRootStart(root, len(doc.Inputs.Unreadable))
 	if err := writeJUnitHead(enc, rootStart, doc, opts); err != nil {
 		return err
 	}
 	for i, r := range doc.Rules {
-		suite := suites[i]
-		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
-			attr("name", xmlText(r.ID+" "+singleLine(r.Title))), attr("tests", itoa(suite.Tests)), attr("failures", itoa(suite.Failures)),
-			attr("errors", "0"), attr("skipped", itoa(suite.Skipped)), attr("time", "0"),
-		}}
-		if err := enc.EncodeToken(start); err != nil {
-			return fmt.Errorf("encoding JUnit XML: %w", err)
-		}
-		props := struct {
-			P []junitProperty `xml:"property"`
-		}{[]junitProperty{
-			{Name: "severity", Value: r.Severity},
-			{Name: "what-to-do", Value: xmlText(actionText(visible(r.Help)))},
-		}}
-		if err := enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
-			return fmt.Errorf("encoding JUnit XML: %w", err)
-		}
-		for _, k := range runOrder {
-			failing, below, suppressed := split(r.ID, k)
-			c := junitCase{Name: xmlText(caseName(k)), Classname: xmlText(r.ID), Time: "0"}
-			switch {
-			case len(failing) > 0:
-				c.Failure = &junitResult{
-					Message: xmlText(singleLine(failing[0].Message)),
-					Type:    xmlText(r.ID),
-					Body:    xmlText(junitBody(doc, r, failing)),
-				}
-				if !opts.JUnitNoFileLine {
-					p := primaryEvidence(*failing[0])
-					c.File = xmlText(doc.displayPath(p.File))
-					c.Line = p.Line
-				}
-			case len(below) == 0 && len(suppressed) > 0:
-				c.Skipped = &junitResult{Message: fmt.Sprintf("%s suppressed by the baseline", plural(len(suppressed), "finding"))}
-			}
-			if len(below) > 0 {
-				c.SystemOut = &junitCharBox{Body: xmlText(fmt.Sprintf("below fail level %s:\n%s", doc.Outcome.FailLevel, junitBody(doc, r, below)))}
-			}
-			if err := enc.EncodeElement(c, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
-				return fmt.Errorf("encoding JUnit XML: %w", err)
-			}
-		}
-		if err := enc.EncodeToken(start.End()); err != nil {
-			return fmt.Errorf("encoding JUnit XML: %w", err)
+		if err := cases.writeSuite(enc, r, suites[i], opts); err != nil {
+			return err
 		}
 	}
 	if cov != nil {
@@ -264,6 +131,188 @@ func writeJUnit(w io.Writer, doc *Document, opts Options) error {
 	}
 	bw.WriteString("\n")
 	return bw.Flush()
+}
+
+func xmlAttr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+
+// junitRootStart opens testsuites with the counts; each input that could
+// not be read is one more test, errored.
+func junitRootStart(root junitSuites, unreadable int) xml.StartElement {
+	itoa := strconv.Itoa
+	start := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		xmlAttr("name", root.Name), xmlAttr("tests", itoa(root.Tests+unreadable)), xmlAttr("failures", itoa(root.Failures)), xmlAttr("errors", itoa(unreadable)),
+	}}
+	if root.Skipped != nil {
+		start.Attr = append(start.Attr, xmlAttr("skipped", itoa(*root.Skipped)))
+	}
+	start.Attr = append(start.Attr, xmlAttr("time", "0"))
+	return start
+}
+
+// junitRun is a run a testcase can name: key identifies it (its path and
+// id), name is what the testcase shows.
+type junitRun struct{ key, id, name string }
+
+// junitCases are the testcases of every suite: one per run (in runs), with
+// the findings of each (rule, run), as indices into doc.Findings, not
+// copies of the findings.
+type junitCases struct {
+	doc       *Document
+	threshold int
+	runs      []junitRun
+	seenRun   map[string]bool
+	nameUsed  map[string]int
+	findings  map[[2]string][]int
+}
+
+// newJUnitCases lists the runs a testcase can name: every analyzed run,
+// plus any run a finding names that the run list lacks (so no finding is
+// dropped). A run is identified by its path and id (several files may carry
+// one session id), so each run is its own testcase.
+func newJUnitCases(doc *Document) *junitCases {
+	c := &junitCases{doc: doc, threshold: severityRank(doc.Outcome.FailLevel), seenRun: map[string]bool{}, nameUsed: map[string]int{},
+		findings: map[[2]string][]int{}}
+	for _, r := range doc.Runs {
+		name := doc.displayPath(r.Path)
+		if name == "" {
+			name = r.Kind + " " + r.ID
+		}
+		c.addRun(runIdentity(r.Path, r.ID), r.ID, name)
+	}
+	runs := doc.runIndex()
+	for i := range doc.Findings {
+		f := &doc.Findings[i]
+		key, _ := runs.findingRun(*f)
+		name := "run " + f.RunID
+		if f.RunPath != "" {
+			name = doc.displayPath(f.RunPath)
+		}
+		c.addRun(key, f.RunID, name)
+		k := [2]string{f.RuleID, key}
+		c.findings[k] = append(c.findings[k], i)
+	}
+	return c
+}
+
+func (c *junitCases) addRun(key, id, name string) {
+	if c.seenRun[key] {
+		return
+	}
+	c.seenRun[key] = true
+	c.nameUsed[name]++
+	c.runs = append(c.runs, junitRun{key, id, name})
+}
+
+// name is the testcase's name: two runs with one path (a session and a
+// workflow beside it) stay distinct testcases.
+func (c *junitCases) name(k junitRun) string {
+	if c.nameUsed[k.name] > 1 {
+		return fmt.Sprintf("%s [%s]", k.name, k.id)
+	}
+	return k.name
+}
+
+func (c *junitCases) failsCheck(f *rules.Finding) bool {
+	return !f.Suppressed && c.doc.Outcome.FailLevel != FailLevelNone && severityRank(f.Severity) <= c.threshold
+}
+
+// split sorts a testcase's findings into those that fail the check, those
+// below the fail level and those suppressed.
+func (c *junitCases) split(ruleID string, k junitRun) (failing, below, suppressed []*rules.Finding) {
+	for _, i := range c.findings[[2]string{ruleID, k.key}] {
+		f := &c.doc.Findings[i]
+		switch {
+		case f.Suppressed:
+			suppressed = append(suppressed, f)
+		case c.failsCheck(f):
+			failing = append(failing, f)
+		default:
+			below = append(below, f)
+		}
+	}
+	return failing, below, suppressed
+}
+
+// count is every suite's counts and their sums: a testcase fails with a
+// failing finding, and is skipped when its only findings are suppressed.
+func (c *junitCases) count() (junitSuites, []junitSuite) {
+	suites := make([]junitSuite, len(c.doc.Rules))
+	root := junitSuites{Name: xmlText(c.doc.Tool.Name), Time: "0", Skipped: new(int)}
+	for i, r := range c.doc.Rules {
+		suite := &suites[i]
+		for _, k := range c.runs {
+			failing, below, suppressed := c.split(r.ID, k)
+			switch {
+			case len(failing) > 0:
+				suite.Failures++
+			case len(below) == 0 && len(suppressed) > 0:
+				suite.Skipped++
+			}
+			suite.Tests++
+		}
+		root.Tests += suite.Tests
+		root.Failures += suite.Failures
+		*root.Skipped += suite.Skipped
+	}
+	return root, suites
+}
+
+// writeSuite writes rule r's suite: its properties, then one testcase per
+// run.
+func (c *junitCases) writeSuite(enc *xml.Encoder, r Rule, suite junitSuite, opts Options) error {
+	itoa := strconv.Itoa
+	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+		xmlAttr("name", xmlText(r.ID+" "+singleLine(r.Title))), xmlAttr("tests", itoa(suite.Tests)), xmlAttr("failures", itoa(suite.Failures)),
+		xmlAttr("errors", "0"), xmlAttr("skipped", itoa(suite.Skipped)), xmlAttr("time", "0"),
+	}}
+	if err := enc.EncodeToken(start); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	props := struct {
+		P []junitProperty `xml:"property"`
+	}{[]junitProperty{
+		{Name: "severity", Value: r.Severity},
+		{Name: "what-to-do", Value: xmlText(actionText(visible(r.Help)))},
+	}}
+	if err := enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	for _, k := range c.runs {
+		if err := enc.EncodeElement(c.testcase(r, k, opts), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return fmt.Errorf("encoding JUnit XML: %w", err)
+		}
+	}
+	if err := enc.EncodeToken(start.End()); err != nil {
+		return fmt.Errorf("encoding JUnit XML: %w", err)
+	}
+	return nil
+}
+
+// testcase is rule r on run k: failed at its first failing finding,
+// skipped when its findings are all suppressed, with the findings below
+// the fail level in system-out.
+func (c *junitCases) testcase(r Rule, k junitRun, opts Options) junitCase {
+	failing, below, suppressed := c.split(r.ID, k)
+	tc := junitCase{Name: xmlText(c.name(k)), Classname: xmlText(r.ID), Time: "0"}
+	switch {
+	case len(failing) > 0:
+		tc.Failure = &junitResult{
+			Message: xmlText(singleLine(failing[0].Message)),
+			Type:    xmlText(r.ID),
+			Body:    xmlText(junitBody(c.doc, r, failing)),
+		}
+		if !opts.JUnitNoFileLine {
+			p := primaryEvidence(*failing[0])
+			tc.File = xmlText(c.doc.displayPath(p.File))
+			tc.Line = p.Line
+		}
+	case len(below) == 0 && len(suppressed) > 0:
+		tc.Skipped = &junitResult{Message: fmt.Sprintf("%s suppressed by the baseline", plural(len(suppressed), "finding"))}
+	}
+	if len(below) > 0 {
+		tc.SystemOut = &junitCharBox{Body: xmlText(fmt.Sprintf("below fail level %s:\n%s", c.doc.Outcome.FailLevel, junitBody(c.doc, r, below)))}
+	}
+	return tc
 }
 
 // junitBody lists findings as "file:line: severity RULE: message" with their
@@ -318,7 +367,7 @@ func writeJUnitUnreadable(enc *xml.Encoder, doc *Document, opts Options) error {
 	if unreadable == 0 {
 		return nil
 	}
-	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+	attr := xmlAttr
 	itoa := strconv.Itoa
 	// First: one errored case per input that could not be read, under
 	// the built-in input-problem rule (the check could not test them).
