@@ -87,103 +87,145 @@ type InstallResult struct {
 // Code reads it), and a PreToolUse handler for the publish tools. Every other key of the file is kept. The file is backed up
 // before it is changed; installing twice changes nothing the second time.
 func Install(o InstallOptions) (InstallResult, error) {
-	var res InstallResult
 	if !o.Uninstall {
 		if err := stableCheck(o.Binary); err != nil {
-			return res, err
+			return InstallResult{}, err
 		}
 	}
+	f, err := readSettingsFile(o.Settings)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	if err := f.setHandlers(o); err != nil {
+		return InstallResult{}, err
+	}
+	out, err := encodeJSON(f.settings)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	if bytes.Equal(out, f.old) || (len(f.old) == 0 && len(f.settings) == 0) {
+		return InstallResult{}, nil
+	}
+	return f.write(out, o.Now)
+}
+
+// settingsFile is a settings file as Install edits it.
+type settingsFile struct {
+	path     string // as given: messages and the backup name it
+	target   string // where it is written: a symbolic link's target
+	mode     fs.FileMode
+	old      []byte // its bytes before the change (none when it is new)
+	settings map[string]any
+	hooks    map[string]any // settings["hooks"]
+}
+
+// readSettingsFile reads the settings and their hooks object; a file that
+// is not a JSON object, or whose hooks are not one, is refused.
+func readSettingsFile(path string) (*settingsFile, error) {
+	f := &settingsFile{path: path, target: path, mode: 0o600, settings: map[string]any{}}
 	// A settings file kept as a symbolic link (a dotfiles checkout) is
 	// edited where it points, so the link survives.
-	target := o.Settings
-	if real, err := filepath.EvalSymlinks(o.Settings); err == nil {
-		target = real
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		f.target = real
 	}
-	mode := fs.FileMode(0o600)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
+	if st, err := os.Stat(f.target); err == nil {
+		f.mode = st.Mode().Perm()
 	}
-	old, err := os.ReadFile(target)
+	old, err := os.ReadFile(f.target)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return res, fmt.Errorf("reading %s: %v", o.Settings, err)
+		return nil, fmt.Errorf("reading %s: %v", path, err)
 	}
-	settings := map[string]any{}
+	f.old = old
 	if len(bytes.TrimSpace(old)) > 0 {
-		if err := decodeJSON(old, &settings); err != nil {
-			return res, fmt.Errorf("%s is not a JSON object (%v); fix or move it, then run install again", o.Settings, err)
+		if err := decodeJSON(old, &f.settings); err != nil {
+			return nil, fmt.Errorf("%s is not a JSON object (%v); fix or move it, then run install again", path, err)
 		}
 	}
-	hooks, _ := settings["hooks"].(map[string]any)
-	if settings["hooks"] != nil && hooks == nil {
-		return res, fmt.Errorf(`%s: "hooks" is not an object; fix it, then run install again`, o.Settings)
+	hooks, _ := f.settings["hooks"].(map[string]any)
+	if f.settings["hooks"] != nil && hooks == nil {
+		return nil, fmt.Errorf(`%s: "hooks" is not an object; fix it, then run install again`, path)
 	}
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
+	f.hooks = hooks
+	return f, nil
+}
+
+// setHandlers removes pmcheck's handlers, then (unless o uninstalls) adds
+// them as o asks; an event left without handlers, and hooks left empty,
+// are dropped from the file.
+func (f *settingsFile) setHandlers(o InstallOptions) error {
 	for _, ev := range []string{"SessionStart", "PreToolUse"} {
-		groups, err := removeOurs(hooks[ev])
+		groups, err := removeOurs(f.hooks[ev])
 		if err != nil {
-			return res, fmt.Errorf("%s: hooks.%s: %v", o.Settings, ev, err)
+			return fmt.Errorf("%s: hooks.%s: %v", f.path, ev, err)
 		}
-		hooks[ev] = groups
+		f.hooks[ev] = groups
 	}
 	if !o.Uninstall {
-		hooks["SessionStart"] = append(hooks["SessionStart"].([]any), map[string]any{
-			"matcher": "resume",
-			"hooks":   []any{handler(o.Binary, sessionStartArgs, o.Config, "")},
-		})
-		bash := []any{handler(o.Binary, preToolUseArgs, o.Config, "")}
-		if o.PrefixConditions {
-			bash = bash[:0]
-			for _, cond := range ShipConditions {
-				bash = append(bash, handler(o.Binary, preToolUseArgs, o.Config, cond))
-			}
-		}
-		pre := append(hooks["PreToolUse"].([]any), map[string]any{"matcher": "^Bash$", "hooks": bash})
-		if m := publishMatcher(o.Config.publishTools()); m != "" {
-			pre = append(pre, map[string]any{"matcher": m, "hooks": []any{handler(o.Binary, preToolUseArgs, o.Config, "")}})
-		}
-		hooks["PreToolUse"] = pre
+		addHandlers(f.hooks, o)
 	}
 	for _, ev := range []string{"SessionStart", "PreToolUse"} {
-		if len(hooks[ev].([]any)) == 0 {
-			delete(hooks, ev)
+		if len(f.hooks[ev].([]any)) == 0 {
+			delete(f.hooks, ev)
 		}
 	}
-	if len(hooks) == 0 {
-		delete(settings, "hooks")
+	if len(f.hooks) == 0 {
+		delete(f.settings, "hooks")
 	} else {
-		settings["hooks"] = hooks
+		f.settings["hooks"] = f.hooks
 	}
-	out, err := encodeJSON(settings)
-	if err != nil {
-		return res, err
+	return nil
+}
+
+// addHandlers appends pmcheck's groups to hooks whose SessionStart and
+// PreToolUse are arrays already (removeOurs made them).
+func addHandlers(hooks map[string]any, o InstallOptions) {
+	hooks["SessionStart"] = append(hooks["SessionStart"].([]any), map[string]any{
+		"matcher": "resume",
+		"hooks":   []any{handler(o.Binary, sessionStartArgs, o.Config, "")},
+	})
+	bash := []any{handler(o.Binary, preToolUseArgs, o.Config, "")}
+	if o.PrefixConditions {
+		bash = bash[:0]
+		for _, cond := range ShipConditions {
+			bash = append(bash, handler(o.Binary, preToolUseArgs, o.Config, cond))
+		}
 	}
-	if bytes.Equal(out, old) || (len(old) == 0 && len(settings) == 0) {
-		return res, nil
+	pre := append(hooks["PreToolUse"].([]any), map[string]any{"matcher": "^Bash$", "hooks": bash})
+	if m := publishMatcher(o.Config.publishTools()); m != "" {
+		pre = append(pre, map[string]any{"matcher": m, "hooks": []any{handler(o.Binary, preToolUseArgs, o.Config, "")}})
 	}
-	if len(old) > 0 {
-		now := o.Now
+	hooks["PreToolUse"] = pre
+}
+
+// write backs the old file up (named with now, time.Now when zero), then
+// replaces the file with out through a temporary file and a rename, in
+// the file's mode, so a failure leaves the old file whole.
+func (f *settingsFile) write(out []byte, now time.Time) (InstallResult, error) {
+	var res InstallResult
+	if len(f.old) > 0 {
 		if now.IsZero() {
 			now = time.Now()
 		}
-		res.Backup = o.Settings + ".pmcheck-" + now.UTC().Format("20060102T150405Z") + ".bak"
-		if err := os.WriteFile(res.Backup, old, 0o600); err != nil {
-			return res, fmt.Errorf("backing up %s: %v (nothing was changed)", o.Settings, err)
+		res.Backup = f.path + ".pmcheck-" + now.UTC().Format("20060102T150405Z") + ".bak"
+		if err := os.WriteFile(res.Backup, f.old, 0o600); err != nil {
+			return res, fmt.Errorf("backing up %s: %v (nothing was changed)", f.path, err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(f.target), 0o755); err != nil {
 		return res, err
 	}
-	tmp := target + ".pmcheck-tmp"
-	if err := os.WriteFile(tmp, out, mode); err != nil {
+	tmp := f.target + ".pmcheck-tmp"
+	if err := os.WriteFile(tmp, out, f.mode); err != nil {
 		return res, err
 	}
-	if err := os.Chmod(tmp, mode); err != nil {
+	if err := os.Chmod(tmp, f.mode); err != nil {
 		os.Remove(tmp)
 		return res, err
 	}
-	if err := os.Rename(tmp, target); err != nil {
+	if err := os.Rename(tmp, f.target); err != nil {
 		os.Remove(tmp)
 		return res, err
 	}
