@@ -25,42 +25,67 @@ type configFlags struct {
 // project is the working directory, and relative --rules and --baseline
 // flags also resolve against DIR.
 func (c *CheckCmd) applyConfig() error {
+	if err := c.checkConfigFlags(); err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return usageError("the working directory is unknown: %v", err)
+	}
+	path, err := c.configPath(wd)
+	if err != nil {
+		return err
+	}
+	err = c.fillFromConfig(wd, path)
+	if c.FailLevel == "" {
+		c.FailLevel = "error"
+	}
+	return err
+}
+
+// checkConfigFlags refuses the config flags that exclude each other.
+func (c *CheckCmd) checkConfigFlags() error {
 	if c.NoConfig && (c.Config != "" || c.PolicyFrom != "") {
 		return usageError("--no-config with --config or --policy-from: drop one of them")
 	}
 	if c.Config != "" && c.PolicyFrom != "" {
 		return usageError("--config with --policy-from: the config is read from the policy folder; drop --config")
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return usageError("the working directory is unknown: %v", err)
-	}
-	path := c.Config
+	return nil
+}
+
+// configPath is the config file that applies ("" for none): --config, the
+// policy folder's, or the nearest .pmcheck.yaml to the working directory.
+// With --policy-from it also roots the rule and baseline flags there.
+func (c *CheckCmd) configPath(wd string) (string, error) {
 	switch {
 	case c.NoConfig:
+		return "", nil
 	case c.PolicyFrom != "":
 		if st, err := os.Stat(c.PolicyFrom); err != nil || !st.IsDir() {
-			return usageError("--policy-from %s is not a folder: give the checkout of the base branch", c.PolicyFrom)
-		}
-		if p := filepath.Join(c.PolicyFrom, config.FileName); fileExists(p) {
-			path = p
+			return "", usageError("--policy-from %s is not a folder: give the checkout of the base branch", c.PolicyFrom)
 		}
 		c.Rules = underPolicy(c.Rules, c.PolicyFrom)
 		if c.Baseline != "" && !filepath.IsAbs(c.Baseline) {
 			c.Baseline = filepath.Join(c.PolicyFrom, c.Baseline)
 		}
-	case path == "":
-		if path, err = config.Find(wd); err != nil {
-			return usageError("looking for %s: %v", config.FileName, err)
+		if p := filepath.Join(c.PolicyFrom, config.FileName); fileExists(p) {
+			return p, nil
 		}
+		return "", nil
+	case c.Config != "":
+		return c.Config, nil
 	}
-	if c.FailLevel == "" {
-		defer func() {
-			if c.FailLevel == "" {
-				c.FailLevel = "error"
-			}
-		}()
+	path, err := config.Find(wd)
+	if err != nil {
+		return "", usageError("looking for %s: %v", config.FileName, err)
 	}
+	return path, nil
+}
+
+// fillFromConfig reads the config at path (none when "") and fills every
+// setting the flags left unset.
+func (c *CheckCmd) fillFromConfig(wd, path string) error {
 	if path == "" {
 		return nil
 	}
@@ -74,12 +99,32 @@ func (c *CheckCmd) applyConfig() error {
 	}
 	inProject := func(p string) string { return relTo(wd, project, p) }
 	inPolicy := func(p string) string { return relTo(wd, policy, p) }
+	c.fillInputs(cfg, inProject)
+	c.fillPolicy(cfg, inPolicy)
+	c.fillGit(cfg, inProject)
+	c.fillOutputs(cfg, inProject)
+	return nil
+}
 
+// fillInputs takes what to check, and how to read it, from the config.
+func (c *CheckCmd) fillInputs(cfg *config.Config, inProject func(string) string) {
 	if len(c.Paths) == 0 {
-		for _, p := range cfg.Paths {
-			c.Paths = append(c.Paths, inProject(p))
-		}
+		c.Paths = appendResolved(c.Paths, cfg.Paths, inProject)
 	}
+	if !c.AllowEmpty && cfg.AllowEmpty != nil {
+		c.AllowEmpty = *cfg.AllowEmpty
+	}
+	if len(c.PublishTools) == 0 {
+		c.PublishTools = cfg.PublishTools
+	}
+	if len(c.DeployLabels) == 0 {
+		c.DeployLabels = cfg.DeployLabels
+	}
+}
+
+// fillPolicy takes the rules, the baseline and the fail level from the
+// config; files are in the policy folder.
+func (c *CheckCmd) fillPolicy(cfg *config.Config, inPolicy func(string) string) {
 	if len(c.Rules) == 0 {
 		c.Rules = underPolicyFunc(cfg.Rules, inPolicy)
 	}
@@ -95,18 +140,10 @@ func (c *CheckCmd) applyConfig() error {
 	if c.FailLevel == "" {
 		c.FailLevel = cfg.FailLevel
 	}
-	if !c.AllowEmpty && cfg.AllowEmpty != nil {
-		c.AllowEmpty = *cfg.AllowEmpty
-	}
-	if !c.JUnitNoFileLine && cfg.JUnitNoFileLine != nil {
-		c.JUnitNoFileLine = *cfg.JUnitNoFileLine
-	}
-	if len(c.PublishTools) == 0 {
-		c.PublishTools = cfg.PublishTools
-	}
-	if len(c.DeployLabels) == 0 {
-		c.DeployLabels = cfg.DeployLabels
-	}
+}
+
+// fillGit takes the git join, or the commit range, from the config.
+func (c *CheckCmd) fillGit(cfg *config.Config, inProject func(string) string) {
 	if c.Git == "" && cfg.Git.Repo != "" && cfg.Git.Commits == "" {
 		c.Git = inProject(cfg.Git.Repo)
 	}
@@ -117,30 +154,47 @@ func (c *CheckCmd) applyConfig() error {
 		}
 	}
 	if len(c.Checkpoints) == 0 {
-		for _, p := range cfg.Git.Checkpoints {
-			c.Checkpoints = append(c.Checkpoints, inProject(p))
-		}
+		c.Checkpoints = appendResolved(c.Checkpoints, cfg.Git.Checkpoints, inProject)
 	}
 	// A range (flag or config) reads the branch under check itself: the
 	// config's base and head are not joined on top of it.
-	if c.Base == "" && c.Commits == "" {
+	if c.Commits != "" {
+		return
+	}
+	if c.Base == "" {
 		c.Base = cfg.Git.Base
 	}
-	if c.Head == "" && c.Commits == "" {
+	if c.Head == "" {
 		c.Head = cfg.Git.Head
 	}
-	if (c.Base != "" || c.Head != "") && c.Git == "" && c.Commits == "" && (cfg.Git.Base != "" || cfg.Git.Head != "") {
+	if (c.Base != "" || c.Head != "") && c.Git == "" && (cfg.Git.Base != "" || cfg.Git.Head != "") {
 		c.Git = inProject(".") // a config that names revisions joins the project's repository
 	}
-	if len(c.Format) == 0 {
-		for _, o := range cfg.Outputs {
-			if f, file, ok := strings.Cut(o, "="); ok && file != "" && file != "-" {
-				o = f + "=" + inProject(file)
-			}
-			c.Format = append(c.Format, o)
-		}
+}
+
+// fillOutputs takes the report outputs from the config; their files are in
+// the project.
+func (c *CheckCmd) fillOutputs(cfg *config.Config, inProject func(string) string) {
+	if !c.JUnitNoFileLine && cfg.JUnitNoFileLine != nil {
+		c.JUnitNoFileLine = *cfg.JUnitNoFileLine
 	}
-	return nil
+	if len(c.Format) != 0 {
+		return
+	}
+	for _, o := range cfg.Outputs {
+		if f, file, ok := strings.Cut(o, "="); ok && file != "" && file != "-" {
+			o = f + "=" + inProject(file)
+		}
+		c.Format = append(c.Format, o)
+	}
+}
+
+// appendResolved appends each of paths, resolved, to dst.
+func appendResolved(dst, paths []string, resolve func(string) string) []string {
+	for _, p := range paths {
+		dst = append(dst, resolve(p))
+	}
+	return dst
 }
 
 // relTo resolves p (relative to base) and returns it relative to the working
