@@ -26,7 +26,6 @@ var overComplexity = map[string]int{
 	"analyze/replay.attemptWatchdogsMemo": 32,
 	"analyze/transcript.builder.apply":    48,
 	"analyze/transcript.parseUTC":         32,
-	"cmd/pmcheck.CheckCmd.document":       42,
 	"cmd/pmcheck.WatchCmd.Run":            34,
 }
 

@@ -120,41 +120,16 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if c.FailLevel == "" {
 		c.FailLevel = "error"
 	}
-	if c.Commits != "" && c.Git != "" {
-		return nil, usageError("--commits with --git: --commits reads the branch under check from the range; drop --git, --base and --head")
+	if err := c.checkBranchFlags(); err != nil {
+		return nil, err
 	}
-	if c.Commits != "" && c.Shard != "" {
-		return nil, usageError("--commits with --shard: a range's coverage needs every run; check the range in one job")
+	packOf, settings, err := rulePack(rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity, Range: c.Commits != ""})
+	if err != nil {
+		return nil, err
 	}
-	if c.Commits == "" && (c.Repo != "" || len(c.Checkpoints) > 0) {
-		return nil, usageError("--repo and --checkpoints go with --commits BASE..HEAD")
-	}
-	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
-		return nil, usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
-	}
-	ropts := rules.Options{Files: c.Rules, Disable: c.Disable, Severity: c.Severity, Range: c.Commits != ""}
-	var packOf func() (*rules.Pack, error)
-	var settings rules.Settings
-	if ropts.DefaultsOnly() {
-		// The embedded pack, as it is: it cannot fail to load (a test
-		// loads it) and sets no detector settings (TestDefaultsSetNoSettings),
-		// so the inputs are read while it compiles on the other core
-		// (rules.Warm): 2-3 ms a check spent waiting for it.
-		packOf = sync.OnceValues(func() (*rules.Pack, error) { return rules.Build(ropts) })
-	} else {
-		pack, err := rules.Build(ropts)
-		if err != nil {
-			return nil, usageError("%v", err)
-		}
-		packOf, settings = func() (*rules.Pack, error) { return pack, nil }, pack.Settings
-	}
-	var baseline *rules.Baseline
-	// Writing a baseline never reads one: the file it replaces (often the
-	// config's baseline, which may not exist yet) has no say in it.
-	if c.Baseline != "" && c.WriteBaseline == "" {
-		if baseline, err = rules.LoadBaseline(c.Baseline); err != nil {
-			return nil, usageError("%v", err)
-		}
+	baseline, err := c.readBaseline()
+	if err != nil {
+		return nil, err
 	}
 	paths := c.Paths
 	if len(paths) == 0 && c.Commits == "" {
@@ -173,26 +148,10 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 			return nil, usageError("%v", err)
 		}
 		defer rng.Close()
-		pipe.Range, pipe.Git = rng, rng.Branch
-		pipe.Load.ShowAs = rng.ShowAs()
-		if rng.Dir != "" {
-			paths = append(slices.Clip(paths), rng.Dir)
-		}
+		paths = pipe.checkRange(rng, paths)
 	}
-	if c.Git != "" {
-		if pipe.Git, err = analyze.JoinGit(c.Git, c.Base, c.Head); err != nil {
-			return nil, usageError("%v", err)
-		}
-		if settings.AgentAuthors != nil {
-			if err := c.verifySignatures(pipe.Git); err != nil {
-				return nil, err
-			}
-		}
-	} else if c.AllowedSigners != "" {
-		// (--verified-commits without a branch is ignored: the action
-		// passes it on every pull request, whether or not a branch is
-		// joined.)
-		return nil, usageError("--allowed-signers verifies the commits of the branch under check: give --git, --base and --head too")
+	if err := c.joinBranch(&pipe, settings); err != nil {
+		return nil, err
 	}
 	ev, runErr := pipe.run(env, paths)
 	pack, err := packOf()
@@ -202,17 +161,9 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 	if runErr != nil {
 		return nil, runErr
 	}
-	res, findings := ev.Res, ev.Findings
-	var coverage *report.Coverage
-	if pipe.Range != nil {
-		// A range is checked even when no run is found: its commits are
-		// what the check is about ("0 of N commits made by agents").
-		var more []rules.Finding
-		if coverage, more, err = rangeFindings(pipe.Range, ev, pack); err != nil {
-			return nil, usageError("%v", err)
-		}
-		findings = append(findings, more...)
-		rules.SortFindings(findings)
+	findings, coverage, err := withRangeFindings(pipe.Range, ev, pack)
+	if err != nil {
+		return nil, err
 	}
 	inputErr := unreadableError(ev.Unreadable)
 	if len(ev.Runs) == 0 && !c.AllowEmpty && pipe.Range == nil && inputErr == nil {
@@ -232,7 +183,7 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		Git:           gitBranch(pipe.Git),
 		Coverage:      coverage,
 		Review:        reviewSearch(pipe.detectOptions()),
-		Inputs:        rangeProblems(inputsSummary(res, ev.Runs, ev.Unreadable), pipe.Range),
+		Inputs:        rangeProblems(inputsSummary(ev.Res, ev.Runs, ev.Unreadable), pipe.Range),
 		StaleBaseline: staleEntries(stale),
 		FailLevel:     c.FailLevel,
 		Owned:         true, // findings and problems are not used again
@@ -241,6 +192,107 @@ func (c *CheckCmd) document(env *Env) (*report.Document, error) {
 		return nil, err
 	}
 	return doc, inputErr
+}
+
+// checkBranchFlags refuses the flags about the branch under check (a
+// range, or a git join) that do not go together.
+func (c *CheckCmd) checkBranchFlags() error {
+	if c.Commits != "" && c.Git != "" {
+		return usageError("--commits with --git: --commits reads the branch under check from the range; drop --git, --base and --head")
+	}
+	if c.Commits != "" && c.Shard != "" {
+		return usageError("--commits with --shard: a range's coverage needs every run; check the range in one job")
+	}
+	if c.Commits == "" && (c.Repo != "" || len(c.Checkpoints) > 0) {
+		return usageError("--repo and --checkpoints go with --commits BASE..HEAD")
+	}
+	if (c.Git != "" || c.Base != "" || c.Head != "") && (c.Git == "" || c.Base == "" || c.Head == "") {
+		return usageError("--git, --base and --head go together: give all three to join the branch under check, or none")
+	}
+	return nil
+}
+
+// rulePack returns the pack the runs are evaluated with, and its detector
+// settings, which reading needs at once.
+func rulePack(ropts rules.Options) (packOf func() (*rules.Pack, error), settings rules.Settings, err error) {
+	if ropts.DefaultsOnly() {
+		// The embedded pack, as it is: it cannot fail to load (a test
+		// loads it) and sets no detector settings (TestDefaultsSetNoSettings),
+		// so the inputs are read while it compiles on the other core
+		// (rules.Warm): 2-3 ms a check spent waiting for it.
+		return sync.OnceValues(func() (*rules.Pack, error) { return rules.Build(ropts) }), settings, nil
+	}
+	pack, err := rules.Build(ropts)
+	if err != nil {
+		return nil, settings, usageError("%v", err)
+	}
+	return func() (*rules.Pack, error) { return pack, nil }, pack.Settings, nil
+}
+
+// readBaseline reads --baseline; none when there is none to read.
+func (c *CheckCmd) readBaseline() (*rules.Baseline, error) {
+	// Writing a baseline never reads one: the file it replaces (often the
+	// config's baseline, which may not exist yet) has no say in it.
+	if c.Baseline == "" || c.WriteBaseline != "" {
+		return nil, nil
+	}
+	baseline, err := rules.LoadBaseline(c.Baseline)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	return baseline, nil
+}
+
+// checkRange makes the commit range the branch under check, and adds the
+// folder its checkpoints were read into to paths.
+func (p *pipeline) checkRange(rng *analyze.CommitRange, paths []string) []string {
+	p.Range, p.Git = rng, rng.Branch
+	p.Load.ShowAs = rng.ShowAs()
+	if rng.Dir != "" {
+		paths = append(slices.Clip(paths), rng.Dir)
+	}
+	return paths
+}
+
+// joinBranch joins the branch under check named by --git, --base and
+// --head, verifying its review commits' signatures when strict review asks
+// for them.
+func (c *CheckCmd) joinBranch(pipe *pipeline, settings rules.Settings) error {
+	if c.Git == "" {
+		if c.AllowedSigners != "" {
+			// (--verified-commits without a branch is ignored: the action
+			// passes it on every pull request, whether or not a branch is
+			// joined.)
+			return usageError("--allowed-signers verifies the commits of the branch under check: give --git, --base and --head too")
+		}
+		return nil
+	}
+	var err error
+	if pipe.Git, err = analyze.JoinGit(c.Git, c.Base, c.Head); err != nil {
+		return usageError("%v", err)
+	}
+	if settings.AgentAuthors != nil {
+		return c.verifySignatures(pipe.Git)
+	}
+	return nil
+}
+
+// withRangeFindings adds a commit range's findings to the runs' (sorted
+// together) and returns its coverage; the runs' findings alone without a
+// range. A range is checked even when no run is found: its commits are
+// what the check is about ("0 of N commits made by agents").
+func withRangeFindings(rng *analyze.CommitRange, ev *evaluated, pack *rules.Pack) ([]rules.Finding, *report.Coverage, error) {
+	findings := ev.Findings
+	if rng == nil {
+		return findings, nil, nil
+	}
+	coverage, more, err := rangeFindings(rng, ev, pack)
+	if err != nil {
+		return nil, nil, usageError("%v", err)
+	}
+	findings = append(findings, more...)
+	rules.SortFindings(findings)
+	return findings, coverage, nil
 }
 
 func reportRules(p *rules.Pack) []report.Rule {
