@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/load"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
@@ -160,10 +161,10 @@ func TestCorpusIrrlichtFullLifecycleLinks(t *testing.T) {
 			if sc.LastNotification == nil || sc.LastNotification.Status != "completed" {
 				t.Errorf("background spawn %s has no completed notification", sc.ToolUseID)
 			}
-			if !contains(sc.LinkedBy, LinkNotification) || !contains(sc.LinkedBy, LinkToolUseResult) {
+			if !contains(sc.LinkedBy, load.LinkNotification) || !contains(sc.LinkedBy, load.LinkToolUseResult) {
 				t.Errorf("background spawn %s linked by %v; want toolUseResult and notification", sc.ToolUseID, sc.LinkedBy)
 			}
-		} else if !contains(sc.LinkedBy, LinkToolUseResult) {
+		} else if !contains(sc.LinkedBy, load.LinkToolUseResult) {
 			// 2.1.101 foreground results carry no "agentId:" tail; the
 			// row's toolUseResult names the agent.
 			t.Errorf("foreground spawn %s linked by %v; want toolUseResult", sc.ToolUseID, sc.LinkedBy)

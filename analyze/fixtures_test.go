@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/load"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -41,10 +42,10 @@ func TestSyncAndAsyncLinks(t *testing.T) {
 	if sync.Mode != model.ModeSync || async.Mode != model.ModeAsync {
 		t.Errorf("modes = %s, %s", sync.Mode, async.Mode)
 	}
-	if want := []string{LinkResultTail, LinkSidecar, LinkToolUseResult}; !reflect.DeepEqual(sync.LinkedBy, want) {
+	if want := []string{load.LinkResultTail, load.LinkSidecar, load.LinkToolUseResult}; !reflect.DeepEqual(sync.LinkedBy, want) {
 		t.Errorf("sync linked by %v, want %v", sync.LinkedBy, want)
 	}
-	if want := []string{LinkNotification, LinkResultTail, LinkSidecar, LinkToolUseResult}; !reflect.DeepEqual(async.LinkedBy, want) {
+	if want := []string{load.LinkNotification, load.LinkResultTail, load.LinkSidecar, load.LinkToolUseResult}; !reflect.DeepEqual(async.LinkedBy, want) {
 		t.Errorf("async linked by %v, want %v", async.LinkedBy, want)
 	}
 	if async.Status != "completed" || len(async.Notifications) != 2 {

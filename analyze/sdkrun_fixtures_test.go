@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/load"
 )
 
 // The named stream fixtures (fixtures/gen/scenarios_stream.go), each read
@@ -72,12 +74,12 @@ func TestStreamFixtures(t *testing.T) {
 		}
 		// A foreground agent cut off before its call returned an agent id
 		// is named by the task its call started.
-		if name == "stream-cut-off-subagent" && (f.Subagents[0].AgentID != "a60000000000000e1" || !slices.Contains(run.Subagents[0].LinkedBy, LinkTaskStarted)) {
+		if name == "stream-cut-off-subagent" && (f.Subagents[0].AgentID != "a60000000000000e1" || !slices.Contains(run.Subagents[0].LinkedBy, load.LinkTaskStarted)) {
 			t.Errorf("%s: agent %q linked by %v; want the task_started row's task id", name, f.Subagents[0].AgentID, run.Subagents[0].LinkedBy)
 		}
 		// Every call that ran is linked to its messages by parent_tool_use_id.
 		for _, sc := range run.Subagents {
-			if sc.Child != nil && !strings.Contains(strings.Join(sc.LinkedBy, ","), LinkParentToolUse) {
+			if sc.Child != nil && !strings.Contains(strings.Join(sc.LinkedBy, ","), load.LinkParentToolUse) {
 				t.Errorf("%s: call %s linked by %v", name, sc.ToolUseID, sc.LinkedBy)
 			}
 		}

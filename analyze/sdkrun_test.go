@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/load"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
@@ -204,7 +205,7 @@ func writeBoth(t *testing.T, root string, run *model.Run, dir string) (folder, s
 			}
 			parent = p
 		}
-		src := filepath.Join(root, strings.TrimPrefix(tr.File, displayRoot(root)+"/"))
+		src := filepath.Join(root, strings.TrimPrefix(tr.File, load.DisplayRoot(root)+"/"))
 		data, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
@@ -224,7 +225,7 @@ func writeBoth(t *testing.T, root string, run *model.Run, dir string) (folder, s
 				msgs = append(msgs, msg{r.Timestamp, fi, i, streamRow(line, parent)})
 			}
 		}
-		rel, err := filepath.Rel(filepath.Dir(filepath.Join(root, strings.TrimPrefix(run.Main.File, displayRoot(root)+"/"))), src)
+		rel, err := filepath.Rel(filepath.Dir(filepath.Join(root, strings.TrimPrefix(run.Main.File, load.DisplayRoot(root)+"/"))), src)
 		if err != nil {
 			t.Fatal(err)
 		}

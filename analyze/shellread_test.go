@@ -23,13 +23,13 @@ func TestInertCommandsKeepNoOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, id+".jsonl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []Options{{}, {Shell: &ShellOptions{}}} {
+	for _, opts := range []Options{{}, {Shell: ClassifyWhileReading(nil, nil)}} {
 		res, err := Load([]string{root}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(res.Runs) != 1 || res.Runs[0].Main == nil {
-			t.Fatalf("classifying %v: %d runs", opts.Shell != nil, len(res.Runs))
+			t.Fatalf("classifying %v: %d runs", opts.Shell.Classify != nil, len(res.Runs))
 		}
 		texts := map[string]string{}
 		for _, c := range res.Runs[0].Main.ToolCalls {
@@ -38,10 +38,10 @@ func TestInertCommandsKeepNoOutput(t *testing.T) {
 			}
 		}
 		if got := texts["toolu_0"]; !strings.HasPrefix(got, "[main abc1234]") {
-			t.Errorf("classifying %v: the commit's output kept %q", opts.Shell != nil, got)
+			t.Errorf("classifying %v: the commit's output kept %q", opts.Shell.Classify != nil, got)
 		}
 		if got, ok := texts["toolu_1"]; !ok || got != "" {
-			t.Errorf("classifying %v: git status's output kept %q (a result: %v)", opts.Shell != nil, got, ok)
+			t.Errorf("classifying %v: git status's output kept %q (a result: %v)", opts.Shell.Classify != nil, got, ok)
 		}
 	}
 }

@@ -86,10 +86,11 @@ func loadRuns(t *testing.T, root string, shell bool, labels []string) []*model.R
 	t.Helper()
 	opts := analyze.Options{}
 	if shell {
-		opts.Shell = &analyze.ShellOptions{DeployLabels: labels}
+		var cache *detect.Classifications
 		if labels == nil || len(labels) > 0 {
-			opts.Shell.Cache = detect.NewClassifications()
+			cache = detect.NewClassifications()
 		}
+		opts.Shell = analyze.ClassifyWhileReading(labels, cache)
 	}
 	res, err := analyze.Load([]string{root}, opts)
 	if err != nil {

@@ -100,7 +100,7 @@ func (p pipeline) run(env *Env, paths []string) (*evaluated, error) {
 	// The reader classifies them as it reads, with the detectors' labels,
 	// on every core a large file is decoded on; the detectors reuse it.
 	load := p.Load
-	load.Shell = &analyze.ShellOptions{DeployLabels: fopts.Detect.DeployLabels, Cache: fopts.Detect.Classifications}
+	load.Shell = analyze.ClassifyWhileReading(fopts.Detect.DeployLabels, fopts.Detect.Classifications)
 	identities := make([]func(string) string, len(paths))
 	for i, given := range paths {
 		identities[i] = analyze.RunIdentity(given, p.RepoRoot)

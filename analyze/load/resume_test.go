@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import (
 	"fmt"
@@ -206,4 +206,17 @@ func TestResumeChainsMarkOnlyContainedFiles(t *testing.T) {
 			t.Errorf("names %v: %d copy decisions reported, want 2", names, notes)
 		}
 	}
+}
+
+// loadOne loads path and fails on an input error.
+func loadOne(t *testing.T, path string) *Result {
+	t.Helper()
+	res, err := Load([]string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	return res
 }

@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/allocs"
 )
 
@@ -103,7 +104,7 @@ func TestSharedUUIDCopiesAreAnalysedOnce(t *testing.T) {
 			var copied []int
 			b, _ = allocs.Measure(func() {
 				var err error
-				_, copied, err = Each([]string{dir}, Options{Jobs: jobs}, func(r *Run, _ int) int {
+				_, copied, err = Each([]string{dir}, Options{Jobs: jobs}, func(r *model.Run, _ int) int {
 					calls.Add(1)
 					if len(r.Agents) != 1 {
 						t.Errorf("run %s has %d agents, want its own one", r.Path, len(r.Agents))

@@ -1,11 +1,10 @@
-package analyze
+package load
 
 import (
 	"path/filepath"
 	"sort"
 	"time"
 
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 )
@@ -62,7 +61,7 @@ func (l *loader) markResumeCopies() {
 			return h
 		}
 		rel := files[i].rel
-		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: transcript.ShellOptions{Inert: ship.Inert}})
+		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: l.inertOnly()})
 		if err != nil {
 			hashes[i] = nil
 			return nil

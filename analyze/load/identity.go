@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import (
 	"os"
@@ -28,7 +28,7 @@ func RunIdentity(given, repoRoot string) func(runPath string) string {
 	if err != nil {
 		return func(p string) string { return p }
 	}
-	display := displayRoot(root)
+	display := DisplayRoot(root)
 	abs, err := resolved(root)
 	if err != nil {
 		return func(p string) string { return p }

@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -739,7 +738,7 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok
 		br.Reset(nil)
 		firstReaders.Put(br)
 	}()
-	opts := transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: transcript.ShellOptions{Inert: ship.Inert}}
+	opts := transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.inertOnly()}
 	read := func(prefix []byte) (*model.Transcript, error) {
 		if opts.LineCap > 0 && opts.LineCap+1 < 256<<10 {
 			return transcript.Read(bytes.NewReader(prefix), l.show(rel), opts) // a buffer sized to the cap

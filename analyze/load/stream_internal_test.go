@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import (
 	"fmt"
@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/model"
+	"github.com/pmcheck/pmcheck/analyze/replay"
 	"github.com/pmcheck/pmcheck/analyze/transcript"
 	"github.com/pmcheck/pmcheck/fixtures/gen/fleet"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
@@ -49,7 +51,7 @@ func TestFirstUUIDIsTheReadersFirstUUID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	roots := []string{dir, filepath.Join("..", "fixtures", "runs")}
+	roots := []string{dir, filepath.Join("..", "..", "fixtures", "runs")}
 	if c := testcorpus.Dir(t); c != "" {
 		roots = append(roots, c)
 	}
@@ -126,7 +128,7 @@ func TestKeptReadingsChangeNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "agent-a00000007.jsonl"), []byte(row+"not json\nnot json\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	loadsAgree(t, &keepBytes, "readings are kept", []string{filepath.Join("..", "fixtures", "runs"), flat, bad}, func(root string, res *Result) {
+	loadsAgree(t, &keepBytes, "readings are kept", []string{filepath.Join("..", "..", "fixtures", "runs"), flat, bad}, func(root string, res *Result) {
 		if root == bad && len(res.Untrusted) != 1 {
 			t.Fatalf("the junk agent file is not reported: %q", res.Untrusted)
 		}
@@ -159,7 +161,7 @@ func TestKeptFirstBytesChangeNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(junk, "00000000-0000-4000-8000-000000000003.jsonl"), []byte(`{"type":"user","uuid":"j"}`+"\nnot json\nnot json\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	roots := []string{filepath.Join("..", "fixtures", "runs"), flat, copies, junk}
+	roots := []string{filepath.Join("..", "..", "fixtures", "runs"), flat, copies, junk}
 	if c := testcorpus.Dir(t); c != "" {
 		roots = append(roots, c)
 	}
@@ -201,14 +203,28 @@ func loadsAgree(t *testing.T, keep *int64, what string, roots []string, check fu
 type loadedRun struct {
 	Path  string
 	Stats Stats
-	Facts RunFacts
+	Facts model.Facts
+}
+
+// runFacts is what the detectors and the replay make of a run (the façade's
+// Facts but the runtime's own counts): two readings that give the same
+// facts are, for everything downstream, the same reading.
+func runFacts(r *model.Run) model.Facts {
+	f := detect.Analyze(r, detect.Options{})
+	if r.Kind == model.KindWorkflow {
+		rep := replay.Workflow(r, replay.Config{FactsOnly: true})
+		f.Watchdogs, f.Run.Verdict = append(f.Watchdogs, rep.Facts...), rep.Outcome.Verdict
+	} else {
+		f.Watchdogs = append(f.Watchdogs, replay.Session(r, replay.Config{})...)
+	}
+	return f
 }
 
 // loadRuns loads root with Each and the given jobs.
 func loadRuns(t *testing.T, root string, jobs int) ([]loadedRun, *Result) {
 	t.Helper()
-	res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *Run, _ int) loadedRun {
-		return loadedRun{r.Path, RunStats(r), Facts([]*Run{r}, FactsOptions{Jobs: 1})[0]}
+	res, runs, err := Each([]string{root}, Options{Jobs: jobs}, func(r *model.Run, _ int) loadedRun {
+		return loadedRun{r.Path, RunStats(r), runFacts(r)}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +307,7 @@ func TestKeptSidecarsChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	roots := testcorpus.With(t, filepath.Join("..", "fixtures", "runs"), fleetDir, bad)
+	roots := testcorpus.With(t, filepath.Join("..", "..", "fixtures", "runs"), fleetDir, bad)
 	loadsAgree(t, &sidecarKeepBytes, "sidecars are kept", roots, func(root string, res *Result) {})
 }
 

@@ -1,8 +1,9 @@
-// Package analyze is pmcheck's one entry point from files to runs: it resolves
-// the paths given on the command line to roots, discovers the runs under them,
-// reads every transcript and journal once, and links parents to children.
-// Detectors and the replay work on what Load returns.
-package analyze
+// Package load is the loader behind the analyze façade: it resolves the
+// paths given on the command line to roots (Resolve), discovers the runs
+// under them, reads every transcript and journal once, links parents to
+// children and marks the rows an older CLI's resume copied. Detectors and
+// the replay work on what Load returns; they are not its business.
+package load
 
 import (
 	"errors"
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
@@ -47,10 +47,13 @@ type Options struct {
 	// that session's files (discover.WalkSession) instead of its whole
 	// folder: the resume gate's reading (ReadGate).
 	SessionOnly bool
-	// Shell, when set, classifies the Bash commands of every transcript
-	// while it is read, so that the detectors reuse the analyses (see
-	// ShellOptions).
-	Shell *ShellOptions
+	// Shell is what the reader is given of the shell classifier's policy:
+	// its Inert (the commands whose output need not be kept; the façade
+	// always sets it), and, when Classify is set, the classifier itself,
+	// so that the Bash commands of every transcript are classified while it
+	// is read and the detectors reuse the analyses (the façade's
+	// ClassifyWhileReading builds it). The loader imports no detection.
+	Shell transcript.ShellOptions
 	// Follow, when set, keeps the readers of the transcripts and journals
 	// read, so that the next load with the same Follow decodes only what
 	// was appended to each since (a live watch polling a run). What is
@@ -103,29 +106,6 @@ func (f *Followers) forJournals() *journal.Followers {
 		return nil
 	}
 	return &f.journals
-}
-
-// ShellOptions ask the reader to classify shell commands with the
-// detectors' classifier (ship.Classify) before the runs are analysed: on
-// every core a large file is decoded on, and off the serial path. The
-// detectors reuse an analysis made with their deploy labels, and classify
-// again only the commands a run's git aliases could change (ship.Reuse), so
-// the facts are the ones they would derive alone.
-type ShellOptions struct {
-	// DeployLabels are the detectors' (DetectOptions.DeployLabels; nil: the
-	// defaults).
-	DeployLabels []string
-	// Cache, when set, is the check's cache (DetectOptions.Classifications):
-	// a command repeated across lines and files is parsed once.
-	Cache *Classifications
-}
-
-// reader is the transcript reader's form of o.
-func (o *ShellOptions) reader() transcript.ShellOptions {
-	if o == nil {
-		return transcript.ShellOptions{Inert: ship.Inert}
-	}
-	return transcript.ShellOptions{Classify: o.Cache.ReaderClassifier(o.DeployLabels), Inert: ship.Inert, Labels: o.DeployLabels}
 }
 
 // Result is everything Load found.
@@ -247,7 +227,7 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 	if err != nil {
 		return nil, err
 	}
-	display := displayRoot(root)
+	display := DisplayRoot(root)
 	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
 		display = shown
 	}
@@ -261,7 +241,7 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot be listed: %v", given, err)
 	}
-	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts, shell: opts.Shell.reader(),
+	l := &loader{res: res, root: root, display: display, inv: inv, opts: opts, shell: opts.Shell,
 		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{},
 		out: out, input: idx, replace: -1, failed: map[string]bool{}, flagged: map[string]bool{}}
 	in := &input{l: l, tgt: tgt, all: inv}
@@ -499,6 +479,12 @@ func (l *loader) rowsOf(rel string) func(line int, data []byte) {
 	return l.opts.Rows(l.show(rel))
 }
 
+// inertOnly is the reader's shell options for a reading that classifies
+// nothing (a first row, a file's row hashes): the inert commands alone.
+func (l *loader) inertOnly() transcript.ShellOptions {
+	return transcript.ShellOptions{Inert: l.opts.Shell.Inert}
+}
+
 // lineCap is the line cap transcripts are read with.
 func (l *loader) lineCap() int64 {
 	if l.opts.LineCap > 0 {
@@ -548,12 +534,12 @@ func (l *loader) sidecarMeta(rel string) *model.Meta {
 	return readMeta(l.abs(meta), l.show(meta))
 }
 
-// displayRoot is the prefix evidence paths carry: the root as given when it is
+// DisplayRoot is the prefix evidence paths carry: the root as given when it is
 // relative; an absolute root inside the working directory becomes relative to
 // it (so SARIF and annotations land on repository paths in CI); any other
 // absolute root is kept whole, so a report says where the files are (a root
 // given as a relative path keeps reports free of host paths).
-func displayRoot(root string) string {
+func DisplayRoot(root string) string {
 	if filepath.IsAbs(root) {
 		wd, err := os.Getwd()
 		if err != nil {

@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import "github.com/pmcheck/pmcheck/analyze/model"
 

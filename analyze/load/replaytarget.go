@@ -1,4 +1,4 @@
-package analyze
+package load
 
 import (
 	"fmt"
@@ -33,13 +33,13 @@ func noJournal(format string, args ...any) error {
 // FindWorkflowRun loads the one Workflow run arg names, as watch's
 // find_run_dir does: a run directory, its journal.jsonl, a session
 // transcript that launched exactly one Workflow run, or a run-id prefix of
-// exactly one run under root (~/.claude/projects when root is ""). Errors
-// are *NotReplayable.
-func FindWorkflowRun(arg, root string) (*model.Run, error) {
+// exactly one run under root (~/.claude/projects when root is ""), read
+// with opts. Errors are *NotReplayable.
+func FindWorkflowRun(arg, root string, opts Options) (*model.Run, error) {
 	st, err := os.Stat(arg)
 	switch {
 	case err != nil && os.IsNotExist(err):
-		return byPrefix(arg, root)
+		return byPrefix(arg, root, opts)
 	case err != nil:
 		return nil, usage("%s: cannot be read: %v", arg, err)
 	case st.IsDir():
@@ -49,25 +49,21 @@ func FindWorkflowRun(arg, root string) (*model.Run, error) {
 			}
 			return nil, usage("%s: not a Workflow run directory (no journal.jsonl); give a run directory, its journal.jsonl, or a session transcript", filepath.ToSlash(arg))
 		}
-		return loadWorkflow(arg, Options{})
+		return loadWorkflow(arg, opts)
 	case filepath.Base(arg) == layout.Journal:
-		return loadWorkflow(filepath.Dir(arg), Options{})
+		return loadWorkflow(filepath.Dir(arg), opts)
 	case layout.IsTranscriptName(arg):
-		return fromSession(arg)
+		return fromSession(arg, opts)
 	}
 	return nil, usage("%s: not a run directory, a journal.jsonl or a session transcript", arg)
 }
 
 // LoadWorkflowRun loads the Workflow run in a run directory (an OS path).
-func LoadWorkflowRun(dir string) (*model.Run, error) { return loadWorkflow(dir, Options{}) }
-
-// FollowWorkflowRun is LoadWorkflowRun for a run being written, polled
-// again and again (watch): follow keeps the readers of its files between
-// calls, so each call decodes only what was appended since the last. The
-// run is the one LoadWorkflowRun gives.
-func FollowWorkflowRun(dir string, follow *Followers) (*model.Run, error) {
-	return loadWorkflow(dir, Options{Follow: follow})
-}
+// With opts.Follow, for a run being written, polled again and again
+// (watch): the followers keep the readers of its files between calls, so
+// each call decodes only what was appended since the last; the run is the
+// one a load without them gives.
+func LoadWorkflowRun(dir string, opts Options) (*model.Run, error) { return loadWorkflow(dir, opts) }
 
 func loadWorkflow(dir string, opts Options) (*model.Run, error) {
 	res, err := Load([]string{dir}, opts)
@@ -86,8 +82,8 @@ func loadWorkflow(dir string, opts Options) (*model.Run, error) {
 }
 
 // fromSession finds the one Workflow run a session launched.
-func fromSession(file string) (*model.Run, error) {
-	res, err := Load([]string{file}, Options{})
+func fromSession(file string, opts Options) (*model.Run, error) {
+	res, err := Load([]string{file}, opts)
 	if err != nil {
 		return nil, usage("%v", err)
 	}
@@ -130,12 +126,12 @@ func fromSession(file string) (*model.Run, error) {
 	if _, err := os.Stat(filepath.Join(dir, layout.Journal)); err != nil {
 		return nil, noJournal("%s: the run directory has no journal.jsonl", filepath.ToSlash(dir))
 	}
-	return loadWorkflow(dir, Options{})
+	return loadWorkflow(dir, opts)
 }
 
 // byPrefix is watch's find_run_dir for a run-id prefix: exactly one Workflow
 // run under the root must match; none or several is watch's exit 2.
-func byPrefix(prefix, root string) (*model.Run, error) {
+func byPrefix(prefix, root string, opts Options) (*model.Run, error) {
 	if root == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -158,7 +154,7 @@ func byPrefix(prefix, root string) (*model.Run, error) {
 	}
 	switch len(matches) {
 	case 1:
-		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])), Options{})
+		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])), opts)
 	case 0:
 		return nil, noJournal("no Workflow run under %s has an id starting with %q", root, prefix)
 	}
