@@ -24,10 +24,11 @@ func RunIdentity(given, repoRoot string) func(runPath string) string {
 	if err != nil {
 		return func(p string) string { return p }
 	}
-	root, _, err := inputRoot(given, st.IsDir())
+	tgt, err := Resolve(given, st.IsDir())
 	if err != nil {
 		return func(p string) string { return p }
 	}
+	root := tgt.Root
 	display := DisplayRoot(root)
 	abs, err := resolved(root)
 	if err != nil {

@@ -197,20 +197,12 @@ func Load(paths []string, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// target narrows a root to one run when the path named a file or run directory.
-type target struct {
-	session  string // rel path of a session transcript
-	workflow string // rel path of a workflow run directory
-	stream   string // rel path of an Agent SDK message stream (sdkrun.go)
-	array    bool   // the stream is a JSON array (an execution file)
-}
-
 // input is one path given, walked and ready to load (prepareInput): every
 // input is walked before any is loaded, so that a stream in one and its
 // session's files in another are one run (joinAcross).
 type input struct {
 	l   *loader
-	tgt target
+	tgt Target
 	// all is the walk before the shard's part was taken (opts.Shard).
 	all *discover.Inventory
 }
@@ -223,18 +215,19 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 		}
 		return nil, fmt.Errorf("%s: cannot be read: %v", given, err)
 	}
-	root, tgt, err := inputRoot(given, st.IsDir())
+	tgt, err := Resolve(given, st.IsDir())
 	if err != nil {
 		return nil, err
 	}
+	root := tgt.Root
 	display := DisplayRoot(root)
 	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
 		display = shown
 	}
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
 	var inv *discover.Inventory
-	if opts.SessionOnly && tgt.session != "" {
-		inv, err = discover.WalkSession(root, layout.Stem(tgt.session))
+	if opts.SessionOnly && tgt.Session != "" {
+		inv, err = discover.WalkSession(root, layout.Stem(tgt.Session))
 	} else {
 		inv, err = discover.WalkJobs(root, opts.Jobs)
 	}
@@ -245,7 +238,7 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 		transcripts: map[string]*model.Transcript{}, claimed: map[string]bool{},
 		out: out, input: idx, replace: -1, failed: map[string]bool{}, flagged: map[string]bool{}}
 	in := &input{l: l, tgt: tgt, all: inv}
-	if tgt.workflow == "" && tgt.session == "" && tgt.stream == "" {
+	if tgt.Folder() {
 		// Before the shard's part is taken: a stream goes with its
 		// session's files whichever shard its own path falls in.
 		l.findJoins() // sdkjoin.go
@@ -272,35 +265,6 @@ func (in *input) load() {
 	l.load(in.tgt)
 	l.flushErrors()
 	in.all = nil
-}
-
-// inputRoot is the root a path given on the command line is read from, and
-// the run it names when it names one (isDir: given is a directory).
-func inputRoot(given string, isDir bool) (root string, tgt target, err error) {
-	root = given
-	switch {
-	case isDir:
-		if _, err := os.Stat(filepath.Join(given, layout.Journal)); err == nil {
-			root, tgt.workflow = layout.WorkflowRoot(given)
-		}
-	case filepath.Base(given) == layout.Journal:
-		root, tgt.workflow = layout.WorkflowRoot(filepath.Dir(given))
-	case layout.IsTranscriptName(given) && isStreamFile(given):
-		root, tgt.stream = filepath.Dir(given), filepath.Base(given)
-	case strings.HasSuffix(given, ".json") && !layout.IsMetaName(filepath.Base(given)):
-		// A JSON file given by name is read as an execution file: one
-		// that is not a message array is an input problem, not a pass.
-		root, tgt.stream, tgt.array = filepath.Dir(given), filepath.Base(given), true
-	case layout.IsTranscriptName(given):
-		root = filepath.Dir(given)
-		tgt.session = filepath.Base(given)
-		if layout.AgentIDFromName(tgt.session) != "" {
-			return "", tgt, fmt.Errorf("%s: is a subagent transcript; give its parent session transcript or the folder that holds both", given)
-		}
-	default:
-		return "", tgt, fmt.Errorf("%s: not a .jsonl transcript or message stream, a .json execution file, a journal.jsonl or a directory", given)
-	}
-	return root, tgt, nil
 }
 
 type loader struct {
@@ -503,25 +467,25 @@ func readReason(err error) string {
 	return err.Error()
 }
 
-func (l *loader) load(tgt target) {
-	if tgt.stream != "" {
-		if !l.joinedElsewhere(tgt.stream) {
-			l.streamRun(tgt.stream, tgt.array) // sdkrun.go
+func (l *loader) load(tgt Target) {
+	if tgt.Stream != "" {
+		if !l.joinedElsewhere(tgt.Stream) {
+			l.streamRun(tgt.Stream, tgt.Array) // sdkrun.go
 		}
 		return
 	}
-	if tgt.workflow == "" && tgt.session == "" {
+	if tgt.Workflow == "" && tgt.Session == "" {
 		l.stream() // stream.go
 		l.streamCandidates()
 		return
 	}
 	l.sidecarsFirst()
 	l.readAhead(l.willRead(tgt))
-	if tgt.workflow != "" {
-		l.workflowRun(tgt.workflow)
+	if tgt.Workflow != "" {
+		l.workflowRun(tgt.Workflow)
 		return
 	}
-	l.sessionRun(tgt.session)
+	l.sessionRun(tgt.Session)
 }
 
 // sidecarMeta reads the sidecar of an agent transcript (it has one: rel is

@@ -36,25 +36,25 @@ type readAhead struct {
 }
 
 // willRead lists the transcripts a load of tgt reads for sure.
-func (l *loader) willRead(tgt target) []string {
+func (l *loader) willRead(tgt Target) []string {
 	var files []string
 	switch {
-	case tgt.workflow != "":
+	case tgt.Workflow != "":
 		for _, fs := range l.inv.AgentFiles {
 			for _, f := range fs {
-				if path.Dir(f) == tgt.workflow {
+				if path.Dir(f) == tgt.Workflow {
 					files = append(files, f)
 				}
 			}
 		}
-		if parent, ok := layout.ParentOfRun(tgt.workflow); ok {
+		if parent, ok := layout.ParentOfRun(tgt.Workflow); ok {
 			files = append(files, parent)
 		}
-	case tgt.session != "":
-		files = append(files, tgt.session)
+	case tgt.Session != "":
+		files = append(files, tgt.Session)
 		for _, fs := range l.inv.AgentFiles {
 			for _, f := range fs {
-				if layout.OwnSubagent(tgt.session, f) || layout.Beside(tgt.session, f) {
+				if layout.OwnSubagent(tgt.Session, f) || layout.Beside(tgt.Session, f) {
 					files = append(files, f)
 				}
 			}

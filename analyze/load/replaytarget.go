@@ -42,18 +42,24 @@ func FindWorkflowRun(arg, root string, opts Options) (*model.Run, error) {
 		return byPrefix(arg, root, opts)
 	case err != nil:
 		return nil, usage("%s: cannot be read: %v", arg, err)
-	case st.IsDir():
-		if _, err := os.Stat(filepath.Join(arg, layout.Journal)); err != nil {
-			if layout.LooksLikeRunDir(arg) {
-				return nil, noJournal("%s: the run directory has no journal.jsonl", filepath.ToSlash(arg))
-			}
-			return nil, usage("%s: not a Workflow run directory (no journal.jsonl); give a run directory, its journal.jsonl, or a session transcript", filepath.ToSlash(arg))
-		}
+	}
+	// What the path names is Resolve's to say, as for check; replay
+	// follows only the Workflow runs among them.
+	tgt, notARun := Resolve(arg, st.IsDir())
+	switch {
+	case tgt.Workflow != "" && st.IsDir():
 		return loadWorkflow(arg, opts)
-	case filepath.Base(arg) == layout.Journal:
+	case tgt.Workflow != "":
 		return loadWorkflow(filepath.Dir(arg), opts)
-	case layout.IsTranscriptName(arg):
+	case st.IsDir():
+		if layout.LooksLikeRunDir(arg) {
+			return nil, noJournal("%s: the run directory has no journal.jsonl", filepath.ToSlash(arg))
+		}
+		return nil, usage("%s: not a Workflow run directory (no journal.jsonl); give a run directory, its journal.jsonl, or a session transcript", filepath.ToSlash(arg))
+	case tgt.Session != "" || tgt.Stream != "" && !tgt.Array:
 		return fromSession(arg, opts)
+	case notARun != nil && layout.IsTranscriptName(arg):
+		return nil, usage("%v", notARun) // a subagent's transcript
 	}
 	return nil, usage("%s: not a run directory, a journal.jsonl or a session transcript", arg)
 }

@@ -102,9 +102,9 @@ func joinAcross(inputs []*input) {
 	for k, in := range inputs {
 		ids := map[string]bool{}
 		switch {
-		case in.tgt.session != "":
-			ids[layout.SessionIDOf(in.tgt.session)] = true
-		case in.tgt.workflow == "" && in.tgt.stream == "":
+		case in.tgt.Session != "":
+			ids[layout.SessionIDOf(in.tgt.Session)] = true
+		case in.tgt.Workflow == "" && in.tgt.Stream == "":
 			for _, s := range in.all.Sessions {
 				ids[layout.SessionIDOf(s)] = true
 			}
@@ -119,10 +119,10 @@ func joinAcross(inputs []*input) {
 	for k, in := range inputs {
 		l := in.l
 		streams := l.joinState().streams
-		if in.tgt.stream != "" {
-			rel := in.tgt.stream
-			id := transcript.StreamSessionID(l.abs(rel), in.tgt.array)
-			streams = []joinable{{rel: rel, abs: l.abs(rel), show: l.show(rel), array: in.tgt.array, id: id}}
+		if in.tgt.Stream != "" {
+			rel := in.tgt.Stream
+			id := transcript.StreamSessionID(l.abs(rel), in.tgt.Array)
+			streams = []joinable{{rel: rel, abs: l.abs(rel), show: l.show(rel), array: in.tgt.Array, id: id}}
 		}
 		for _, s := range streams {
 			m, ok := sessionIn[s.id]
