@@ -53,15 +53,45 @@ type Refusal struct {
 // (layout.AgentIDFromName).
 func AgentIDFromName(name string) string { return layout.AgentIDFromName(name) }
 
+// Every check of an id read from a file is here: ValidID for any id that
+// may name a file (the loader, replay), and the two narrower readings
+// watch's lines make of it (PrintableRunID, CanonicalAgentID).
+
+// MaxIDLen is the longest valid id, in bytes.
+const MaxIDLen = 200
+
 // ValidID reports whether an id read from a file may name a file: no path
 // separators, no parent references, no NUL or control characters, not empty,
-// at most 200 bytes.
+// at most MaxIDLen bytes.
 func ValidID(id string) bool {
-	if id == "" || len(id) > 200 || id == "." || id == ".." || strings.Contains(id, "..") {
+	if id == "" || len(id) > MaxIDLen || id == "." || id == ".." || strings.Contains(id, "..") {
 		return false
 	}
 	for _, r := range id {
 		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' || r == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// PrintableRunID reports whether a Workflow run directory's name is a run
+// id watch prints as it is on its event lines: a valid id with no blank
+// (watch prints a replacement for any other; docs/replay.md).
+func PrintableRunID(id string) bool {
+	return ValidID(id) && !strings.ContainsAny(id, " \t")
+}
+
+// CanonicalAgentID reports whether an agent id is one watch names by its
+// stable alias: a valid id of at most 128 ASCII letters, digits, '-' and
+// '_' — what can safely become agent-<id>.jsonl.
+func CanonicalAgentID(id string) bool {
+	if len(id) > 128 || !ValidID(id) {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}

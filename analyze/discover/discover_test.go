@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/layout"
@@ -157,5 +158,30 @@ func TestWalkJobsIsWalk(t *testing.T) {
 	many, err4 := WalkJobs(filepath.Join(root, "pa", "sa.jsonl"), 4)
 	if err1 != nil || err4 != nil || !reflect.DeepEqual(one, many) {
 		t.Errorf("a file as root: %v %+v, %v %+v", err1, one, err4, many)
+	}
+}
+
+// TestIDReadings: the narrower readings watch's lines make of an id are
+// valid ids first: a run id with a blank is printed as a replacement, an
+// agent id outside [A-Za-z0-9_-] or over 128 bytes is named positionally.
+func TestIDReadings(t *testing.T) {
+	for _, c := range []struct {
+		id                    string
+		valid, run, canonical bool
+	}{
+		{"wf_abc-1", true, true, true},
+		{"", false, false, false},
+		{"..", false, false, false},
+		{"a/b", false, false, false},
+		{"a b", true, false, false},
+		{"a\tb", false, false, false},
+		{"a.b", true, true, false},
+		{strings.Repeat("a", 128), true, true, true},
+		{strings.Repeat("a", 129), true, true, false},
+		{strings.Repeat("a", MaxIDLen+1), false, false, false},
+	} {
+		if got := [3]bool{ValidID(c.id), PrintableRunID(c.id), CanonicalAgentID(c.id)}; got != [3]bool{c.valid, c.run, c.canonical} {
+			t.Errorf("%q: valid, printable run id, canonical agent id = %v, want %v", c.id, got, [3]bool{c.valid, c.run, c.canonical})
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/clock"
+	"github.com/pmcheck/pmcheck/analyze/discover"
 	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
@@ -198,7 +199,7 @@ func replayHalves(agents []*model.SubagentCall, replay func([]*model.SubagentCal
 var splitAgents = 16
 
 func agentName(id, fallback string) string {
-	if canonicalAgentID(id) {
+	if discover.CanonicalAgentID(id) {
 		return "a:" + id
 	}
 	if fallback != "" {
@@ -286,7 +287,7 @@ func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOp
 	var attemptsByKey map[string]int // made when an attempt is over the runtime's limit
 	for _, a := range run.Attempts {
 		name := "a:" + a.AgentID
-		if !canonicalAgentID(a.AgentID) {
+		if !discover.CanonicalAgentID(a.AgentID) {
 			name = agentName(a.AgentID, fmt.Sprintf("%s#%d", shortKey(a.Key), a.Ordinal))
 		}
 		observed := observedOutcome(a)

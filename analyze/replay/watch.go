@@ -596,7 +596,7 @@ type names struct {
 func newNames() *names { return &names{positional: map[handle]int{}} }
 
 func (n *names) name(o *occ) string {
-	if canonicalAgentID(o.agentID) {
+	if discover.CanonicalAgentID(o.agentID) {
 		return "a:" + o.agentID
 	}
 	h := handle{o.key, o.ordinal}
@@ -604,19 +604,4 @@ func (n *names) name(o *occ) string {
 		n.positional[h] = len(n.positional) + 1
 	}
 	return fmt.Sprintf("agent-%d", n.positional[h])
-}
-
-// canonicalAgentID: a non-empty id of ASCII letters, digits, '-' and '_'
-// (at most 128 bytes) — what can safely become agent-<id>.jsonl.
-func canonicalAgentID(id string) bool {
-	if id == "" || len(id) > 128 || !discover.ValidID(id) {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -135,7 +135,7 @@ func buildWorld(run *model.Run, opts buildOptions) (*World, clock.Start) {
 // is a valid id, else "unknown-run" (watch prints a replacement for a
 // directory name its validator refuses; docs/replay.md).
 func runIDOf(id string) string {
-	if discover.ValidID(id) && !strings.ContainsAny(id, " \t") {
+	if discover.PrintableRunID(id) {
 		return id
 	}
 	return "unknown-run"

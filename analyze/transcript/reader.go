@@ -967,7 +967,7 @@ func (b *builder) toolOf(id string) string {
 }
 
 // maxIDLen caps the ids and statuses a result names. A real id is a few
-// dozen bytes and a valid one at most 200 (discover.ValidID); a longer one is
+// dozen bytes and a valid one at most discover.MaxIDLen; a longer one is
 // kept one byte over that, so it is still refused as invalid, but a 2 MiB
 // "agentId:" line cannot reach every message and report that quotes the id.
 const maxIDLen = 201
