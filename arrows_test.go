@@ -72,7 +72,6 @@ var arrows = []arrow{
 // with the reason. TestArrows allows them and fails when one is gone
 // (then delete its line): the list only shrinks.
 var pending = map[string]string{
-	"collect -> analyze/layout":          "collect finds a run's files with the layout; to ask the façade",
 	"explain -> analyze/model -> (none)": "",
 }
 

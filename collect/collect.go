@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze"
-	"github.com/pmcheck/pmcheck/analyze/layout"
 
 	"github.com/pmcheck/pmcheck/collect/redact"
 )
@@ -168,7 +167,7 @@ func Run(opts Options, tool string) (*Manifest, error) {
 				return nil, err
 			}
 			if owner == s.id {
-				if err := add(plan{l, rel(opts.Root, l), filepath.Base(l), "subagent", s.id}); err != nil {
+				if err := add(plan{l, rel(opts.Root, l), filepath.Base(l), analyze.FileSubagent, s.id}); err != nil {
 					return nil, err
 				}
 			}
@@ -325,19 +324,19 @@ func findSessions(root string) ([]session, map[string][]string, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (name == layout.SubagentsFolder || name == ".git") {
+			if p != root && (name == analyze.SubagentsFolder || name == ".git") {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !layout.IsTranscriptName(name) {
+		if !d.Type().IsRegular() || !analyze.IsTranscriptName(name) {
 			return nil
 		}
-		if layout.IsAgentName(name) {
+		if analyze.IsAgentName(name) {
 			legacy[filepath.Dir(p)] = append(legacy[filepath.Dir(p)], p)
 			return nil
 		}
-		out = append(out, session{layout.Stem(name), p})
+		out = append(out, session{analyze.SessionIDOf(name), p})
 		return nil
 	})
 	if err != nil {
@@ -463,7 +462,7 @@ func sessionFiles(root, dir, id string) ([]plan, error) {
 	// following links: a link there would bring in files from anywhere
 	// (the walk below does not follow links inside). A link is an error,
 	// not a skip: the copy would lack the session's subagents and pass.
-	sub := layout.SubagentsDirOnDisk(dir)
+	sub := analyze.SubagentsDirOnDisk(dir)
 	for _, p := range []string{dir, sub} {
 		st, err := os.Lstat(p)
 		if err != nil || !st.IsDir() {
@@ -481,19 +480,8 @@ func sessionFiles(root, dir, id string) ([]plan, error) {
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
-		name := d.Name()
-		kind := ""
-		switch {
-		case name == layout.Journal:
-			kind = "workflow-journal"
-		case layout.HasMetaExt(name):
-			kind = "sidecar"
-		case layout.IsTranscriptName(name):
-			kind = "subagent"
-			if layout.InWorkflowRun(filepath.ToSlash(p)) {
-				kind = "workflow-agent"
-			}
-		default:
+		kind := analyze.SessionFileKind(p)
+		if kind == "" {
 			return nil
 		}
 		r, _ := filepath.Rel(dir, p)
