@@ -17,10 +17,10 @@ const maxOriginals = 8
 // markResumeCopies finds session files into which an older CLI's resume
 // copied the rows of an earlier file (CLI 2.0 and before: `--resume` wrote a
 // new file with a new sessionId and replayed the earlier rows into it with
-// their uuids), and re-reads each such file with those rows marked as
-// copies. The earliest file keeps the rows: the copy's Agent/Task calls are
-// marked Copied, so a subagent is one fact, in the file that launched it,
-// while the later file's ship actions still see it as outstanding.
+// their uuids), and reads each such file with those rows marked as copies.
+// The earliest file keeps the rows: the copy's Agent/Task calls are marked
+// Copied, so a subagent is one fact, in the file that launched it, while
+// the later file's ship actions still see it as outstanding.
 //
 // A file may be a copy of another when its first row's uuid is one of the
 // other file's (the resumed file starts with the replay); a row is a copy
@@ -30,138 +30,222 @@ const maxOriginals = 8
 // (loader.heads) and dropped afterwards.
 //
 // The sessions that start with another session's first uuid (sharedFirsts:
-// the usual shape of a resume's copy) were only read as they streamed by;
-// each is linked here, once, from its reading with copied rows marked
-// (none marked: the same reading as before). Any other copy's run, already
-// handed on, is linked again from the marked reading and replaces the
-// first. Either way the files are read ahead in parallel.
+// the usual shape of a resume's copy) were only read for their heads as
+// they streamed by, and that reading kept their rows' content hashes: which
+// of them contains which is decided from those hashes (copyPass.contained),
+// and each is then read, once, with the rows of the files it contains
+// marked, and linked. Any other copy's run, already handed on, is read
+// again with its copied rows marked, linked again, and replaces the first;
+// the earlier files it may have copied are read again for their hashes
+// when their first reading kept none. Either way the files are read ahead
+// in parallel.
 func (l *loader) markResumeCopies() {
-	files := l.heads
-	originals := resumeOriginals(files)
-	var units []int // the files read again, in order
-	for j := range files {
-		if _, ok := originals[j]; ok || l.later[l.headIndex[j]] {
-			units = append(units, j)
-		}
-	}
-	// The rows' contents are compared too: a file that merely borrows
-	// another's uuids (a forged decoy) marks nothing, so an added file can
-	// never make another file's calls disappear. Only the files involved are
-	// read again, once each; an original's row hashes are kept until the
-	// last copy that needs them.
-	lastUse := map[int]int{}
-	for _, j := range units {
-		for _, i := range originals[j] {
-			lastUse[i] = j
-		}
-	}
-	hashes := map[int]map[uint64]uint64{}
-	rowHashes := func(i int) map[uint64]uint64 {
-		if h, ok := hashes[i]; ok {
-			return h
-		}
-		rel := files[i].rel
-		t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: l.inertOnly()})
-		if err != nil {
-			hashes[i] = nil
-			return nil
-		}
-		hashes[i] = t.RowHashes
-		return t.RowHashes
-	}
-	// skips[u] are the row hashes unit u's file is read with; unitFiles
-	// sets them, in order, on one goroutine, before the file is read.
-	// skipFrom[u] are the files they are of.
-	skips := make([][]map[uint64]uint64, len(units))
-	skipFrom := make([][]int, len(units))
-	unitFiles := func(u int) []string {
-		j := units[u]
-		if _, ok := originals[j]; ok {
-			// The originals' row hashes are handed to the reader as they
-			// are, a later original's winning: merging them into one set
-			// for every copy would cost each copy its originals' rows,
-			// however few rows the copy has (one large file and thousands
-			// of small copies of parts of it: quadratic).
-			skip := make([]map[uint64]uint64, 0, len(originals[j]))
-			for _, i := range originals[j] {
-				if rh := rowHashes(i); rh != nil {
-					skip = append(skip, rh)
-					skipFrom[u] = append(skipFrom[u], i)
-				}
-				if lastUse[i] == j {
-					hashes[i] = nil // j is its last copy
-				}
-			}
-			skips[u] = skip
-		}
-		if k := l.headIndex[j]; l.later[k] {
-			return l.runFiles(k) // stream.go; the session first
-		}
-		return []string{files[j].rel}
-	}
-	read := func(u, i int, rel string) readAhead {
-		if i > 0 {
-			return l.readOne(rel)
-		}
-		opts := l.readOptions(rel)
-		opts.Copied = skips[u]
-		// The bytes the first-row pass kept of a session whose linking
-		// waited (readSessionFile) are read here, a last time.
-		var data []byte
-		if k := l.headIndex[units[u]]; l.firstData != nil && l.later[k] {
-			data, l.firstData[k] = l.firstData[k], nil
-		}
-		return l.readFrom(rel, opts, data)
-	}
-	pf := l.prefetch(len(units), unitFiles, read, false) // stream.go
-	for u, j := range units {
-		rel := files[j].rel
+	p := l.newCopyPass()
+	pf := l.prefetch(len(p.units), p.unitFiles, p.read, false) // stream.go
+	for u, j := range p.units {
 		var ahead map[string]readAhead
 		if pf != nil {
 			ahead = pf.next()
 		} else {
-			unitFiles(u)
-			ahead = map[string]readAhead{rel: read(u, 0, rel)}
+			rel := p.files[j].rel
+			p.unitFiles(u)
+			ahead = map[string]readAhead{rel: p.read(u, 0, rel)}
 		}
-		a := ahead[rel]
-		if a.panicked != nil {
-			panic(a.panicked)
-		}
-		if a.t != nil && len(skips[u]) > 0 {
-			// Only a file this one contains is its original: the rows it
-			// copied stay with that file, and nothing else is marked.
-			keep := containedOriginals(a.t, skips[u])
-			if len(keep) == 0 && !l.later[l.headIndex[j]] {
-				continue // not a copy: keep the first reading
-			}
-			if len(keep) < len(skips[u]) {
-				sub := make([]map[uint64]uint64, len(keep))
-				for n, x := range keep {
-					sub[n] = skips[u][x]
-				}
-				opts := l.readOptions(rel)
-				opts.Copied = sub
-				if a = l.readFrom(rel, opts, nil); a.panicked != nil {
-					panic(a.panicked)
-				}
-				ahead[rel] = a
-			}
-			if a.t != nil && a.t.Copied > 0 {
-				for _, x := range keep {
-					a.t.CopyOf = append(a.t.CopyOf, l.show(files[skipFrom[u][x]].rel))
-				}
-			}
-		}
-		if a.t != nil {
-			a.t.UUIDs = nil
-		}
-		k := l.headIndex[j]
-		if !l.later[k] && (a.err != nil || a.t.Copied == 0) {
-			continue // keep the first reading
-		}
-		l.relink(k, rel, ahead) // stream.go
+		p.settle(u, ahead)
 	}
 	pf.stop()
+}
+
+// copyPass is markResumeCopies' state: the session files (loader.heads),
+// the files each may have copied (resumeOriginals), and the files read for
+// it (units), each with the row hashes of the files it is read against.
+type copyPass struct {
+	l         *loader
+	files     []resumeFile
+	originals map[int][]int
+	// units are the files read in this pass, in order: the files that may
+	// be copies, and the sessions whose linking waited.
+	units []int
+	// need counts, for each file, the units that still need its row
+	// hashes; at 0 they are dropped. reread are the hashes of the files
+	// whose first reading kept none, read again.
+	need   map[int]int
+	reread map[int]map[uint64]uint64
+	// skips[u] are the row hashes unit u's file is read with; unitFiles
+	// sets them, in order, on one goroutine, before the file is read.
+	// skipFrom[u] are the files they are of.
+	skips    [][]map[uint64]uint64
+	skipFrom [][]int
+}
+
+func (l *loader) newCopyPass() *copyPass {
+	p := &copyPass{l: l, files: l.heads, originals: resumeOriginals(l.heads), need: map[int]int{}, reread: map[int]map[uint64]uint64{}}
+	for j := range p.files {
+		if _, ok := p.originals[j]; ok || l.later[l.headIndex[j]] {
+			p.units = append(p.units, j)
+			p.need[j]++
+			for _, i := range p.originals[j] {
+				p.need[i]++
+			}
+		}
+	}
+	for j := range p.files {
+		if p.need[j] == 0 {
+			p.files[j].rows = nil // neither copy nor original
+		}
+	}
+	p.skips = make([][]map[uint64]uint64, len(p.units))
+	p.skipFrom = make([][]int, len(p.units))
+	return p
+}
+
+// rowHashes are file i's row hashes: those its first reading kept, else
+// read again, once (nil when it cannot be read).
+func (p *copyPass) rowHashes(i int) map[uint64]uint64 {
+	if h := p.files[i].rows; h != nil {
+		return h
+	}
+	if h, ok := p.reread[i]; ok {
+		return h
+	}
+	l, rel := p.l, p.files[i].rel
+	if onReadAgain != nil {
+		onReadAgain("row hashes", rel)
+	}
+	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: l.inertOnly()})
+	if err != nil {
+		p.reread[i] = nil
+		return nil
+	}
+	p.reread[i] = t.RowHashes
+	return t.RowHashes
+}
+
+// onReadAgain, when set (by tests), is told of each file the resume check
+// reads beyond its one reading per unit, and why.
+var onReadAgain func(why, rel string)
+
+// used says a unit is done with file i's row hashes: the last drops them.
+func (p *copyPass) used(i int) {
+	if p.need[i]--; p.need[i] == 0 {
+		p.files[i].rows = nil
+		delete(p.reread, i)
+	}
+}
+
+// unitFiles are the files unit u reads (prefetch), after setting the row
+// hashes its file is read with: the originals' hashes as they are, a later
+// original's winning (merging them into one set for every copy would cost
+// each copy its originals' rows, however few rows the copy has: one large
+// file and thousands of small copies of parts of it, quadratic). When the
+// file's own hashes were kept, only the originals it contains are kept
+// (contained), so it is read once, with the right rows marked.
+func (p *copyPass) unitFiles(u int) []string {
+	j := p.units[u]
+	own := p.files[j].rows
+	for _, i := range p.originals[j] {
+		if rh := p.rowHashes(i); rh != nil && (own == nil || contained(own, rh)) {
+			p.skips[u] = append(p.skips[u], rh)
+			p.skipFrom[u] = append(p.skipFrom[u], i)
+		}
+		p.used(i)
+	}
+	p.used(j)
+	if k := p.l.headIndex[j]; p.l.later[k] {
+		return p.l.runFiles(k) // stream.go; the session first
+	}
+	return []string{p.files[j].rel}
+}
+
+// contained reports whether a file whose rows hash to own holds every row
+// of the file whose rows hash to orig, with the same content, and more rows
+// besides: what containedOriginals reads off a reading made with orig's
+// hashes, decided from the hashes both readings kept. It looks at orig's
+// rows only when orig is the smaller file.
+func contained(own, orig map[uint64]uint64) bool {
+	if len(own) <= len(orig) {
+		return false
+	}
+	for h, c := range orig {
+		if w, ok := own[h]; !ok || w != c {
+			return false
+		}
+	}
+	return true
+}
+
+// read reads file i of unit u (prefetch): the unit's file with its copied
+// rows marked, the rest as the linker reads them.
+func (p *copyPass) read(u, i int, rel string) readAhead {
+	l := p.l
+	if i > 0 {
+		return l.readOne(rel)
+	}
+	opts := l.readOptions(rel)
+	opts.Copied = p.skips[u]
+	// The bytes the first-row pass kept of a session whose linking
+	// waited (readSessionFile) are read here, a last time.
+	var data []byte
+	if k := l.headIndex[p.units[u]]; l.firstData != nil && l.later[k] {
+		data, l.firstData[k] = l.firstData[k], nil
+	}
+	return l.readFrom(rel, opts, data)
+}
+
+// settle links unit u from its reading (ahead): a session whose linking
+// waited, for the first time; a copy already handed on, again in its place;
+// a file that turned out no copy not at all (its first reading stands).
+func (p *copyPass) settle(u int, ahead map[string]readAhead) {
+	l, j := p.l, p.units[u]
+	rel, k := p.files[j].rel, l.headIndex[j]
+	a := ahead[rel]
+	if a.panicked != nil {
+		panic(a.panicked)
+	}
+	if a.t != nil && len(p.skips[u]) > 0 {
+		// Only a file this one contains is its original: the rows it
+		// copied stay with that file, and nothing else is marked.
+		keep := containedOriginals(a.t, p.skips[u])
+		if len(keep) == 0 && !l.later[k] {
+			return // not a copy: keep the first reading
+		}
+		if len(keep) < len(p.skips[u]) {
+			a = p.readContained(u, rel, keep)
+			ahead[rel] = a
+		}
+		if a.t != nil && a.t.Copied > 0 {
+			for _, x := range keep {
+				a.t.CopyOf = append(a.t.CopyOf, l.show(p.files[p.skipFrom[u][x]].rel))
+			}
+		}
+	}
+	if a.t != nil {
+		a.t.UUIDs = nil
+	}
+	if !l.later[k] && (a.err != nil || a.t.Copied == 0) {
+		return // keep the first reading
+	}
+	l.relink(k, rel, ahead) // stream.go
+}
+
+// readContained reads unit u's file again with only the originals it
+// contains (keep, positions in skips[u]) marked: a copy already handed on,
+// whose first reading kept no hashes to decide that before its reading.
+func (p *copyPass) readContained(u int, rel string, keep []int) readAhead {
+	sub := make([]map[uint64]uint64, len(keep))
+	for n, x := range keep {
+		sub[n] = p.skips[u][x]
+	}
+	if onReadAgain != nil {
+		onReadAgain("contained originals", rel)
+	}
+	opts := p.l.readOptions(rel)
+	opts.Copied = sub
+	a := p.l.readFrom(rel, opts, nil)
+	if a.panicked != nil {
+		panic(a.panicked)
+	}
+	return a
 }
 
 // containedOriginals returns the positions of the maps of Options.Copied
@@ -207,6 +291,10 @@ type resumeFile struct {
 	firstTime time.Time
 	firstUUID uint64
 	uuids     []uint64 // sorted, distinct (Transcript.UUIDs)
+	// rows are the row hashes (Transcript.RowHashes) the first reading
+	// kept: a session read for its heads only (sharedFirsts); nil for
+	// the others.
+	rows map[uint64]uint64
 }
 
 // resumeEarlier orders files by their first timestamp, then by path.

@@ -220,3 +220,51 @@ func loadOne(t *testing.T, path string) *Result {
 	}
 	return res
 }
+
+// TestResumeCheckReadsNoFileAgain (issue 30): a chain of resumes starting
+// with one row (o, c1 replaying o, c2 replaying c1) shares its first uuid, so
+// each file is read for its heads as the sessions stream by; that reading
+// keeps the rows' content hashes, and which file contains which is decided
+// from them. No file is read again for its hashes, and none a third time to
+// take back rows marked against a file it does not contain — with one job
+// or two, and with the first-row pass keeping no bytes. The files are large
+// enough to be read from disk each time. The copies are marked as before.
+func TestResumeCheckReadsNoFileAgain(t *testing.T) {
+	row := func(sid string, n int) string {
+		return fmt.Sprintf(`{"type":"user","uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-05-09T12:00:%02d.000Z","sessionId":%q,"message":{"role":"user","content":"step %d %s"}}`+"\n", n, n, sid, n, strings.Repeat("x", 2000))
+	}
+	dir := t.TempDir()
+	for i, name := range []string{"c", "a", "b"} {
+		sid := name + "0000000-0000-4000-8000-000000000001"
+		rows := ""
+		for n := 1; n <= 2+2*i; n++ {
+			rows += row(sid, n)
+		}
+		if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keepMax := firstKeepMax
+	defer func() { firstKeepMax, onReadAgain = keepMax, nil }()
+	for _, keep := range []int64{0, keepMax} {
+		firstKeepMax = keep
+		for _, jobs := range []int{1, 2} {
+			var again []string
+			onReadAgain = func(why, rel string) { again = append(again, why+": "+rel) }
+			res, err := Load([]string{dir}, Options{Jobs: jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again) > 0 {
+				t.Errorf("keep %d, %d jobs: the resume check read files again: %q", keep, jobs, again)
+			}
+			copied := map[int]int{}
+			for _, r := range res.Runs {
+				copied[r.Main.Rows] = r.Main.Copied
+			}
+			if want := map[int]int{2: 0, 4: 2, 6: 4}; !reflect.DeepEqual(copied, want) {
+				t.Errorf("keep %d, %d jobs: copied rows by file size %v, want %v", keep, jobs, copied, want)
+			}
+		}
+	}
+}

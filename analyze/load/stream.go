@@ -336,9 +336,9 @@ func (l *loader) stream() {
 		l.key = problemKey{0, k}
 		t := l.transcript(s)
 		if t != nil {
-			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t)})
+			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t), t.RowHashes})
 			l.headIndex = append(l.headIndex, k)
-			t.UUIDs = nil
+			t.UUIDs, t.RowHashes = nil, nil
 		}
 		l.key = problemKey{1, k}
 		l.last = -1
@@ -442,19 +442,22 @@ func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 		}
 	}
 	if l.suspects[k] {
-		opts.HeadsOnly = true
+		// Its heads, and the rows' content hashes the resume check
+		// compares (markResumeCopies), so that it reads no file again to
+		// learn them.
+		opts.HeadsOnly, opts.RowHashes = true, true
 	}
 	return l.readFrom(rel, opts, data)
 }
 
 // readKept is what the linker reads ahead of session k when nothing is
 // read ahead (one job): its session file, when the first-row pass kept its
-// bytes, read from them as a reader ahead would (readSessionFile); nil
-// otherwise. Before, one job opened and read the file again and the kept
+// bytes or its linking waits, read as a reader ahead would
+// (readSessionFile); nil otherwise. Before, one job opened and read the file again and the kept
 // bytes stayed unread until every session was linked: 32 MiB held through
 // a fleet's whole check, for nothing.
 func (l *loader) readKept(k int, rel string) map[string]readAhead {
-	if l.firstData == nil || l.firstData[k] == nil {
+	if !l.suspects[k] && (l.firstData == nil || l.firstData[k] == nil) {
 		return nil
 	}
 	return map[string]readAhead{rel: l.readSessionFile(k, 0, rel)}
