@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -264,6 +265,49 @@ func TestResumeCheckReadsNoFileAgain(t *testing.T) {
 			}
 			if want := map[int]int{2: 0, 4: 2, 6: 4}; !reflect.DeepEqual(copied, want) {
 				t.Errorf("keep %d, %d jobs: copied rows by file size %v, want %v", keep, jobs, copied, want)
+			}
+		}
+	}
+}
+
+// TestResumeFanReadsNoFileAgain: the shape of an older CLI resuming one
+// session twice (anthropics/claude-code#4926: each `--resume` of the same
+// session wrote a new file replaying it, then its own turn): two copies of
+// one original, each with rows the other lacks. Both contain the original
+// and lose its rows; neither contains the other; no file is read again.
+func TestResumeFanReadsNoFileAgain(t *testing.T) {
+	row := func(sid string, n int, turn string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-05-09T12:00:%02d.000Z","sessionId":%q,"message":{"role":"user","content":"%s %d"}}`+"\n", n, n%60, sid, turn, n)
+	}
+	dir := t.TempDir()
+	orig := "adc10fa5-61dc-47fd-a1af-47fdd6d2007c"
+	files := map[string]string{orig: row(orig, 1, "what is 4 + 4 * 4?") + row(orig, 2, "20")}
+	for i, sid := range []string{"57f6f27a-f714-44de-a160-29f6de7bfd73", "68b66e66-63a7-4385-a6ea-13158d97e1cb"} {
+		files[sid] = row(sid, 1, "what is 4 + 4 * 4?") + row(sid, 2, "20") + row(sid, 10+10*i, "turn") + row(sid, 11+10*i, "answer")
+	}
+	for sid, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { onReadAgain = nil }()
+	for _, jobs := range []int{1, 2} {
+		var again []string
+		onReadAgain = func(why, rel string) { again = append(again, why+": "+rel) }
+		res, err := Load([]string{dir}, Options{Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again) > 0 {
+			t.Errorf("%d jobs: the resume check read files again: %q", jobs, again)
+		}
+		for _, r := range res.Runs {
+			want, of := 2, []string{path.Join(filepath.ToSlash(dir), orig+".jsonl")}
+			if r.Main.SessionID == orig {
+				want, of = 0, nil
+			}
+			if r.Main.Copied != want || !reflect.DeepEqual(r.Main.CopyOf, of) {
+				t.Errorf("%d jobs: %s: %d rows copied of %q, want %d of %q", jobs, r.Path, r.Main.Copied, r.Main.CopyOf, want, of)
 			}
 		}
 	}
