@@ -316,6 +316,9 @@ type loader struct {
 	heads     []resumeFile
 	headIndex []int
 	slots     []int
+	// rowHashesLeft is what is left of the budget of row hashes the
+	// heads keep (rowHashesKeep).
+	rowHashesLeft int64
 	// suspects are the sessions that start with another session's first
 	// row uuid (sharedFirsts): they are read as the sessions stream by but
 	// linked after markResumeCopies (later), which are all of them but

@@ -273,15 +273,20 @@ func TestResumeCheckReadsNoFileAgain(t *testing.T) {
 // TestResumeFanReadsNoFileAgain: the shape of an older CLI resuming one
 // session twice (anthropics/claude-code#4926: each `--resume` of the same
 // session wrote a new file replaying it, then its own turn): two copies of
-// one original, each with rows the other lacks. Both contain the original
-// and lose its rows; neither contains the other; no file is read again.
+// one original, each with rows the other lacks, and a file that holds the
+// original's rows and no more. Both copies contain the original (and that
+// file) and lose its rows; neither contains the other, and the original and
+// the file of its rows lose nothing to each other; no file is read again.
 func TestResumeFanReadsNoFileAgain(t *testing.T) {
 	row := func(sid string, n int, turn string) string {
 		return fmt.Sprintf(`{"type":"user","uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-05-09T12:00:%02d.000Z","sessionId":%q,"message":{"role":"user","content":"%s %d"}}`+"\n", n, n%60, sid, turn, n)
 	}
 	dir := t.TempDir()
 	orig := "adc10fa5-61dc-47fd-a1af-47fdd6d2007c"
-	files := map[string]string{orig: row(orig, 1, "what is 4 + 4 * 4?") + row(orig, 2, "20")}
+	// dup holds the original's rows and nothing more: no copy of it, nor
+	// it of the original (a copy holds more than its original).
+	dup := "00000000-dddd-4000-8000-000000000001"
+	files := map[string]string{orig: row(orig, 1, "what is 4 + 4 * 4?") + row(orig, 2, "20"), dup: row(dup, 1, "what is 4 + 4 * 4?") + row(dup, 2, "20")}
 	for i, sid := range []string{"57f6f27a-f714-44de-a160-29f6de7bfd73", "68b66e66-63a7-4385-a6ea-13158d97e1cb"} {
 		files[sid] = row(sid, 1, "what is 4 + 4 * 4?") + row(sid, 2, "20") + row(sid, 10+10*i, "turn") + row(sid, 11+10*i, "answer")
 	}
@@ -302,8 +307,8 @@ func TestResumeFanReadsNoFileAgain(t *testing.T) {
 			t.Errorf("%d jobs: the resume check read files again: %q", jobs, again)
 		}
 		for _, r := range res.Runs {
-			want, of := 2, []string{path.Join(filepath.ToSlash(dir), orig+".jsonl")}
-			if r.Main.SessionID == orig {
+			want, of := 2, []string{path.Join(filepath.ToSlash(dir), dup+".jsonl"), path.Join(filepath.ToSlash(dir), orig+".jsonl")}
+			if r.Main.SessionID == orig || r.Main.SessionID == dup {
 				want, of = 0, nil
 			}
 			if r.Main.Copied != want || !reflect.DeepEqual(r.Main.CopyOf, of) {

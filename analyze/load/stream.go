@@ -318,6 +318,7 @@ func (l *loader) stream() {
 	var firsts []uint64
 	l.kept, l.keptSet = map[string]readAhead{}, map[string]bool{}
 	l.keepLeft.Store(keepBytes)
+	l.rowHashesLeft = rowHashesKeep
 	l.firsts, firsts = l.firstUUIDs()
 	l.suspects = sharedFirsts(firsts) // resume.go
 	l.later = make([]bool, len(sessions))
@@ -336,7 +337,7 @@ func (l *loader) stream() {
 		l.key = problemKey{0, k}
 		t := l.transcript(s)
 		if t != nil {
-			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t), t.RowHashes})
+			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t), l.keepRowHashes(t)})
 			l.headIndex = append(l.headIndex, k)
 			t.UUIDs, t.RowHashes = nil, nil
 		}
@@ -448,6 +449,23 @@ func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 		opts.HeadsOnly, opts.RowHashes = true, true
 	}
 	return l.readFrom(rel, opts, data)
+}
+
+// rowHashesKeep bounds the row hashes the heads readings keep for the
+// resume check, in rows (about 40 bytes each): a folder of many large
+// likely copies keeps them for the first files only, and the resume check
+// reads the others again for theirs. (A variable so that a test can turn
+// keeping off.)
+var rowHashesKeep int64 = 1 << 20
+
+// keepRowHashes is the row hashes of a session's heads reading
+// (readSessionFile) while the budget lasts (rowHashesKeep), nil otherwise.
+func (l *loader) keepRowHashes(t *model.Transcript) map[uint64]uint64 {
+	if t.RowHashes == nil || int64(len(t.RowHashes)) > l.rowHashesLeft {
+		return nil
+	}
+	l.rowHashesLeft -= int64(len(t.RowHashes))
+	return t.RowHashes
 }
 
 // readKept is what the linker reads ahead of session k when nothing is

@@ -165,6 +165,15 @@ func TestKeptFirstBytesChangeNothing(t *testing.T) {
 	if c := testcorpus.Dir(t); c != "" {
 		roots = append(roots, c)
 	}
+	// The resume check's row hashes, kept from the heads readings (all, or
+	// the first few files' and read again for the rest), change nothing
+	// either.
+	keep := rowHashesKeep
+	for _, k := range []int64{keep, 10} {
+		rowHashesKeep = k
+		loadsAgree(t, &rowHashesKeep, "row hashes are kept", roots, func(string, *Result) {})
+	}
+	rowHashesKeep = keep
 	loadsAgree(t, &firstKeepBytes, "first bytes are kept", roots, func(root string, res *Result) {
 		if root == junk && len(res.Untrusted)+len(res.Errors) == 0 {
 			t.Fatalf("the junk session is not reported")
