@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,8 +40,9 @@ func envInt(name string, def int) int {
 // the wf6h shape: PMCHECK_WATCH_SPAN (default 6h), PMCHECK_WATCH_AGENTS
 // agents (8) × PMCHECK_WATCH_ROWS rows (400)) written row by row on the
 // scripted clock, polled every 5 s, and reports the CPU time of the whole
-// watch (less the writing of the rows, measured alone) over the CPU time of
-// one replay of the finished run: watch-cpu/replay with the readers kept
+// watch (less the writing of the rows, measured where it happens, between
+// polls) over the CPU time of one replay of the finished run:
+// watch-cpu/replay with the readers kept
 // between polls, reload-cpu/replay loading the run afresh at each poll
 // (PMCHECK_WATCH_RELOAD=1). PMCHECK_WATCH_DOGS=1 watches with --watchdogs;
 // PMCHECK_WATCH_RSS=1 adds the peak RSS of check and of the watch, each
@@ -72,32 +74,33 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 		replay := time.Duration(1 << 62)
 		for k := 0; k < 3; k++ {
 			c0 := cpuTime()
-			run, err := analyze.LoadWorkflowRun(runDir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			analyze.ReplayWorkflow(run, analyze.ReplayConfig{})
+			pprof.Do(context.Background(), pprof.Labels("phase", "replay"), func(context.Context) {
+				run, err := analyze.LoadWorkflowRun(runDir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				analyze.ReplayWorkflow(run, analyze.ReplayConfig{})
+			})
 			replay = min(replay, cpuTime()-c0)
 		}
 
-		// The writing alone: every row appended at its instant.
-		c0 := cpuTime()
-		clk := &scriptedClock{t: b, now: rec.start, dst: b.TempDir(), rec: rec}
-		clk.now = rec.writes[len(rec.writes)-1].at
-		clk.flush()
-		writing := cpuTime() - c0
-
 		watchCPU := func(full bool) time.Duration {
 			dst := b.TempDir()
-			clk := &scriptedClock{t: b, now: rec.start, dst: dst, rec: rec}
+			// The writing of the rows is measured where it happens,
+			// between two polls (Sleep), and taken off.
+			clk := &scriptedClock{t: b, now: rec.start, dst: dst, rec: rec, cpu: cpuTime}
 			clk.flush()
 			cmd := &WatchCmd{Run_: filepath.Join(dst, rec.runDir), WatchTiming: WatchTiming{Interval: Seconds(5 * time.Second), QuietAfter: Seconds(300 * time.Second),
 				DoneGrace: Seconds(30 * time.Second), MaxHours: 7}, clock: clk, fullReload: full,
 				Watchdogs: os.Getenv("PMCHECK_WATCH_DOGS") != ""}
 			var out, errs discard
 			c0 := cpuTime()
-			cmd.Run(&Env{Stdout: &out, Stderr: &errs})
-			return cpuTime() - c0 - writing
+			// Labelled, so that a -cpuprofile of the benchmark can be
+			// cut to the watch (pprof -tagfocus phase=watch).
+			pprof.Do(context.Background(), pprof.Labels("phase", "watch"), func(context.Context) {
+				cmd.Run(&Env{Stdout: &out, Stderr: &errs})
+			})
+			return cpuTime() - c0 - clk.wrote
 		}
 		w := watchCPU(false)
 		b.ReportMetric(float64(size)/(1<<20), "MiB")
