@@ -66,9 +66,12 @@ func LoadWorkflowRun(dir string) (*model.Run, error) {
 // FollowWorkflowRun is LoadWorkflowRun for a run being written, polled
 // again and again (watch): follow keeps the readers of its files between
 // calls, so each call decodes only what was appended since the last. The
-// run is the one LoadWorkflowRun gives.
+// run is the one LoadWorkflowRun gives. It is loaded on the calling
+// goroutine (Jobs 1): a poll reads a few appended rows per file, less than
+// what starting workers at every poll costs; a file's first read still
+// decodes on every core (transcript.Follower.Fill).
 func FollowWorkflowRun(dir string, follow *Followers) (*model.Run, error) {
-	return load.LoadWorkflowRun(dir, reading(Options{Follow: follow}))
+	return load.LoadWorkflowRun(dir, reading(Options{Follow: follow, Jobs: 1}))
 }
 
 // ClassifyWhileReading is Options.Shell for a check: the reader classifies

@@ -79,6 +79,7 @@ type Options struct {
 type Followers struct {
 	transcripts transcript.Followers
 	journals    journal.Followers
+	listing     listing // follow.go
 }
 
 // FollowStats says how much the followers read: files read from their
@@ -225,11 +226,14 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 		display = shown
 	}
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
-	var inv *discover.Inventory
-	if opts.SessionOnly && tgt.Session != "" {
+	inv := opts.Follow.listingFor(root) // follow.go
+	switch {
+	case opts.SessionOnly && tgt.Session != "":
 		inv, err = discover.WalkSession(root, layout.Stem(tgt.Session))
-	} else {
+	case inv != nil:
+	default:
 		inv, err = discover.WalkJobs(root, opts.Jobs)
+		opts.Follow.keepListing(root, inv)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot be listed: %v", given, err)

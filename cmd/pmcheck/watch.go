@@ -65,19 +65,42 @@ func (c *WatchCmd) Run(env *Env) error {
 	if clk == nil {
 		clk = realClock{}
 	}
+	start := clk.Now()
+	dir, err := c.waitForJournal(env, opt, clk, start)
+	if err != nil {
+		return err
+	}
+	opt.NextCommand = c.followUp(dir)
+	w := &watchLoop{c: c, env: env, clk: clk, opt: opt, start: start, dir: dir,
+		f: &follower{dir: dir, readers: c.readers}, live: analyze.NewLiveReplay(start, opt)}
+	if w.f.readers == nil && !c.fullReload {
+		w.f.readers = &analyze.Followers{}
+	}
+	if w.f.readers != nil {
+		defer w.f.readers.Close()
+	}
+	if c.Watchdogs {
+		w.dogs = analyze.NewLiveWatchdogs(start)
+	}
+	return w.run()
+}
+
+// waitForJournal waits, printing nothing, up to journalWait for RUN's
+// directory and its journal.jsonl, and returns the directory; when none
+// appears it prints watch's message (and with --watchdogs replay's
+// section over what the run holds) and returns exit 2.
+func (c *WatchCmd) waitForJournal(env *Env, opt analyze.ReplayOptions, clk watchClock, start time.Time) (string, error) {
 	root := c.Root
 	if root == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			root = filepath.Join(home, ".claude", "projects")
 		}
 	}
-	start := clk.Now()
-	var dir string
 	for {
-		dir = c.find(root)
+		dir := c.find(root)
 		if dir != "" {
 			if st, err := os.Stat(filepath.Join(dir, analyze.JournalName)); err == nil && st.Mode().IsRegular() {
-				break
+				return dir, nil
 			}
 		}
 		remaining := journalWait - clk.Now().Sub(start)
@@ -94,73 +117,99 @@ func (c *WatchCmd) Run(env *Env) error {
 				}
 				writeWatchdogs(env.Stdout, events, c.JSON)
 			}
-			return &ExitError{Code: analyze.ReplayExitNoJournal}
+			return "", &ExitError{Code: analyze.ReplayExitNoJournal}
 		}
 		clk.Sleep(min(opt.Interval, remaining))
 	}
+}
 
-	f := &follower{dir: dir, readers: c.readers}
-	if f.readers == nil && !c.fullReload {
-		f.readers = &analyze.Followers{}
-	}
-	if f.readers != nil {
-		defer f.readers.Close()
-	}
-	opt.NextCommand = c.followUp(dir)
-	live := analyze.NewLiveReplay(start, opt)
-	var dogs *analyze.LiveWatchdogs
-	if c.Watchdogs {
-		dogs = analyze.NewLiveWatchdogs(start)
-	}
-	var last *analyze.Run
+// watchLoop is the watch once the journal was found: one poll per
+// interval until the watcher ends.
+type watchLoop struct {
+	c     *WatchCmd
+	env   *Env
+	clk   watchClock
+	opt   analyze.ReplayOptions
+	start time.Time
+	dir   string
+	f     *follower
+	live  *analyze.LiveReplay
+	dogs  *analyze.LiveWatchdogs // nil without --watchdogs
+	last  *analyze.Run
 	// stale: a load failed after last was loaded, and may have fed the
 	// readers last shares its transcripts with (analyze.Options.Follow).
-	stale := false
+	stale bool
+}
+
+func (w *watchLoop) run() error {
 	for {
-		now := clk.Now()
-		run, truncated, changed, err := f.read()
-		switch {
-		case err != nil && last == nil:
-			return usageError("watch: %v", err)
-		case err != nil:
-			stale = stale || f.readers != nil
-		case changed:
-			live.Update(now, run, truncated)
-			last, stale = run, false
+		now := w.clk.Now()
+		changed, err := w.load(now)
+		if err != nil {
+			return err
 		}
-		events, done, code := live.Poll(now)
-		writeLines(env.Stdout, analyze.ReplayLines(events, c.JSON, c.Timestamps))
-		if dogs != nil && !done {
-			// The section printed below lists every event, so the last
-			// poll prints no live ones: they would stand between the
-			// watch's last line and the section.
-			for _, e := range dogs.Poll(now, last, changed && err == nil) {
-				line := watchdogLine(e, c.JSON)
-				if c.Timestamps && !c.JSON {
-					// As every line watch prints: the poll's time first
-					// (the line's own time follows).
-					line = analyze.FormatTime(now) + " " + line
-				}
-				fmt.Fprintln(env.Stdout, line)
-			}
-		}
+		events, done, code := w.live.Poll(now)
+		writeLines(w.env.Stdout, analyze.ReplayLines(events, w.c.JSON, w.c.Timestamps))
 		if done {
-			if c.Watchdogs {
-				if stale {
-					if run, err := analyze.LoadWorkflowRun(dir); err == nil {
-						last = run
-					}
-				}
-				cfg := analyze.ReplayConfig{Watch: opt, Start: start}
-				writeWatchdogs(env.Stdout, analyze.ReplayWorkflow(last, cfg).Watchdogs, c.JSON)
-			}
-			if code != 0 {
-				return &ExitError{Code: code}
-			}
-			return nil
+			return w.finish(code)
 		}
-		clk.Sleep(min(opt.Interval, live.Remaining(now)))
+		w.printWatchdogs(now, changed)
+		w.clk.Sleep(min(w.opt.Interval, w.live.Remaining(now)))
 	}
+}
+
+// load reads the run's files when they changed and updates the watcher;
+// changed says a new load was taken. A failed load keeps the previous one
+// (it is retried at the next poll), but fails the watch at the first.
+func (w *watchLoop) load(now time.Time) (changed bool, err error) {
+	run, truncated, changed, err := w.f.read()
+	switch {
+	case err != nil && w.last == nil:
+		return false, usageError("watch: %v", err)
+	case err != nil:
+		w.stale = w.stale || w.f.readers != nil
+		return false, nil
+	case changed:
+		w.live.Update(now, run, truncated)
+		w.last, w.stale = run, false
+	}
+	return changed, nil
+}
+
+// printWatchdogs prints, with --watchdogs, the events that fire at now.
+// (The last poll prints none: the section finish prints lists every event,
+// and they would stand between the watch's last line and the section.)
+func (w *watchLoop) printWatchdogs(now time.Time, changed bool) {
+	if w.dogs == nil {
+		return
+	}
+	for _, e := range w.dogs.Poll(now, w.last, changed) {
+		line := watchdogLine(e, w.c.JSON)
+		if w.c.Timestamps && !w.c.JSON {
+			// As every line watch prints: the poll's time first (the
+			// line's own time follows).
+			line = analyze.FormatTime(now) + " " + line
+		}
+		fmt.Fprintln(w.env.Stdout, line)
+	}
+}
+
+// finish prints, with --watchdogs, replay's section over the files as they
+// stand, and returns the watch's exit code.
+func (w *watchLoop) finish(code int) error {
+	if w.c.Watchdogs {
+		if w.stale {
+			if run, err := analyze.LoadWorkflowRun(w.dir); err == nil {
+				w.last = run
+			}
+		}
+		cfg := analyze.ReplayConfig{Watch: w.opt, Start: w.start}
+		writeWatchdogs(w.env.Stdout, analyze.ReplayWorkflow(w.last, cfg).Watchdogs, w.c.JSON)
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
 }
 
 func writeLines(w io.Writer, lines []string) {
@@ -255,6 +304,11 @@ func (c *WatchCmd) notFound(root, dir string) string {
 // The check costs a stat per file the run is known to have: the directory
 // is listed again only when its own modification time changed (a file was
 // created, removed or renamed in it), as file watchers do without inotify.
+//
+// The loads are told what the check found, so that a poll does each thing
+// once: the stats are handed over (the readers do not stat the files again),
+// and a load after no new listing takes the last load's inventory of the
+// project folder rather than walking it again (analyze.Followers).
 type follower struct {
 	dir         string
 	sig         []fileSig
@@ -264,6 +318,13 @@ type follower struct {
 	dirMtime time.Time
 	listed   bool
 	names    []string // the regular files of dir at the last listing, sorted
+	// entries are dir's entries at the last listing (name and type), and
+	// relisted says a listing found them changed since the last load that
+	// walked the root (the next load walks it too).
+	entries  []string
+	relisted bool
+	// stats are this poll's stats of the files, by OS path.
+	stats map[string]os.FileInfo
 }
 
 // racyListing is how long after a directory's last change its listing is
@@ -292,19 +353,29 @@ func (f *follower) signature() ([]fileSig, int64) {
 			f.dirMtime = st.ModTime()
 		}
 		entries, _ := os.ReadDir(f.dir)
+		all := make([]string, 0, len(entries))
 		for _, e := range entries {
 			if e.Type().IsRegular() {
 				f.names = append(f.names, e.Name())
 			}
+			all = append(all, e.Name()+"\x00"+e.Type().String())
 		}
+		// The same entries as at the last listing: the last load's
+		// inventory still holds.
+		f.relisted = f.relisted || f.entries == nil || !slices.Equal(all, f.entries)
+		f.entries = all
 	}
 	sig := make([]fileSig, 0, len(f.names)+1)
 	journal := int64(-1)
+	if f.stats == nil {
+		f.stats = map[string]os.FileInfo{}
+	}
+	clear(f.stats)
 	for _, name := range f.names {
 		// A name listed whose file is gone, or no longer regular, is part
 		// of the signature as missing: its disappearance is a change.
 		s := fileSig{name: name, size: -1}
-		if info, err := os.Stat(filepath.Join(f.dir, name)); err == nil && info.Mode().IsRegular() {
+		if info := f.stat(filepath.Join(f.dir, name)); info != nil && info.Mode().IsRegular() {
 			s.size, s.mtime = info.Size(), info.ModTime()
 			if name == analyze.JournalName {
 				journal = info.Size()
@@ -312,10 +383,30 @@ func (f *follower) signature() ([]fileSig, int64) {
 		}
 		sig = append(sig, s)
 	}
-	if info, err := os.Stat(analyze.ParentOfRunOnDisk(f.dir)); err == nil {
+	if info := f.stat(analyze.ParentOfRunOnDisk(f.dir)); info != nil {
 		sig = append(sig, fileSig{name: "\x00parent", size: info.Size(), mtime: info.ModTime()})
 	}
 	return sig, journal
+}
+
+// stat stats a file and keeps the answer for this poll's load (nil: it
+// cannot be stat-ed).
+func (f *follower) stat(path string) os.FileInfo {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	f.stats[filepath.Clean(path)] = info
+	return info
+}
+
+// statOf answers a load's stat of path from this poll's check when it made
+// one, else stats it.
+func (f *follower) statOf(path string) (os.FileInfo, error) {
+	if info, ok := f.stats[filepath.Clean(path)]; ok {
+		return info, nil
+	}
+	return os.Stat(path)
 }
 
 func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error) {
@@ -326,7 +417,13 @@ func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error)
 		return nil, false, false, nil
 	}
 	if f.readers != nil {
+		if !f.relisted {
+			f.readers.ListingUnchanged()
+		}
+		f.readers.SetStat(f.statOf)
 		run, err = analyze.FollowWorkflowRun(f.dir, f.readers)
+		f.readers.SetStat(nil)
+		f.relisted = f.relisted && err != nil
 	} else {
 		run, err = analyze.LoadWorkflowRun(f.dir)
 	}

@@ -24,12 +24,16 @@ type Appender interface {
 // goroutine at a time.
 type Cache[A Appender] struct {
 	mu sync.Mutex
-	m  map[string]*cached[A]
+	m  map[entryKey]*cached[A]
 	// Fresh counts the reads that started from the beginning of a file,
 	// and Appended the bytes given to appenders (tests and benchmarks).
 	Fresh, Appended int64
 	open            int // files kept open (keptOpen)
+	// stat, when set (SetStat), is how a read stats a file's path.
+	stat func(path string) (os.FileInfo, error)
 }
+
+type entryKey struct{ key, path string }
 
 type cached[A Appender] struct {
 	mu  sync.Mutex
@@ -46,6 +50,33 @@ type cached[A Appender] struct {
 	// without hashing its windows again (most files of a run do not change
 	// between two polls).
 	mtime time.Time
+	// buf is kept between reads for the windows' check and the appended
+	// bytes, when it is small (keptBuf): a poll's few rows need no new one.
+	buf []byte
+}
+
+// keptBuf is the largest read buffer an entry keeps between reads.
+const keptBuf = 32 << 10
+
+// SetStat makes the reads stat a file's path with stat rather than os.Stat:
+// a caller that has just stat-ed the files it is about to read (a watch's
+// change check) hands its answers over, so that a poll stats each file once.
+// stat must answer as os.Stat would have, a moment earlier; nil restores
+// os.Stat.
+func (c *Cache[A]) SetStat(stat func(path string) (os.FileInfo, error)) {
+	c.mu.Lock()
+	c.stat = stat
+	c.mu.Unlock()
+}
+
+func (c *Cache[A]) statPath(path string) (os.FileInfo, error) {
+	c.mu.Lock()
+	stat := c.stat
+	c.mu.Unlock()
+	if stat == nil {
+		return os.Stat(path)
+	}
+	return stat(path)
 }
 
 // filler is an Appender that reads a whole file faster than piece by
@@ -67,90 +98,164 @@ const readPiece = 256 << 10
 // An error opening or reading the file is returned as is (the appender is
 // dropped: the next read starts afresh).
 func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) error {
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[string]*cached[A]{}
-	}
-	e := c.m[key+"\x00"+path]
-	if e == nil {
-		e = &cached[A]{}
-		c.m[key+"\x00"+path] = e
-	}
-	c.mu.Unlock()
-
+	e := c.entry(path, key)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var f *os.File
-	var st os.FileInfo
-	if e.ok {
-		// Unchanged since the last read: not even opened.
-		pst, err := os.Stat(path)
-		if err == nil && e.unchanged(pst) {
-			return use(e.a)
-		}
-		// The same file as the one kept open: read through it.
-		if err == nil && e.f != nil && pst.Mode().IsRegular() && IdentityOf(pst) != (Identity{}) && IdentityOf(pst) == e.fid {
-			f, st = e.f, pst
-		}
+	f, st, err := e.file(c, path)
+	if err != nil {
+		e.ok = false
+		return err
 	}
 	if f == nil {
-		e.closeFile(c)
-		var err error
-		if f, err = os.OpenFile(path, os.O_RDONLY|openFlags, 0); err != nil {
-			e.ok = false
-			return err
-		}
-		if st, err = f.Stat(); err != nil {
-			f.Close()
-			e.ok = false
-			return err
-		}
-		if !st.Mode().IsRegular() {
-			f.Close()
-			e.ok = false
-			return ErrNotRegular
-		}
-		e.keepFile(c, f, st)
+		return use(e.a) // unchanged since the last read: not even opened
 	}
 	if e.f != f {
 		defer f.Close()
 	}
-	size := st.Size()
-	if !e.ok || !e.win.hold(f, st) {
-		e.a, e.ok, e.win = open(), true, windows{}
+	// The windows are checked with one read that also takes the first
+	// appended bytes (ahead); a file that no longer holds them is read
+	// from its start by a fresh appender.
+	var ahead []byte
+	held := false
+	if e.ok {
+		ahead, held = e.hold(f, st)
+	}
+	if !held {
+		e.a, e.ok, e.win, ahead = open(), true, windows{}, nil
 		c.count(&c.Fresh, 1)
 	}
-	e.win.tailAt = e.win.offset
 	from := e.a.Size()
-	if fl, ok := any(e.a).(filler); ok && from == 0 && size > 0 {
-		if err := fl.Fill(f, size); err != nil {
-			e.ok = false
-			return err
-		}
-		c.count(&c.Appended, e.a.Size())
-	} else if from < size {
-		r := io.NewSectionReader(f, from, size-from)
-		buf := make([]byte, min(readPiece, size-from))
-		for {
-			n, rerr := io.ReadFull(r, buf)
-			e.a.Write(buf[:n])
-			e.win.appended(buf[:n])
-			if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-				break
-			}
-			if rerr != nil {
-				e.ok = false
-				return rerr
-			}
-		}
-		c.count(&c.Appended, e.a.Size()-from)
+	if err := e.feed(f, st.Size(), ahead); err != nil {
+		e.ok = false
+		return err
 	}
+	c.count(&c.Appended, e.a.Size()-from)
 	if err := e.win.extend(f, st, e.a.Size()); err != nil {
 		e.ok = false
 		return err
 	}
 	e.mtime = st.ModTime()
 	return use(e.a)
+}
+
+// entry is the cache's entry of path under key, made on first use.
+func (c *Cache[A]) entry(path, key string) *cached[A] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[entryKey]*cached[A]{}
+	}
+	k := entryKey{key, path}
+	e := c.m[k]
+	if e == nil {
+		e = &cached[A]{}
+		c.m[k] = e
+	}
+	return e
+}
+
+// file is the open file to read path through and its stat: the file kept
+// open when a stat of path shows the same file, else path opened afresh
+// (and kept, when the cache may keep one more). A nil file with no error
+// means the file is unchanged since the last read.
+func (e *cached[A]) file(c *Cache[A], path string) (*os.File, os.FileInfo, error) {
+	if e.ok {
+		st, err := c.statPath(path)
+		if err == nil && e.unchanged(st) {
+			return nil, st, nil
+		}
+		// The same file as the one kept open: read through it.
+		if err == nil && e.f != nil && st.Mode().IsRegular() && IdentityOf(st) != (Identity{}) && IdentityOf(st) == e.fid {
+			return e.f, st, nil
+		}
+	}
+	e.closeFile(c)
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, ErrNotRegular
+	}
+	e.keepFile(c, f, st)
+	return f, st, nil
+}
+
+// feed gives the appender the file's bytes from its size up to size:
+// ahead first (the bytes after the offset the windows' check read), then
+// the rest, a piece at a time; a fresh appender that can fill itself from
+// the whole file (filler) does so.
+func (e *cached[A]) feed(f *os.File, size int64, ahead []byte) error {
+	from := e.a.Size()
+	if fl, ok := any(e.a).(filler); ok && from == 0 && size > 0 {
+		return fl.Fill(f, size)
+	}
+	e.win.tailAt = e.win.offset
+	if len(ahead) > 0 {
+		e.a.Write(ahead)
+		e.win.appended(ahead)
+		from += int64(len(ahead))
+	}
+	if from >= size {
+		return nil
+	}
+	r := io.NewSectionReader(f, from, size-from)
+	buf := e.scratch(int(min(readPiece, size-from)))
+	for {
+		n, rerr := io.ReadFull(r, buf)
+		e.a.Write(buf[:n])
+		e.win.appended(buf[:n])
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// scratch is a buffer of n bytes, the entry's own when it is small enough
+// to keep.
+func (e *cached[A]) scratch(n int) []byte {
+	if cap(e.buf) >= n {
+		return e.buf[:n]
+	}
+	buf := make([]byte, n)
+	if n <= keptBuf {
+		e.buf = buf
+	}
+	return buf
+}
+
+// hold reports whether the windows still hold for f (whose stat is st),
+// as Mark.Check does: the same identity, at least offset bytes, and the
+// same bytes in both windows. The tail window is read together with the
+// bytes appended after it (up to a piece), which are returned: they are
+// the next bytes to give the appender.
+func (e *cached[A]) hold(f io.ReaderAt, st os.FileInfo) (ahead []byte, ok bool) {
+	w := &e.win
+	if IdentityOf(st) != w.id || st.Size() < w.offset || int64(len(w.head)) != min(Window, w.offset) || int64(len(w.tail)) != min(Window, w.offset) {
+		return nil, false
+	}
+	if w.offset > Window && !sameBytes(f, 0, w.head, e.scratch(len(w.head))) {
+		return nil, false
+	}
+	// [offset-len(tail), offset) must be the tail; what follows, up to the
+	// size, is appended. When the file is no longer than a window, the
+	// head is those same bytes.
+	from := w.offset - int64(len(w.tail))
+	buf := e.scratch(int(min(st.Size()-from, int64(len(w.tail))+readPiece)))
+	n, _ := f.ReadAt(buf, from)
+	if n < len(w.tail) || !bytes.Equal(buf[:len(w.tail)], w.tail) {
+		return nil, false
+	}
+	return buf[len(w.tail):n], true
 }
 
 // windows are a Mark kept in memory: the same two windows (the first Window
@@ -167,24 +272,12 @@ type windows struct {
 	tailAt int64
 }
 
-// hold reports whether the windows still hold for f (whose stat is st),
-// as Mark.Check does: the same identity, at least offset bytes, and the
-// same bytes in both windows.
-func (w *windows) hold(f io.ReaderAt, st os.FileInfo) bool {
-	if IdentityOf(st) != w.id || st.Size() < w.offset || int64(len(w.head)) != min(Window, w.offset) || int64(len(w.tail)) != min(Window, w.offset) {
-		return false
-	}
-	if !sameBytes(f, 0, w.head) {
-		return false
-	}
-	return w.offset <= Window || sameBytes(f, w.offset-int64(len(w.tail)), w.tail)
-}
-
-func sameBytes(f io.ReaderAt, at int64, want []byte) bool {
+// sameBytes reports whether f holds want at offset at, read into buf (of
+// want's length).
+func sameBytes(f io.ReaderAt, at int64, want, buf []byte) bool {
 	if len(want) == 0 {
 		return true
 	}
-	buf := make([]byte, len(want))
 	n, _ := f.ReadAt(buf, at)
 	return n == len(buf) && bytes.Equal(buf, want)
 }

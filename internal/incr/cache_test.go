@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,53 @@ func TestCacheReadsOnlyWhatWasAppended(t *testing.T) {
 	}
 	if err := c.Read(dir, "k", func() *recorder { return &recorder{} }, func(*recorder) error { return nil }); err != ErrNotRegular {
 		t.Fatalf("a directory: %v", err)
+	}
+}
+
+// TestCacheStatsThroughSetStat: a read stats the path through the function
+// SetStat gives (a watch hands over the stat of its change check), so an
+// unchanged answer means the file is not even opened; os.Stat otherwise.
+func TestCacheStatsThroughSetStat(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.jsonl")
+	os.WriteFile(p, rows(50, "a"), 0o600)
+	var c Cache[*recorder]
+	read := func() string {
+		t.Helper()
+		var got string
+		if err := c.Read(p, "k", func() *recorder { return &recorder{} }, func(r *recorder) error {
+			got = r.String()
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	read()
+	var stale os.FileInfo
+	stats := 0
+	c.SetStat(func(path string) (os.FileInfo, error) {
+		stats++
+		if stale != nil {
+			return stale, nil
+		}
+		return os.Stat(path)
+	})
+	stale, _ = os.Stat(p)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{\"x\":1}\n")
+	f.Close()
+	if got, want := read(), string(rows(50, "a")); got != want || stats != 1 {
+		t.Fatalf("with the stat handed over saying unchanged: %d stats, read %d bytes, want %d", stats, len(got), len(want))
+	}
+	stale = nil
+	if got, want := read(), string(rows(50, "a"))+"{\"x\":1}\n"; got != want || stats != 2 {
+		t.Fatalf("with the stat handed over saying grown: %d stats, read %q", stats, got[len(got)-10:])
+	}
+	c.SetStat(nil)
+	f, _ = os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{}\n")
+	f.Close()
+	if got := read(); !strings.HasSuffix(got, "{}\n") || stats != 2 {
+		t.Fatalf("after SetStat(nil): %d stats through the function, read %q", stats, got[len(got)-10:])
 	}
 }
