@@ -274,90 +274,21 @@ type liveInputs struct {
 // attempt's events from one call to the next.
 func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOptions, live bool, memo liveMemo) []WatchdogEvent {
 	var events []WatchdogEvent
-	// The attempts that have a transcript, by key and ordinal: a superseded
-	// attempt's stall window ends where its successor's transcript starts.
-	// Looking the successor up among every attempt was quadratic (20,000
-	// started lines of one key took 2.4 s, 200,000 would take minutes).
-	withTranscript := map[handle]*model.Attempt{}
-	for _, a := range run.Attempts {
-		if a.Transcript != nil {
-			withTranscript[handle{a.Key, a.Ordinal}] = a
-		}
-	}
+	withTranscript := attemptsWithTranscript(run)
 	var attemptsByKey map[string]int // made when an attempt is over the runtime's limit
 	for _, a := range run.Attempts {
-		name := "a:" + a.AgentID
-		if !discover.CanonicalAgentID(a.AgentID) {
-			name = agentName(a.AgentID, fmt.Sprintf("%s#%d", shortKey(a.Key), a.Ordinal))
-		}
-		observed := observedOutcome(a)
-		var s agentStream
-		if a.Transcript != nil {
-			s = streamOf(a.Transcript, name, a.Key, a.Ordinal)
-		} else {
-			s = agentStream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}
-		}
-		until := runEnd
-		if live {
-			until = s.File.Last()
-		}
-		switch {
-		case a.Closed != nil:
-			until = s.File.Last()
-		case a.SupersededBy > 0:
-			if b := withTranscript[handle{a.Key, a.SupersededBy}]; b != nil {
-				if f := clock.FileOf(b.Transcript).First(); !f.IsZero() {
-					until = f
-				}
-			}
-		}
+		s, observed := attemptStream(a)
+		until := stallWindowEnd(a, s, runEnd, live, withTranscript)
 		from := len(events)
 		var in liveInputs
 		if memo != nil {
-			in = liveInputs{name: name, path: s.Path, first: s.File.First(), last: s.File.Last(), until: until, observed: observed}
-			if t := a.Transcript; t != nil {
-				in.lines, in.steps, in.done = t.Lines, t.Steps.Len(), t.Completions.Len()
-			}
+			in = liveInputsOf(a, s, until, observed)
 			if m, ok := memo[handle{a.Key, a.Ordinal}]; ok && m.from == in {
 				events = append(events, m.events...)
 				continue
 			}
 		}
-		if a.Transcript != nil {
-			events = append(events, progressWatch(s, origin, o)...)
-			for _, e := range harnessEvents(s, o) {
-				if e.Predicted != "" {
-					e.Observed = observed
-				}
-				events = append(events, e)
-			}
-		}
-		predicted := runtimeStall(s, until, o)
-		if predicted != nil {
-			predicted.Observed = observed
-			events = append(events, *predicted)
-			if a.Ordinal >= o.RuntimeMaxAttempts {
-				g := *predicted
-				g.Kind, g.Message = "give-up", fmt.Sprintf("agent stalled on all %d attempts (no progress for %dms each)", o.RuntimeMaxAttempts, o.RuntimeStall.Milliseconds())
-				events = append(events, g)
-			}
-		}
-		switch {
-		case live:
-		case predicted != nil && observed != model.OutcomeKilled:
-			m := *predicted
-			m.Kind, m.Predicted, m.Observed = "mismatch", model.OutcomeKilled, observed
-			m.Message = fmt.Sprintf("the Workflow runtime would have killed this attempt at %s (no progress for %ds); observed: %s", clock.Format(predicted.At), int(o.RuntimeStall/time.Second), observed)
-			events = append(events, m)
-		case predicted == nil && observed == model.OutcomeKilled:
-			m := agentStream.event(s, s.File.Last(), SourceWorkflowRuntime, "mismatch", -1, "")
-			if tr := a.Transcript; tr != nil && tr.Tail.LastUser != nil {
-				m.Where = model.Evidence{File: tr.File, Line: tr.Tail.LastUser.Line, Time: tr.Tail.LastUser.WriteTime}
-			}
-			m.Predicted, m.Observed = "not killed", model.OutcomeKilled
-			m.Message = fmt.Sprintf("killed without a %ds stall the Workflow runtime would act on", int(o.RuntimeStall/time.Second))
-			events = append(events, m)
-		}
+		events = attemptEvents(events, a, s, origin, until, o, live, observed)
 		if memo != nil {
 			memo[handle{a.Key, a.Ordinal}] = memoized{in, slices.Clone(events[from:])}
 		}
@@ -368,15 +299,135 @@ func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOp
 					attemptsByKey[a.Key]++
 				}
 			}
-			m := agentStream.event(s, s.File.First(), SourceWorkflowRuntime, "mismatch", -1, "")
-			m.Where = a.Started
-			m.Predicted, m.Observed = fmt.Sprintf("at most %d attempts", o.RuntimeMaxAttempts), fmt.Sprintf("%d attempts", attemptsByKey[a.Key])
-			m.Message = fmt.Sprintf("key %s was started %d times; the Workflow runtime gives an agent at most %d attempts", shortKey(a.Key), attemptsByKey[a.Key], o.RuntimeMaxAttempts)
-			events = append(events, m)
+			events = append(events, tooManyAttempts(a, s, attemptsByKey[a.Key], o))
 		}
 	}
 	sortEvents(events)
 	return events
+}
+
+// attemptsWithTranscript are the attempts that have a transcript, by key
+// and ordinal: a superseded attempt's stall window ends where its
+// successor's transcript starts. Looking the successor up among every
+// attempt was quadratic (20,000 started lines of one key took 2.4 s,
+// 200,000 would take minutes).
+func attemptsWithTranscript(run *model.Run) map[handle]*model.Attempt {
+	withTranscript := map[handle]*model.Attempt{}
+	for _, a := range run.Attempts {
+		if a.Transcript != nil {
+			withTranscript[handle{a.Key, a.Ordinal}] = a
+		}
+	}
+	return withTranscript
+}
+
+// attemptStream is an attempt's stream as the watchdogs see it, and its
+// observed outcome.
+func attemptStream(a *model.Attempt) (agentStream, string) {
+	name := "a:" + a.AgentID
+	if !discover.CanonicalAgentID(a.AgentID) {
+		name = agentName(a.AgentID, fmt.Sprintf("%s#%d", shortKey(a.Key), a.Ordinal))
+	}
+	if a.Transcript != nil {
+		return streamOf(a.Transcript, name, a.Key, a.Ordinal), observedOutcome(a)
+	}
+	return agentStream{Agent: name, AgentID: a.AgentID, Key: a.Key, Attempt: a.Ordinal}, observedOutcome(a)
+}
+
+// stallWindowEnd is where an attempt's stall window ends: its last row when
+// the journal closed it (or live, as the files stand), its successor's
+// first row when it was superseded by an attempt with a transcript, else
+// the run's end.
+func stallWindowEnd(a *model.Attempt, s agentStream, runEnd time.Time, live bool, withTranscript map[handle]*model.Attempt) time.Time {
+	until := runEnd
+	if live {
+		until = s.File.Last()
+	}
+	switch {
+	case a.Closed != nil:
+		until = s.File.Last()
+	case a.SupersededBy > 0:
+		if b := withTranscript[handle{a.Key, a.SupersededBy}]; b != nil {
+			if f := clock.FileOf(b.Transcript).First(); !f.IsZero() {
+				until = f
+			}
+		}
+	}
+	return until
+}
+
+// liveInputsOf is what the attempt's live events are computed from.
+func liveInputsOf(a *model.Attempt, s agentStream, until time.Time, observed string) liveInputs {
+	in := liveInputs{name: s.Agent, path: s.Path, first: s.File.First(), last: s.File.Last(), until: until, observed: observed}
+	if t := a.Transcript; t != nil {
+		in.lines, in.steps, in.done = t.Lines, t.Steps.Len(), t.Completions.Len()
+	}
+	return in
+}
+
+// attemptEvents appends to events the three watchdogs' events over one
+// attempt: ProgressWatch and the executor harness over its transcript, the
+// Workflow runtime's stall kill (and give-up on the last attempt), and,
+// finished (not live), the mismatch of that prediction with what happened.
+func attemptEvents(events []WatchdogEvent, a *model.Attempt, s agentStream, origin, until time.Time, o WatchdogOptions, live bool, observed string) []WatchdogEvent {
+	if a.Transcript != nil {
+		events = append(events, progressWatch(s, origin, o)...)
+		for _, e := range harnessEvents(s, o) {
+			if e.Predicted != "" {
+				e.Observed = observed
+			}
+			events = append(events, e)
+		}
+	}
+	predicted := runtimeStall(s, until, o)
+	if predicted != nil {
+		predicted.Observed = observed
+		events = append(events, *predicted)
+		if a.Ordinal >= o.RuntimeMaxAttempts {
+			g := *predicted
+			g.Kind, g.Message = "give-up", fmt.Sprintf("agent stalled on all %d attempts (no progress for %dms each)", o.RuntimeMaxAttempts, o.RuntimeStall.Milliseconds())
+			events = append(events, g)
+		}
+	}
+	if live {
+		return events
+	}
+	if m := stallMismatch(a, s, predicted, observed, o); m != nil {
+		events = append(events, *m)
+	}
+	return events
+}
+
+// stallMismatch is the runtime's stall prediction against what happened:
+// a predicted kill of an attempt that was not killed, or a kill without
+// the stall the runtime acts on; nil when they agree.
+func stallMismatch(a *model.Attempt, s agentStream, predicted *WatchdogEvent, observed string, o WatchdogOptions) *WatchdogEvent {
+	switch {
+	case predicted != nil && observed != model.OutcomeKilled:
+		m := *predicted
+		m.Kind, m.Predicted, m.Observed = "mismatch", model.OutcomeKilled, observed
+		m.Message = fmt.Sprintf("the Workflow runtime would have killed this attempt at %s (no progress for %ds); observed: %s", clock.Format(predicted.At), int(o.RuntimeStall/time.Second), observed)
+		return &m
+	case predicted == nil && observed == model.OutcomeKilled:
+		m := agentStream.event(s, s.File.Last(), SourceWorkflowRuntime, "mismatch", -1, "")
+		if tr := a.Transcript; tr != nil && tr.Tail.LastUser != nil {
+			m.Where = model.Evidence{File: tr.File, Line: tr.Tail.LastUser.Line, Time: tr.Tail.LastUser.WriteTime}
+		}
+		m.Predicted, m.Observed = "not killed", model.OutcomeKilled
+		m.Message = fmt.Sprintf("killed without a %ds stall the Workflow runtime would act on", int(o.RuntimeStall/time.Second))
+		return &m
+	}
+	return nil
+}
+
+// tooManyAttempts is the mismatch of a key started more times (attempts)
+// than the runtime gives an agent, on its first attempt over the limit.
+func tooManyAttempts(a *model.Attempt, s agentStream, attempts int, o WatchdogOptions) WatchdogEvent {
+	m := agentStream.event(s, s.File.First(), SourceWorkflowRuntime, "mismatch", -1, "")
+	m.Where = a.Started
+	m.Predicted, m.Observed = fmt.Sprintf("at most %d attempts", o.RuntimeMaxAttempts), fmt.Sprintf("%d attempts", attempts)
+	m.Message = fmt.Sprintf("key %s was started %d times; the Workflow runtime gives an agent at most %d attempts", shortKey(a.Key), attempts, o.RuntimeMaxAttempts)
+	return m
 }
 
 // runtimeStall predicts the Workflow runtime's stall kill: the first gap of
