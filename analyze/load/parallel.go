@@ -112,28 +112,38 @@ func (l *loader) readAhead(files []string) {
 	var next atomic.Int64
 	var mu sync.Mutex
 	done := 0
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				rel := jobs[i].rel
-				results[i] = l.readOne(rel)
-				if l.opts.Progress != nil {
-					mu.Lock()
-					done++
-					l.opts.Progress(done, len(jobs))
-					mu.Unlock()
-				}
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(jobs) {
+				return
 			}
-		}()
+			rel := jobs[i].rel
+			results[i] = l.readOne(rel)
+			if l.opts.Progress != nil {
+				mu.Lock()
+				done++
+				l.opts.Progress(done, len(jobs))
+				mu.Unlock()
+			}
+		}
 	}
-	wg.Wait()
+	if workers == 1 {
+		// One job (a followed load reads a few rows per file at every
+		// poll): on this goroutine, not on one started (and its stack
+		// grown) for the purpose.
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				work()
+			}()
+		}
+		wg.Wait()
+	}
 	if l.ahead == nil {
 		l.ahead = make(map[string]readAhead, len(jobs))
 	}

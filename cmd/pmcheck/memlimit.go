@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // softMemoryLimit is the heap size past which the garbage collector runs
@@ -152,7 +153,7 @@ func setMemoryLimitWith(after func(func())) {
 // one profiled run in five spent half its time writing a 64 MiB reserve),
 // so RSS does not grow. After each collection the percent is set so the
 // heap may grow by heapRoom of its real live part: GOGC=100's room for
-// every ordinary run.
+// every ordinary run (half of it for watch: roomFor).
 //
 // It is taken after the first collection, where the scavenger would start:
 // a run that never collects (a hook, a small check) never has one.
@@ -176,7 +177,7 @@ func (r *heapReserve) real(v uint64) uint64 { return v - min(v, uint64(r.mem.Cap
 
 // pace takes the reserve after the first collection (under limit, the
 // tuner's limit without it) and sets the collector's percent so that the
-// next goal is live + heapRoom(live) plus the reserve, which the runtime
+// next goal is live + roomFor(live) plus the reserve, which the runtime
 // computes as marked * (1 + percent/100) with the reserve inside "marked".
 //
 // The percent is set before the reserve is taken, with the reserve
@@ -189,7 +190,7 @@ func (r *heapReserve) pace(live uint64, limit int64) {
 	if reserveSize == 0 {
 		return
 	}
-	debug.SetGCPercent(percentFor(live+reserveSize, live+heapRoom(live)+reserveSize))
+	debug.SetGCPercent(percentFor(live+reserveSize, live+roomFor(live)+reserveSize))
 	if r.mem.Cap() == 0 {
 		debug.SetMemoryLimit(limit + reserveSize)
 		r.mem.Grow(reserveSize)
@@ -212,6 +213,25 @@ func heapRoom(live uint64) uint64 {
 	}
 	return roomKnee + (live-roomKnee)/2
 }
+
+// roomFor is heapRoom, or a long-lived command's (longLived): half the
+// live heap, at least 4 MiB.
+func roomFor(live uint64) uint64 {
+	if longLived.Load() {
+		return max(live/2, 4<<20)
+	}
+	return heapRoom(live)
+}
+
+// longLived says the command follows files for hours (watch): its live heap
+// is its readers and the model of the rows read so far, which grow by a
+// poll's rows at a time, and most of what a poll allocates is garbage by
+// the next. GOGC's room, the live heap again, made its peak twice its
+// model (a six-hour run: 33 MiB of heap for 15 MiB live, 48 MiB of RSS
+// against check's 42); half of it keeps the peak at one and a half times,
+// for a collection every few hundred polls more (docs/performance.md,
+// Live).
+var longLived atomic.Bool
 
 // roomKnee is the live heap past which heapRoom gives half the room.
 const roomKnee = 64 << 20

@@ -246,3 +246,23 @@ func TestHeapRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchHasHalfTheHeapRoom: while a watch runs (longLived), the heap may
+// grow past its live part by half of it (at least 4 MiB) rather than by
+// GOGC's whole live heap; every other command keeps heapRoom.
+func TestWatchHasHalfTheHeapRoom(t *testing.T) {
+	const mib = 1 << 20
+	if longLived.Load() {
+		t.Skip("a watch runs in this process")
+	}
+	if got := roomFor(16 * mib); got != 16*mib {
+		t.Fatalf("roomFor(16 MiB) = %d MiB outside a watch, want 16", got/mib)
+	}
+	longLived.Store(true)
+	defer longLived.Store(false)
+	for _, c := range []struct{ live, want uint64 }{{16 * mib, 8 * mib}, {2 * mib, 4 * mib}, {200 * mib, 100 * mib}} {
+		if got := roomFor(c.live); got != c.want {
+			t.Errorf("roomFor(%d MiB) in a watch = %d MiB, want %d", c.live/mib, got/mib, c.want/mib)
+		}
+	}
+}

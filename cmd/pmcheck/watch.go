@@ -65,6 +65,8 @@ func (c *WatchCmd) Run(env *Env) error {
 	if clk == nil {
 		clk = realClock{}
 	}
+	longLived.Store(true) // memlimit.go: a smaller heap room
+	defer longLived.Store(false)
 	start := clk.Now()
 	dir, err := c.waitForJournal(env, opt, clk, start)
 	if err != nil {

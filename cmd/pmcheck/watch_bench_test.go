@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -84,6 +85,8 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 			replay = min(replay, cpuTime()-c0)
 		}
 
+		var gc time.Duration // the collector's share of the last watchCPU
+		var allocs uint64    // what the last watchCPU allocated
 		watchCPU := func(full bool) time.Duration {
 			dst := b.TempDir()
 			// The writing of the rows is measured where it happens,
@@ -94,6 +97,8 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 				DoneGrace: Seconds(30 * time.Second), MaxHours: 7}, clock: clk, fullReload: full,
 				Watchdogs: os.Getenv("PMCHECK_WATCH_DOGS") != ""}
 			var out, errs discard
+			g0, a0 := gcCPU(), heapAllocs()
+			defer func() { gc, allocs = gcCPU()-g0, heapAllocs()-a0 }()
 			c0 := cpuTime()
 			// Labelled, so that a -cpuprofile of the benchmark can be
 			// cut to the watch (pprof -tagfocus phase=watch).
@@ -107,6 +112,8 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 		b.ReportMetric(w.Seconds()/replay.Seconds(), "watch-cpu/replay")
 		b.ReportMetric(replay.Seconds(), "replay-cpu-s")
 		b.ReportMetric(w.Seconds(), "watch-cpu-s")
+		b.ReportMetric(gc.Seconds(), "watch-gc-cpu-s")
+		b.ReportMetric(float64(allocs)/(1<<20), "watch-alloc-MiB")
 		if os.Getenv("PMCHECK_WATCH_RELOAD") != "" {
 			r := watchCPU(true)
 			b.ReportMetric(r.Seconds()/replay.Seconds(), "reload-cpu/replay")
@@ -125,6 +132,27 @@ func BenchmarkWatchRowByRow(b *testing.B) {
 			b.ReportMetric(float64(watch)/1024, "watch-rss-MiB")
 		}
 	}
+}
+
+// gcCPU is the CPU time the garbage collector took so far
+// (runtime/metrics, an estimate the runtime keeps).
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
+}
+
+// heapAllocs is how many bytes the heap allocated so far.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // writeSchedule writes the recording's writes as lines "instant offset
@@ -160,7 +188,7 @@ func childRSS(b *testing.B, args ...string) int64 {
 	if err != nil {
 		b.Fatalf("%v: %v\n%s", args, err, out)
 	}
-	b.Logf("%s: %s", args[0], regexp.MustCompile(`(?m)^(check|watch): .*$`).Find(out))
+	b.Logf("%s: %s", args[0], regexp.MustCompile(`(?m)^(check|watch|memstats): .*$`).FindAll(out, -1))
 	m := regexp.MustCompile(`maxrss (\d+)`).FindSubmatch(out)
 	if m == nil {
 		b.Fatalf("%v: no maxrss in\n%s", args, out)
@@ -230,6 +258,29 @@ type streamedClock struct {
 	next     *scheduled
 	buf      []byte
 	polls    int
+	profiled bool
+}
+
+// written is called at each poll after the last row was written: the
+// first time, with PMCHECK_WATCH_HEAPPROF set, it writes the watch's heap
+// profile (PROF.watch-live), the whole run in its readers and its model.
+func (c *streamedClock) written() {
+	p := os.Getenv("PMCHECK_WATCH_HEAPPROF")
+	if p == "" || c.profiled {
+		return
+	}
+	c.profiled = true
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Printf("memstats: heap inuse %d KiB, heap sys %d, released %d, stack %d, other sys %d, total sys %d, next gc %d, gcs %d\n",
+		ms.HeapInuse>>10, ms.HeapSys>>10, ms.HeapReleased>>10, ms.StackSys>>10, (ms.Sys-ms.HeapSys-ms.StackSys)>>10, ms.Sys>>10, ms.NextGC>>10, ms.NumGC)
+	runtime.GC()
+	f, err := os.Create(p + ".watch-live")
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	pprof.Lookup("heap").WriteTo(f, 0)
+	f.Close()
 }
 
 type countingWriter struct{ n int }
@@ -254,6 +305,7 @@ func (c *streamedClock) flush() {
 	for {
 		if c.next == nil {
 			if !c.sched.Scan() {
+				c.written()
 				return
 			}
 			var ns int64
