@@ -2,17 +2,70 @@ package load
 
 import (
 	"os"
+	"path"
 	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze/discover"
+	"github.com/pmcheck/pmcheck/analyze/layout"
 )
+
+// inventoryOf is the inventory a load of tgt under root works from: the
+// walk of root (of one session's files for Options.SessionOnly). A followed
+// load of a Workflow run keeps, of the walk, what linking the run reads
+// (runInventory), and takes the last one's when its caller says nothing
+// changed (ListingUnchanged).
+func inventoryOf(root string, tgt Target, opts Options) (*discover.Inventory, error) {
+	if opts.SessionOnly && tgt.Session != "" {
+		return discover.WalkSession(root, layout.Stem(tgt.Session))
+	}
+	follow := opts.Follow != nil && tgt.Workflow != ""
+	if !follow {
+		return discover.WalkJobs(root, opts.Jobs)
+	}
+	key := root + "\x00" + tgt.Workflow
+	if inv := opts.Follow.listingFor(key); inv != nil {
+		return inv, nil
+	}
+	inv, err := discover.WalkJobs(root, opts.Jobs)
+	if err != nil {
+		return nil, err
+	}
+	inv = runInventory(inv, tgt.Workflow)
+	opts.Follow.keepListing(key, inv)
+	return inv, nil
+}
+
+// runInventory is inv as a load of the Workflow run in dir reads it: the
+// agent transcripts and sidecars of the run directory only (linking the run
+// reads no other: its agents are the files directly in it), everything else
+// as walked (the run directories a launch is looked up among, the refusals
+// a load reports). A project folder's thousands of agent files and sidecars
+// were indexed, and the sidecars read, at every poll of a watch.
+func runInventory(inv *discover.Inventory, dir string) *discover.Inventory {
+	out := *inv
+	out.AgentFiles = map[string][]string{}
+	for id, files := range inv.AgentFiles {
+		for _, f := range files {
+			if path.Dir(f) == dir {
+				out.AgentFiles[id] = append(out.AgentFiles[id], f)
+			}
+		}
+	}
+	out.Metas = map[string]bool{}
+	for f, m := range inv.Metas {
+		if path.Dir(f) == dir {
+			out.Metas[f] = m
+		}
+	}
+	return &out
+}
 
 // listing is the inventory of the last followed load's root, which the
 // next load takes instead of walking the root again when its caller says
 // nothing was created, removed or renamed there since (ListingUnchanged).
 type listing struct {
 	mu   sync.Mutex
-	root string
+	key  string // the root and run directory it lists
 	inv  *discover.Inventory
 	keep bool // the next load may take inv
 }
@@ -29,16 +82,16 @@ func (f *Followers) ListingUnchanged() {
 	f.listing.mu.Unlock()
 }
 
-// listingFor is the inventory a followed load of root takes without a
-// walk (nil: walk), and forgets that it may (the next load walks unless
-// told again).
-func (f *Followers) listingFor(root string) *discover.Inventory {
+// listingFor is the inventory a followed load (of the root and run
+// directory key) takes without a walk (nil: walk), and forgets that it may
+// (the next load walks unless told again).
+func (f *Followers) listingFor(key string) *discover.Inventory {
 	if f == nil {
 		return nil
 	}
 	f.listing.mu.Lock()
 	defer f.listing.mu.Unlock()
-	if !f.listing.keep || f.listing.root != root {
+	if !f.listing.keep || f.listing.key != key {
 		return nil
 	}
 	f.listing.keep = false
@@ -46,12 +99,12 @@ func (f *Followers) listingFor(root string) *discover.Inventory {
 }
 
 // keepListing remembers the inventory a followed load walked.
-func (f *Followers) keepListing(root string, inv *discover.Inventory) {
+func (f *Followers) keepListing(key string, inv *discover.Inventory) {
 	if f == nil || inv == nil {
 		return
 	}
 	f.listing.mu.Lock()
-	f.listing.root, f.listing.inv, f.listing.keep = root, inv, false
+	f.listing.key, f.listing.inv, f.listing.keep = key, inv, false
 	f.listing.mu.Unlock()
 }
 

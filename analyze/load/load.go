@@ -226,15 +226,7 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 		display = shown
 	}
 	res.Inputs = append(res.Inputs, Input{Path: given, Root: display, Dir: root})
-	inv := opts.Follow.listingFor(root) // follow.go
-	switch {
-	case opts.SessionOnly && tgt.Session != "":
-		inv, err = discover.WalkSession(root, layout.Stem(tgt.Session))
-	case inv != nil:
-	default:
-		inv, err = discover.WalkJobs(root, opts.Jobs)
-		opts.Follow.keepListing(root, inv)
-	}
+	inv, err := inventoryOf(root, tgt, opts) // follow.go
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot be listed: %v", given, err)
 	}

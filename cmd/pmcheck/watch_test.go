@@ -494,12 +494,30 @@ func TestFollowedLoadIsAFreshLoad(t *testing.T) {
 		for _, torn := range []bool{false, true} {
 			rec := record(t, dir, torn)
 			dst := t.TempDir()
+			// Another session of the project, with its subagents'
+			// sidecars and a Workflow run of its own: a followed load
+			// reads none of it (analyze.runInventory).
+			copyTree(t, decoySession, dst)
 			clk := &scriptedClock{t: t, now: rec.start, dst: dst, rec: rec}
 			runDir := filepath.Join(dst, rec.runDir)
 			readers := &analyze.Followers{}
+			written := map[string]bool{}
 			for clk.next < len(rec.writes) {
 				clk.now = rec.writes[clk.next].at
+				created := false
+				for _, w := range rec.writes[clk.next:] {
+					if w.at.After(clk.now) {
+						break
+					}
+					created = created || !written[w.file]
+					written[w.file] = true
+				}
 				clk.flush()
+				if !created {
+					// As watch says it: no file was created since the
+					// last load, which may take its inventory.
+					readers.ListingUnchanged()
+				}
 				fresh, errFresh := analyze.LoadWorkflowRun(runDir)
 				followed, errFollowed := analyze.FollowWorkflowRun(runDir, readers)
 				if (errFresh == nil) != (errFollowed == nil) {
@@ -520,6 +538,10 @@ func TestFollowedLoadIsAFreshLoad(t *testing.T) {
 		t.Fatal("no step compared")
 	}
 }
+
+// decoySession is a fixture's project folder with sessions, subagents with
+// sidecars and Workflow runs, copied beside a recorded run.
+const decoySession = "../../fixtures/runs/replay-superseded-not-killed"
 
 // runJSON is a run and every fact derived from it, as JSON.
 func runJSON(t *testing.T, run *analyze.Run) string {
