@@ -81,6 +81,7 @@ func (c *WatchCmd) Run(env *Env) error {
 	if w.f.readers != nil {
 		defer w.f.readers.Close()
 	}
+	defer w.f.close()
 	if c.Watchdogs {
 		w.dogs = analyze.NewLiveWatchdogs(start)
 	}
@@ -327,6 +328,8 @@ type follower struct {
 	relisted bool
 	// stats are this poll's stats of the files, by OS path.
 	stats map[string]os.FileInfo
+	// open are the run directory's files kept open, by name (statIn).
+	open map[string]*os.File
 }
 
 // racyListing is how long after a directory's last change its listing is
@@ -344,29 +347,7 @@ type fileSig struct {
 // signature is the sizes and modification times of the run's files and the
 // parent transcript, and the journal's size (-1 when missing).
 func (f *follower) signature() ([]fileSig, int64) {
-	if st, err := os.Stat(f.dir); err != nil || !f.listed || !st.ModTime().Equal(f.dirMtime) {
-		// A listing made within racyListing of the directory's last
-		// change may miss a file created in the same tick of the file
-		// system's clock (which can be coarse): it is made again at the
-		// next poll, until one is made well after the change.
-		listedAt := time.Now()
-		f.names, f.listed = f.names[:0], err == nil && st.ModTime().Before(listedAt.Add(-racyListing))
-		if err == nil {
-			f.dirMtime = st.ModTime()
-		}
-		entries, _ := os.ReadDir(f.dir)
-		all := make([]string, 0, len(entries))
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				f.names = append(f.names, e.Name())
-			}
-			all = append(all, e.Name()+"\x00"+e.Type().String())
-		}
-		// The same entries as at the last listing: the last load's
-		// inventory still holds.
-		f.relisted = f.relisted || f.entries == nil || !slices.Equal(all, f.entries)
-		f.entries = all
-	}
+	trusted := !f.list()
 	sig := make([]fileSig, 0, len(f.names)+1)
 	journal := int64(-1)
 	if f.stats == nil {
@@ -377,7 +358,7 @@ func (f *follower) signature() ([]fileSig, int64) {
 		// A name listed whose file is gone, or no longer regular, is part
 		// of the signature as missing: its disappearance is a change.
 		s := fileSig{name: name, size: -1}
-		if info := f.stat(filepath.Join(f.dir, name)); info != nil && info.Mode().IsRegular() {
+		if info := f.statIn(name, trusted); info != nil && info.Mode().IsRegular() {
 			s.size, s.mtime = info.Size(), info.ModTime()
 			if name == analyze.JournalName {
 				journal = info.Size()
@@ -389,6 +370,107 @@ func (f *follower) signature() ([]fileSig, int64) {
 		sig = append(sig, fileSig{name: "\x00parent", size: info.Size(), mtime: info.ModTime()})
 	}
 	return sig, journal
+}
+
+// list lists the run directory again when its modification time moved
+// since the last listing, or that listing was made too soon after it to be
+// trusted, and says whether it did.
+func (f *follower) list() bool {
+	st, err := os.Stat(f.dir)
+	if err == nil && f.listed && st.ModTime().Equal(f.dirMtime) {
+		return false
+	}
+	// A listing made within racyListing of the directory's last change
+	// may miss a file created in the same tick of the file system's clock
+	// (which can be coarse): it is made again at the next poll, until one
+	// is made well after the change.
+	listedAt := time.Now()
+	f.names, f.listed = f.names[:0], err == nil && st.ModTime().Before(listedAt.Add(-racyListing))
+	if err == nil {
+		f.dirMtime = st.ModTime()
+	}
+	entries, _ := os.ReadDir(f.dir)
+	all := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			f.names = append(f.names, e.Name())
+		}
+		all = append(all, e.Name()+"\x00"+e.Type().String())
+	}
+	// The same entries as at the last listing: the last load's inventory
+	// still holds.
+	f.relisted = f.relisted || f.entries == nil || !slices.Equal(all, f.entries)
+	f.entries = all
+	return true
+}
+
+// statIn stats the run directory's file name. While the directory is
+// trusted (not listed again at this poll: nothing was created, removed or
+// renamed in it since the last poll, which checked each name by its path),
+// a name still names the file kept open for it, and an fstat of that file
+// answers (a stat by path walks every component of the path again, twice
+// the cost or more); otherwise the path is stat-ed and the file kept for
+// the name is opened again when the path now names another.
+func (f *follower) statIn(name string, trusted bool) os.FileInfo {
+	path := filepath.Join(f.dir, name)
+	if kept := f.open[name]; trusted && kept != nil {
+		if info, err := kept.Stat(); err == nil {
+			f.stats[filepath.Clean(path)] = info
+			return info
+		}
+	}
+	info := f.stat(path)
+	kept := f.open[name]
+	switch {
+	case info == nil || !info.Mode().IsRegular():
+		f.forget(name)
+	case kept != nil:
+		if kst, err := kept.Stat(); err != nil || !os.SameFile(kst, info) {
+			f.forget(name)
+			f.keep(name, path, info)
+		}
+	default:
+		f.keep(name, path, info)
+	}
+	return info
+}
+
+// keptFiles bounds the run directory's files the change check keeps open;
+// beyond, the others are stat-ed by path.
+const keptFiles = 64
+
+// keep opens path for name, when it is still the file info describes and
+// fewer than keptFiles are open.
+func (f *follower) keep(name, path string, info os.FileInfo) {
+	if len(f.open) >= keptFiles {
+		return
+	}
+	kept, err := openKept(path)
+	if err != nil {
+		return
+	}
+	if kst, err := kept.Stat(); err != nil || !os.SameFile(kst, info) {
+		kept.Close()
+		return
+	}
+	if f.open == nil {
+		f.open = map[string]*os.File{}
+	}
+	f.open[name] = kept
+}
+
+func (f *follower) forget(name string) {
+	if kept := f.open[name]; kept != nil {
+		kept.Close()
+		delete(f.open, name)
+	}
+}
+
+// close closes the files the change check keeps open.
+func (f *follower) close() {
+	for name := range f.open {
+		f.forget(name)
+	}
 }
 
 // stat stats a file and keeps the answer for this poll's load (nil: it

@@ -835,3 +835,56 @@ func TestWatchHintsAgreeWithReplay(t *testing.T) {
 		t.Errorf("--as-watch lost watch's wording:\n%s", old)
 	}
 }
+
+// TestChangeCheckFollowsReplacedFiles: while the run directory is unchanged
+// the change check stats the files it keeps open; a file replaced by a
+// rename (which moves the directory's time) is stat-ed by path again and
+// its new size seen, and a grown file's size is seen either way.
+func TestChangeCheckFollowsReplacedFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s", "subagents", "workflows", "wf_x")
+	os.MkdirAll(dir, 0o755)
+	agent := filepath.Join(dir, "agent-a1.jsonl")
+	os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte("{}\n"), 0o644)
+	os.WriteFile(agent, []byte("{}\n"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old) // a listing well after the last change: trusted
+	f := &follower{dir: dir}
+	defer f.close()
+	size := func() int64 {
+		t.Helper()
+		sig, _ := f.signature()
+		for _, s := range sig {
+			if s.name == "agent-a1.jsonl" {
+				return s.size
+			}
+		}
+		t.Fatal("agent-a1.jsonl not listed")
+		return 0
+	}
+	if got := size(); got != 3 {
+		t.Fatalf("first check: size %d, want 3", got)
+	}
+	if f.open["agent-a1.jsonl"] == nil {
+		t.Skip("this platform keeps no file open")
+	}
+	w, _ := os.OpenFile(agent, os.O_APPEND|os.O_WRONLY, 0)
+	w.WriteString("{\"a\":1}\n")
+	w.Close()
+	if got := size(); got != 11 {
+		t.Fatalf("after an append: size %d, want 11", got)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	os.WriteFile(tmp, []byte("{}\n{}\n{}\n{}\n{}\n"), 0o644)
+	os.Rename(tmp, agent)
+	if got := size(); got != 15 {
+		t.Fatalf("after a replacement: size %d, want 15 (the kept file's is 11)", got)
+	}
+	os.Chtimes(dir, old, old)
+	size() // listed again (the time moved back), then trusted
+	w, _ = os.OpenFile(agent, os.O_APPEND|os.O_WRONLY, 0)
+	w.WriteString("{}\n")
+	w.Close()
+	if got := size(); got != 18 {
+		t.Fatalf("the replacement's append: size %d, want 18", got)
+	}
+}
