@@ -68,6 +68,10 @@ type listing struct {
 	key  string // the root and run directory it lists
 	inv  *discover.Inventory
 	keep bool // the next load may take inv
+	// stat is the stat handed over (SetStat), display each root's
+	// displayRoot.
+	stat    func(path string) (os.FileInfo, error)
+	display map[string]string
 }
 
 // ListingUnchanged tells the next load through f that no file was created,
@@ -108,10 +112,47 @@ func (f *Followers) keepListing(key string, inv *discover.Inventory) {
 	f.listing.mu.Unlock()
 }
 
-// SetStat makes the reads through f stat a file's path with stat, a
+// SetStat makes the loads through f stat a file's path with stat, a
 // caller that has just stat-ed the files it is about to load handing its
 // answers over (incr.Cache.SetStat); nil: os.Stat.
 func (f *Followers) SetStat(stat func(path string) (os.FileInfo, error)) {
 	f.transcripts.SetStat(stat)
 	f.journals.SetStat(stat)
+	f.listing.mu.Lock()
+	f.listing.stat = stat
+	f.listing.mu.Unlock()
+}
+
+// stat is a load's stat of a path: the one handed over (SetStat), else
+// os.Stat.
+func (f *Followers) stat(path string) (os.FileInfo, error) {
+	if f == nil {
+		return os.Stat(path)
+	}
+	f.listing.mu.Lock()
+	stat := f.listing.stat
+	f.listing.mu.Unlock()
+	if stat == nil {
+		return os.Stat(path)
+	}
+	return stat(path)
+}
+
+// displayRoot is the package's displayRoot, worked out once per root for
+// the loads through f (it asks for the working directory, two stats).
+func (f *Followers) displayRoot(root string) string {
+	if f == nil {
+		return DisplayRoot(root)
+	}
+	f.listing.mu.Lock()
+	defer f.listing.mu.Unlock()
+	if d, ok := f.listing.display[root]; ok {
+		return d
+	}
+	if f.listing.display == nil {
+		f.listing.display = map[string]string{}
+	}
+	d := DisplayRoot(root)
+	f.listing.display[root] = d
+	return d
 }

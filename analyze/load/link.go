@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -550,7 +549,7 @@ func (l *loader) workflowRun(dir string) {
 	// The parent transcript sits beside the folder three levels up:
 	// <sessionId>/subagents/workflows/<runId>/ -> <sessionId>.jsonl.
 	if prel, ok := layout.ParentOfRun(dir); ok {
-		if _, err := os.Stat(l.abs(prel)); err == nil {
+		if _, err := l.opts.Follow.stat(l.abs(prel)); err == nil {
 			if p := l.transcript(prel); p != nil {
 				run.Main = p
 				for _, c := range p.ToolCalls {

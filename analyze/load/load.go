@@ -209,7 +209,7 @@ type input struct {
 }
 
 func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (*input, error) {
-	st, err := os.Stat(given)
+	st, err := opts.Follow.stat(given) // follow.go
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("%s: no such file or directory (give a session transcript, a Workflow run directory, or a folder to search)", given)
@@ -221,7 +221,7 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 		return nil, err
 	}
 	root := tgt.Root
-	display := DisplayRoot(root)
+	display := opts.Follow.displayRoot(root)
 	if shown, ok := opts.ShowAs[given]; ok && st.IsDir() {
 		display = shown
 	}

@@ -347,13 +347,13 @@ type fileSig struct {
 // signature is the sizes and modification times of the run's files and the
 // parent transcript, and the journal's size (-1 when missing).
 func (f *follower) signature() ([]fileSig, int64) {
-	trusted := !f.list()
-	sig := make([]fileSig, 0, len(f.names)+1)
-	journal := int64(-1)
 	if f.stats == nil {
 		f.stats = map[string]os.FileInfo{}
 	}
 	clear(f.stats)
+	trusted := !f.list()
+	sig := make([]fileSig, 0, len(f.names)+1)
+	journal := int64(-1)
 	for _, name := range f.names {
 		// A name listed whose file is gone, or no longer regular, is part
 		// of the signature as missing: its disappearance is a change.
@@ -377,6 +377,9 @@ func (f *follower) signature() ([]fileSig, int64) {
 // trusted, and says whether it did.
 func (f *follower) list() bool {
 	st, err := os.Stat(f.dir)
+	if err == nil {
+		f.stats[filepath.Clean(f.dir)] = st
+	}
 	if err == nil && f.listed && st.ModTime().Equal(f.dirMtime) {
 		return false
 	}
