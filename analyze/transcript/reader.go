@@ -532,6 +532,28 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	if b.rows != nil {
 		b.rows(l.N, data)
 	}
+	if !b.readable(l, data, d) {
+		return
+	}
+	r := &d.r
+	b.countRow(l, r)
+	b.copiedRow = false
+	if r.UUID != "" && !b.uuidRow(r, data) {
+		return // a duplicate: counted, not read again
+	}
+	ts := parseTime(r.Timestamp)
+	b.advanceTime(l, ts)
+	b.envelope(r)
+	if b.headsOnly {
+		return
+	}
+	b.rowContent(l, r, data, d, ts)
+}
+
+// readable counts a line and reports whether it holds a JSON row to read;
+// a line over the cap, a NUL, or anything not JSON is counted as
+// malformed, and an empty line is nothing.
+func (b *builder) readable(l jsonl.Line, data []byte, d *decoded) bool {
 	t := b.t
 	if l.OverCap {
 		t.Lines++
@@ -544,18 +566,17 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 			reason = fmt.Sprintf("line of %d bytes is over the line cap; skipped", l.Len)
 		}
 		b.malformed(l.N, reason, true, l.Len)
-		return
+		return false
 	}
 	if len(data) == 0 {
-		return
+		return false
 	}
 	t.Lines++
 	if d.nul {
 		b.malformed(l.N, "contains a NUL byte", true, 0)
-		return
+		return false
 	}
-	valid, badUTF8, r := d.valid, d.badUTF8, &d.r
-	if !valid {
+	if !d.valid {
 		if data[0] != '{' && jsonscan.Valid(data) {
 			t.Values++
 		}
@@ -564,11 +585,17 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 			reason = jsonl.NotJSONReason(data, l.Torn)
 		}
 		b.malformed(l.N, reason, true, 0)
-		return
+		return false
 	}
-	if badUTF8 { // as !utf8.Valid(data): decodeRow checks each string
+	if d.badUTF8 { // as !utf8.Valid(data): decodeRow checks each string
 		b.malformed(l.N, "invalid UTF-8 (read with replacement characters)", false, 0)
 	}
+	return true
+}
+
+// countRow counts a row by its type and kind, and where rows start and end.
+func (b *builder) countRow(l jsonl.Line, r *row) {
+	t := b.t
 	if b.sdk {
 		sdkRow(r) // sdkstream.go
 	} else if r.SDKSessionID != "" && r.SessionID == "" {
@@ -587,59 +614,69 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 		t.FirstRowLine = l.N
 	}
 	t.LastRowLine = l.N
-	b.copiedRow = false
-	if r.UUID != "" {
-		h := hashUUID(r.UUID)
-		if !b.uuids.add(h) {
-			t.Duplicates++
-			return
-		}
-		t.UUIDRows++
-		if b.trackUUIDs {
-			b.added = append(b.added, h)
-		}
-		if t.FirstUUID == 0 {
-			t.FirstUUID = h
-		}
-		if b.rowHashes != nil {
-			b.rowHashes[h] = contentHash(data, r.SessionID)
-		}
-		if want, ok := b.copiedHash(h); ok {
-			c := contentHash(data, r.SessionID)
-			if c == want {
-				b.copiedRow = true
-				t.Copied++
-			}
-			for i, m := range b.copied {
-				if w, ok := m[h]; ok && w == c {
-					t.CopiedFrom[i]++
-				}
-			}
-		}
-	}
+}
 
-	ts := parseTime(r.Timestamp)
-	if !ts.IsZero() {
-		if t.FirstTime.IsZero() {
-			t.FirstTime = ts
+// uuidRow records a row's uuid (and its content hash where a resume check
+// asks for it), marks a row copied from an original, and reports false for
+// a uuid seen before (a duplicate row).
+func (b *builder) uuidRow(r *row, data []byte) bool {
+	t := b.t
+	h := hashUUID(r.UUID)
+	if !b.uuids.add(h) {
+		t.Duplicates++
+		return false
+	}
+	t.UUIDRows++
+	if b.trackUUIDs {
+		b.added = append(b.added, h)
+	}
+	if t.FirstUUID == 0 {
+		t.FirstUUID = h
+	}
+	if b.rowHashes != nil {
+		b.rowHashes[h] = contentHash(data, r.SessionID)
+	}
+	if want, ok := b.copiedHash(h); ok {
+		c := contentHash(data, r.SessionID)
+		if c == want {
+			b.copiedRow = true
+			t.Copied++
 		}
-		if ts.After(b.curMax) {
-			b.curMax = ts
-			t.Steps.Append(l.N, ts)
+		for i, m := range b.copied {
+			if w, ok := m[h]; ok && w == c {
+				t.CopiedFrom[i]++
+			}
 		}
 	}
-	b.envelope(r)
-	if b.headsOnly {
+	return true
+}
+
+// advanceTime moves the file's write clock to a row's time when it is
+// later than every earlier row's (a step), and keeps the first time.
+func (b *builder) advanceTime(l jsonl.Line, ts time.Time) {
+	if ts.IsZero() {
 		return
 	}
-	at := model.Evidence{File: t.File, Line: l.N, Time: b.curMax}
+	t := b.t
+	if t.FirstTime.IsZero() {
+		t.FirstTime = ts
+	}
+	if ts.After(b.curMax) {
+		b.curMax = ts
+		t.Steps.Append(l.N, ts)
+	}
+}
 
+// rowContent reads what a row says: its marks, its conversation, a queue
+// operation, an agent's progress link.
+func (b *builder) rowContent(l jsonl.Line, r *row, data []byte, d *decoded, ts time.Time) {
+	t := b.t
+	at := model.Evidence{File: t.File, Line: l.N, Time: b.curMax}
 	if d.mark {
 		for _, m := range marksInRow(data) {
 			t.Marks = append(t.Marks, model.Mark{At: at, Outstanding: m[0], Payload: m[1]})
 		}
 	}
-
 	switch r.Type {
 	case "user", "assistant":
 		b.conversation(r, at, ts)
@@ -1204,35 +1241,67 @@ func parseTimeLayouts(s string) time.Time {
 // same instant (TestParseUTCIsParse, FuzzParseUTC); anything else is left to
 // parseTime's layouts.
 func parseUTC(s string) (time.Time, bool) {
-	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+	if !utcLayout(s) {
 		return time.Time{}, false
 	}
-	year := digits(s[0:4])
-	month, day := digits(s[5:7]), digits(s[8:10])
-	hour, minute, sec := digits(s[11:13]), digits(s[14:16]), digits(s[17:19])
-	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+	year, month, day, ok := civilDate(s)
+	if !ok {
 		return time.Time{}, false
+	}
+	hour, minute, sec := digits(s[11:13]), digits(s[14:16]), digits(s[17:19])
+	if hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec, ok := fraction(s[19 : len(s)-1])
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(daysSinceEpoch(year, month, day)*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
+}
+
+// utcLayout reports whether s has the separators of
+// 2006-01-02T15:04:05[.fraction]Z where they belong.
+func utcLayout(s string) bool {
+	return len(s) >= 20 && s[len(s)-1] == 'Z' && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':'
+}
+
+// civilDate reads the year, month and day of s, and reports whether the
+// day exists (February 29th only in a leap year).
+func civilDate(s string) (year, month, day int, ok bool) {
+	year, month, day = digits(s[0:4]), digits(s[5:7]), digits(s[8:10])
+	if year < 0 || month < 1 || month > 12 || day < 1 {
+		return 0, 0, 0, false
 	}
 	leap := year%4 == 0 && (year%100 != 0 || year%400 == 0)
 	if day > monthDays[month] && !(leap && month == 2 && day == 29) {
-		return time.Time{}, false // past the month's last day
+		return 0, 0, 0, false // past the month's last day
 	}
-	nsec := 0
-	switch frac := s[19 : len(s)-1]; {
-	case frac == "":
-	case frac[0] != '.' || len(frac) < 2 || len(frac) > 10:
-		return time.Time{}, false
-	default:
-		if nsec = digits(frac[1:]); nsec < 0 {
-			return time.Time{}, false
-		}
-		for range 10 - len(frac) {
-			nsec *= 10
-		}
+	return year, month, day, true
+}
+
+// fraction is the nanoseconds of a fraction of a second (".5" is
+// 500,000,000; "" is 0); false for anything but a dot and 1 to 9 digits.
+func fraction(frac string) (int, bool) {
+	if frac == "" {
+		return 0, true
 	}
-	// Days from 1970-01-01 to the date in the proleptic Gregorian calendar
-	// (the civil-from-days inverse: years start in March so the leap day is
-	// the last of a year).
+	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+		return 0, false
+	}
+	nsec := digits(frac[1:])
+	if nsec < 0 {
+		return 0, false
+	}
+	for range 10 - len(frac) {
+		nsec *= 10
+	}
+	return nsec, true
+}
+
+// daysSinceEpoch counts the days from 1970-01-01 to a date in the
+// proleptic Gregorian calendar (the civil-from-days inverse: years start in
+// March so the leap day is the last of a year).
+func daysSinceEpoch(year, month, day int) int64 {
 	y, m := year, month
 	if m <= 2 {
 		y--
@@ -1246,8 +1315,7 @@ func parseUTC(s string) (time.Time, bool) {
 	mp := (m + 9) % 12
 	doy := (153*mp+2)/5 + day - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	days := int64(era)*146097 + int64(doe) - 719468
-	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // monthDays are the days of each month (index 1-12) in a common year.
