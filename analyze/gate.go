@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -111,7 +112,7 @@ func loadGateRun(path string) (*Run, error) {
 // GateOf reads the gate of a loaded session run.
 func GateOf(run *Run, opts GateOptions) *GateState {
 	g := detect.GateOf(run, opts.detect())
-	m := GateMemo{Warn: g.Outstanding, MarkItems: g.Scan.Segments.State == detect.MarkItems, Aliases: g.Ship.Aliases}
+	m := GateMemo{Warn: g.Outstanding, MarkItems: g.Scan.Segments.State == interpret.MarkItems, Aliases: g.Ship.Aliases}
 	if m.MarkItems {
 		for _, it := range g.Scan.Segments.Items {
 			if !g.Knows(it) && !containsString(m.MarkOnly, it) {
@@ -186,8 +187,8 @@ func (s *GateState) MarkOnly() []string { return s.m.MarkOnly }
 // nothing is outstanding, and the newest mark still lists items.
 func (s *GateState) Disarm() bool { return len(s.m.Warn) == 0 && s.m.MarkItems }
 
-// EncodeMark builds a segment mark listing items (detect.EncodeMark).
-func EncodeMark(items []string) string { return detect.EncodeMark(items) }
+// EncodeMark builds a segment mark listing items (interpret.EncodeMark).
+func EncodeMark(items []string) string { return interpret.EncodeMark(items) }
 
 func containsString(xs []string, x string) bool {
 	for _, y := range xs {

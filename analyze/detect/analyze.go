@@ -16,6 +16,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -107,8 +108,8 @@ type killedItem struct {
 	toolUseID string
 	name      string // description or agent name
 	key       string
-	ledger    *Ledger        // read only; attempts without a transcript share noWork
-	known     model.Evidence // when the kill became visible in the files
+	ledger    *interpret.Ledger // read only; attempts without a transcript share noWork
+	known     model.Evidence    // when the kill became visible in the files
 	evidence  []string
 	// reviewedAt is the earliest review subagent's completion when no
 	// evidence is timeless.

@@ -13,6 +13,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/harness"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -99,7 +100,7 @@ func BenchmarkLoadAndDetect(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		run := loadMain(b, p)
-		if s := detect.ScanTranscript(run.Main); len(s.Items) != 2 {
+		if s := interpret.ScanTranscript(run.Main); len(s.Items) != 2 {
 			b.Fatalf("items %q", s.Items)
 		}
 	}
@@ -113,7 +114,7 @@ func BenchmarkDetectOnly(b *testing.B) {
 	b.SetBytes(size)
 	b.ResetTimer()
 	for b.Loop() {
-		if s := detect.ScanTranscript(run.Main); len(s.Items) != 2 {
+		if s := interpret.ScanTranscript(run.Main); len(s.Items) != 2 {
 			b.Fatalf("items %q", s.Items)
 		}
 	}
@@ -141,8 +142,8 @@ func TestLargeTranscriptHits(t *testing.T) {
 	if size < 10<<20 || size > 13<<20 {
 		t.Fatalf("size %d is not ~11 MB", size)
 	}
-	s := detect.ScanTranscript(loadMain(t, p).Main)
-	if len(s.Hits) != 2 || s.Hits[0].Rule != detect.RuleA || s.Hits[1].Rule != detect.RuleBQueue {
+	s := interpret.ScanTranscript(loadMain(t, p).Main)
+	if len(s.Hits) != 2 || s.Hits[0].Rule != interpret.RuleA || s.Hits[1].Rule != interpret.RuleBQueue {
 		t.Fatalf("hits %+v", s.Hits)
 	}
 }

@@ -149,6 +149,20 @@ func (a *analysis) classify(c *model.ToolCall) ship.Analysis {
 // and the run's git aliases cannot change it (ship.Reuse decides).
 func (a *analysis) stored(c *model.ToolCall) (ship.Analysis, bool) { return reused(c, a.shipOpts) }
 
+// ShellReader reads a Bash call's command with opts as the detectors do:
+// the reader's analysis when ship.Reuse accepts it for opts, else
+// ship.Classify (a command the reader cut, as the head of what ran). The
+// work ledger of a transcript outside an analysis (interpret.LedgerOf, for
+// replay's KILL line) reads its commands with it.
+func ShellReader(opts ship.Options) func(*model.ToolCall) ship.Analysis {
+	return func(c *model.ToolCall) ship.Analysis {
+		if r, ok := reused(c, opts); ok {
+			return r
+		}
+		return ship.Classify(c.Command(), callShipOptions(c, opts))
+	}
+}
+
 // reused is the reader's analysis of c's command when ship.Reuse accepts it
 // for opts.
 func reused(c *model.ToolCall, opts ship.Options) (ship.Analysis, bool) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
@@ -43,7 +44,7 @@ func TestResumeGateReferenceFixtures(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			run := loadSession(t, filepath.Join(dir, tc.file))
-			scan := detect.ScanTranscript(run.Main)
+			scan := interpret.ScanTranscript(run.Main)
 			if !reflect.DeepEqual(scan.Items, tc.want) {
 				t.Fatalf("items = %q, want %q (hits %+v)", scan.Items, tc.want, scan.Hits)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -58,7 +59,7 @@ func TestCutCommandIsAPossiblePush(t *testing.T) {
 			if atCut == nil || atCut.Kind != ship.KindPush || !atCut.Possible || !atCut.Outstanding {
 				t.Errorf("shell %v labels %q: the cut command: want a possible push with the killed work outstanding, got %+v", shell, labels, atCut)
 			}
-			if l := detect.LedgerOf(runs[0].Main, ship.Options{DeployLabels: labels}); !l.Partial {
+			if l := interpret.LedgerOf(runs[0].Main, detect.ShellReader(ship.Options{DeployLabels: labels})); !l.Partial {
 				t.Errorf("shell %v labels %q: the ledger of a transcript with a cut command is not partial", shell, labels)
 			}
 		}
@@ -86,7 +87,7 @@ func TestCutAtACharacterIsStillCut(t *testing.T) {
 	if !a.MayWrite || len(a.Actions) != 1 || !a.Actions[0].Possible || a.Actions[0].Kind != ship.KindPush {
 		t.Errorf("a truncated head: want may write and one possible push, got %+v", a)
 	}
-	if l := detect.LedgerOf(runs[0].Main, ship.Options{}); !l.Partial {
+	if l := interpret.LedgerOf(runs[0].Main, detect.ShellReader(ship.Options{})); !l.Partial {
 		t.Error("the ledger of a transcript with a cut command is not partial")
 	}
 }

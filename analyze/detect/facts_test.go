@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -23,7 +24,7 @@ func subagent(t *testing.T, f model.Facts, toolUseID string) model.SubagentFact 
 func TestSyncKillLedger(t *testing.T) {
 	f := detect.Analyze(loadRun(t, "detect-sync-killed", model.KindSession), detect.Options{})
 	s := subagent(t, f, "toolu_kill01")
-	if !s.Killed || s.Outcome != detect.OutcomeTerminatedEarly || s.Signature != "A" || s.Mode != model.ModeSync {
+	if !s.Killed || s.Outcome != interpret.OutcomeTerminatedEarly || s.Signature != "A" || s.Mode != model.ModeSync {
 		t.Fatalf("fact %+v", s)
 	}
 	if !reflect.DeepEqual(s.Paths, []string{"disclosure.md"}) || !reflect.DeepEqual(s.Commits, []string{"1a2b3c4"}) || s.CommitsUnknown {

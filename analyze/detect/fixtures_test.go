@@ -6,6 +6,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -47,24 +48,24 @@ func TestSeedTestingTable(t *testing.T) {
 		items []string
 		rules []string
 	}{
-		{"detect-sync-killed", []string{"Fix three disclosure defects"}, []string{"Fix three disclosure defects=" + detect.RuleA}},
-		{"detect-async-unconsumed", []string{"Review the readability commit"}, []string{"Review the readability commit=" + detect.RuleBQueue}},
+		{"detect-sync-killed", []string{"Fix three disclosure defects"}, []string{"Fix three disclosure defects=" + interpret.RuleA}},
+		{"detect-async-unconsumed", []string{"Review the readability commit"}, []string{"Review the readability commit=" + interpret.RuleBQueue}},
 		{"detect-async-consumed-clean", nil, nil},
 		{"detect-async-failed-consumed", nil, nil},
-		{"detect-async-status-missing", []string{"Summarise the incident"}, []string{"Summarise the incident=" + detect.RuleBQueue}},
+		{"detect-async-status-missing", []string{"Summarise the incident"}, []string{"Summarise the incident=" + interpret.RuleBQueue}},
 		{"detect-background-bash", nil, nil},
 		{"detect-clean-ending", nil, nil},
 		{"detect-discussion", nil, nil},
 		{"detect-review-subagent", nil, nil},
 		{"detect-already-warned", nil, nil},
 		{"detect-malformed", nil, nil},
-		{"detect-corrupt-newest-mark", []string{"Rewrite the release notes"}, []string{"Rewrite the release notes=" + detect.RuleA}},
-		{"detect-user-row-killed", []string{"Find session structs"}, []string{"Find session structs=" + detect.RuleBUserRow}},
+		{"detect-corrupt-newest-mark", []string{"Rewrite the release notes"}, []string{"Rewrite the release notes=" + interpret.RuleA}},
+		{"detect-user-row-killed", []string{"Find session structs"}, []string{"Find session structs=" + interpret.RuleBUserRow}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			run := loadRun(t, tc.name, model.KindSession)
-			scan := detect.ScanTranscript(run.Main)
+			scan := interpret.ScanTranscript(run.Main)
 			if !reflect.DeepEqual(scan.Items, tc.items) {
 				t.Errorf("items = %q, want %q (hits %+v)", scan.Items, tc.items, scan.Hits)
 			}
@@ -170,17 +171,17 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 	}
 	t.Run("already-warned has a qualifying kill before a decodable mark that lists it", func(t *testing.T) {
 		tr := loadRun(t, "detect-already-warned", model.KindSession).Main
-		seg := detect.ReadSegments(tr)
+		seg := interpret.ReadSegments(tr)
 		if len(seg.Marks) == 0 {
 			t.Fatal("reader gap: the fixture stores its segment mark with the bracket JSON-escaped (as the notice is); analyze/transcript must look for marks in decoded string values, not only in the raw line")
 		}
 		var kill *model.ToolResult
 		for _, r := range tr.ToolResults {
-			if agentIDs(tr)[r.ToolUseID()] && detect.SignatureA(r) {
+			if agentIDs(tr)[r.ToolUseID()] && interpret.SignatureA(r) {
 				kill = r
 			}
 		}
-		if kill == nil || seg.State != detect.MarkItems || !reflect.DeepEqual(seg.Items, []string{"Fix three disclosure defects"}) || seg.InWindow(kill.At().Line) {
+		if kill == nil || seg.State != interpret.MarkItems || !reflect.DeepEqual(seg.Items, []string{"Fix three disclosure defects"}) || seg.InWindow(kill.At().Line) {
 			t.Fatalf("kill %+v segments %+v", kill, seg)
 		}
 	})
@@ -198,8 +199,8 @@ func TestNegativeFixturesContainWhatTheyMustNotFireOn(t *testing.T) {
 	})
 	t.Run("corrupt-newest-mark has an undecodable newest mark after a decodable one", func(t *testing.T) {
 		tr := loadRun(t, "detect-corrupt-newest-mark", model.KindSession).Main
-		seg := detect.ReadSegments(tr)
-		if len(seg.Marks) != 2 || !seg.Marks[0].OK || seg.Marks[1].OK || seg.State != detect.MarkUndecodable {
+		seg := interpret.ReadSegments(tr)
+		if len(seg.Marks) != 2 || !seg.Marks[0].OK || seg.Marks[1].OK || seg.State != interpret.MarkUndecodable {
 			t.Fatalf("segments %+v", seg)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
@@ -105,7 +106,7 @@ var labelSets = [][]string{nil, {"ship-it"}, {}}
 // classifications made while reading: for every run of the fixtures, the
 // corpus and runs made to define and use git aliases, read with each
 // deploy-label setting and analysed with each, the facts and each
-// transcript's ledger (LedgerOf, which replay counts) are those of the same
+// transcript's ledger (interpret.LedgerOf, which replay counts) are those of the same
 // run read without classifying; and every analysis the detectors
 // would reuse (ship.Reuse) under the run's labels, with or without git
 // aliases defined, is what ship.Classify gives the command with them. It
@@ -128,10 +129,10 @@ func TestReadersClassificationsAreClassify(t *testing.T) {
 					}
 					plainTs := transcriptsOf(plain[i])
 					for j, tr := range transcriptsOf(run) {
-						// The ledger replay's KILL line counts (LedgerOf).
+						// The ledger replay's KILL line counts (interpret.LedgerOf).
 						for _, al := range []map[string][]string{nil, aliases} {
 							sopts := ship.Options{DeployLabels: labels, Aliases: al}
-							if got, want := detect.LedgerOf(tr, sopts), detect.LedgerOf(plainTs[j], sopts); !reflect.DeepEqual(got, want) {
+							if got, want := interpret.LedgerOf(tr, detect.ShellReader(sopts)), interpret.LedgerOf(plainTs[j], detect.ShellReader(sopts)); !reflect.DeepEqual(got, want) {
 								t.Fatalf("%s: labels %q, aliases %v: ledger %+v, from a read without classifying %+v", tr.File, labels, al, got, want)
 							}
 						}

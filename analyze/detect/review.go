@@ -3,6 +3,8 @@ package detect
 import (
 	"sort"
 	"strings"
+
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 )
 
 // nameIndex finds which items a text names (killedItem.namedBy), for many
@@ -58,7 +60,7 @@ func newNameIndex(items []*killedItem) *nameIndex {
 				add(strings.ToLower(s), i)
 			}
 		}
-		if k.kind == "subagent" && len(k.name) >= 8 && k.name != noDescription {
+		if k.kind == "subagent" && len(k.name) >= 8 && k.name != interpret.NoDescription {
 			add(strings.ToLower(k.name), i)
 		}
 		for _, s := range k.names() {

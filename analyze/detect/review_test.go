@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -111,7 +112,7 @@ func killedManyRun(n int) *model.Run {
 	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	main := &model.Transcript{File: "s.jsonl"}
 	run := &model.Run{Kind: model.KindSession, ID: "s", Path: "s.jsonl", Main: main}
-	mark := FindMarks(EncodeMark(nil))[0]
+	mark := interpret.FindMarks(interpret.EncodeMark(nil))[0]
 	at := func(line int) model.Evidence {
 		return model.Evidence{File: "s.jsonl", Line: line, Time: t0.Add(time.Duration(line) * time.Second)}
 	}

@@ -2,9 +2,9 @@ package detect
 
 import (
 	"math"
-	"strings"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -17,7 +17,7 @@ import (
 type Gate struct {
 	// Scan is the resume-gate scan of the session's transcript: its marks
 	// and the Signature A/B hits of its current segment.
-	Scan Scan
+	Scan interpret.Scan
 	// Outstanding names the killed (or false-done) subagents and attempts
 	// whose work is unreviewed at the end of the transcript, deduplicated,
 	// from the first model.ListLimit items; Count counts every item.
@@ -33,7 +33,7 @@ type Gate struct {
 // Knows reports whether name is one of the run's items at risk (a mark's
 // item, whose separator characters the mark turned into spaces, included).
 func (g *Gate) Knows(name string) bool {
-	return g.known[name] || g.known[strings.ReplaceAll(name, markItemSeparator, " ")]
+	return g.known[name] || g.known[interpret.MarkItem(name)]
 }
 
 // gateStep is the gate's one step of its own: the items outstanding at the
@@ -46,7 +46,7 @@ func gateOutstanding(a *pass) {
 	killed := a.killedOf()
 	for _, k := range killed {
 		g.known[k.name] = true
-		g.known[strings.ReplaceAll(k.name, markItemSeparator, " ")] = true
+		g.known[interpret.MarkItem(k.name)] = true
 	}
 	main := a.run.Main
 	// After the last row: what the pending call would find.
@@ -83,13 +83,13 @@ func signaturesFirst(names, scanned []string) []string {
 // hook was given).
 func GateOf(run *model.Run, opts Options) *Gate {
 	if run == nil || run.Main == nil {
-		return &Gate{Scan: ScanTranscript(nil), known: map[string]bool{}}
+		return &Gate{Scan: interpret.ScanTranscript(nil), known: map[string]bool{}}
 	}
 	a := &analysis{run: run, opts: opts.WithDefaults()}
 	a.shipOpts = ShipOptions(run, a.opts.DeployLabels)
 	a.classified = map[*model.ToolCall]int32{}
 	g := a.runSteps(gateStep).gate
-	g.Scan = ScanTranscript(run.Main)
+	g.Scan = interpret.ScanTranscript(run.Main)
 	g.Outstanding = signaturesFirst(g.Outstanding, g.Scan.Items)
 	g.Ship = a.shipOpts
 	return g
@@ -119,6 +119,6 @@ func GateIgnores(c *model.ToolCall) bool {
 	case name == "Bash":
 		return !c.CommandCut() && !mayDefineAliases(c.Command())
 	default:
-		return fileWriters[name]
+		return interpret.WritesFile(name)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -15,7 +16,7 @@ import (
 func (k *killedItem) names() []string {
 	var out []string
 	for _, s := range []string{k.id, k.toolUseID, k.name} {
-		if s != "" && s != noDescription {
+		if s != "" && s != interpret.NoDescription {
 			out = append(out, s)
 		}
 	}
@@ -32,7 +33,7 @@ func (k *killedItem) namedBy(text string) bool {
 			return true
 		}
 	}
-	if k.kind == "subagent" && len(k.name) >= 8 && k.name != noDescription && strings.Contains(low, strings.ToLower(k.name)) {
+	if k.kind == "subagent" && len(k.name) >= 8 && k.name != interpret.NoDescription && strings.Contains(low, strings.ToLower(k.name)) {
 		return true
 	}
 	return false
@@ -102,7 +103,7 @@ func reviewEvidence(a *pass) {
 	// A later completed review subagent whose prompt names the item.
 	for _, e := range subs.entries {
 		sc, f := e.call, e.fact
-		if f.Killed || f.FalseDone || f.Outcome != OutcomeCompleted || sc.Call == nil || !a.isReviewer(sc) {
+		if f.Killed || f.FalseDone || f.Outcome != interpret.OutcomeCompleted || sc.Call == nil || !a.isReviewer(sc) {
 			continue
 		}
 		done := sc.At

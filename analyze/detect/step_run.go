@@ -1,6 +1,9 @@
 package detect
 
-import "github.com/pmcheck/pmcheck/analyze/model"
+import (
+	"github.com/pmcheck/pmcheck/analyze/interpret"
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
 
 // runFact is the run step: the run's own fact (Shipped is the ships step's).
 func runFact(a *pass) {
@@ -9,7 +12,7 @@ func runFact(a *pass) {
 	f.At = model.Evidence{File: run.Path}
 	if run.Main != nil && run.Kind == model.KindSession {
 		f.At = model.Evidence{File: run.Main.File, Line: run.Main.FirstRowLine, Time: run.Main.FirstTime}
-		f.Segments = ReadSegments(run.Main).Count
+		f.Segments = interpret.ReadSegments(run.Main).Count
 		f.Branch = run.Main.GitBranch
 		f.Title = run.Main.Title
 	}

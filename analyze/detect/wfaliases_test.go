@@ -5,6 +5,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -54,7 +55,7 @@ func TestWorkflowRunsUseTheirSessionsAliases(t *testing.T) {
 		case !define && push != nil:
 			t.Errorf("no alias defined: `git sp` ships nothing, got %+v", *push)
 		}
-		if l := detect.LedgerOf(owner, detect.ShipOptions(run, nil)); l.CommitCommands+boolInt(l.CommitsUnknown) == 0 {
+		if l := interpret.LedgerOf(owner, detect.ShellReader(detect.ShipOptions(run, nil))); l.CommitCommands+boolInt(l.CommitsUnknown) == 0 {
 			t.Errorf("define %v: the agent's commit is not in its ledger: %+v", define, l)
 		}
 	}

@@ -26,8 +26,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/gitsource"
+	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/lazyre"
@@ -88,7 +88,7 @@ func Scan(run *model.Run, open func(file string) (io.ReadCloser, error)) Evidenc
 					ev.Sessions = append(ev.Sessions, m[1])
 				}
 			}
-			for _, id := range detect.CommitIDsIn(c.Result.Text) {
+			for _, id := range interpret.CommitIDsIn(c.Result.Text) {
 				ev.Commits = append(ev.Commits, CommitEvidence{ID: id, By: model.LinkCommitLine, At: c.At()})
 			}
 		}

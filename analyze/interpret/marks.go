@@ -1,4 +1,4 @@
-package detect
+package interpret
 
 import (
 	"encoding/base64"
@@ -19,6 +19,11 @@ var MarkPattern = harness.SegmentMarkPattern
 // markItemSeparator joins the items inside the payload.
 const markItemSeparator = "\x1f"
 
+// MarkItem is item as a mark carries it: a separator character inside it
+// becomes a space, so a description cannot corrupt the mark it is written
+// into. The gate matches a mark's items against the run's by this form.
+func MarkItem(item string) string { return strings.ReplaceAll(item, markItemSeparator, " ") }
+
 // Mark states: what the newest mark of a transcript says.
 const (
 	// MarkAbsent: no mark at all (a session that was never resumed).
@@ -32,13 +37,11 @@ const (
 	MarkItems = "items"
 )
 
-// EncodeMark builds a segment mark listing items. A separator character inside
-// an item becomes a space, so a description cannot corrupt the mark it is
-// written into.
+// EncodeMark builds a segment mark listing items, each as MarkItem makes it.
 func EncodeMark(items []string) string {
 	safe := make([]string, len(items))
 	for i, it := range items {
-		safe[i] = strings.ReplaceAll(it, markItemSeparator, " ")
+		safe[i] = MarkItem(it)
 	}
 	payload := base64.StdEncoding.EncodeToString([]byte(strings.Join(safe, markItemSeparator)))
 	return harness.SegmentMarkPrefix + "outstanding=" + strconv.Itoa(len(safe)) + " payload=" + payload

@@ -1,4 +1,4 @@
-package detect
+package interpret
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package detect
+package interpret
 
 import (
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -23,8 +23,9 @@ const (
 	RuleBSDK = "B:sdk-task-notification"
 )
 
-// noDescription labels an Agent call without a description, as the reference does.
-const noDescription = "(no description)"
+// NoDescription labels an Agent call without a description, as the
+// reference does.
+const NoDescription = "(no description)"
 
 // Hit is one subagent reported by Signature A or B.
 type Hit struct {
@@ -60,7 +61,7 @@ func agentCalls(t *model.Transcript) map[string]string {
 		}
 		d := c.Description()
 		if d == "" {
-			d = noDescription
+			d = NoDescription
 		}
 		calls[c.ID()] = d
 	}
@@ -74,16 +75,32 @@ func SignatureA(r *model.ToolResult) bool {
 	return r != nil && r.HasPartialNotice() && r.StartsWithAPIErrorPrefix()
 }
 
-// ScanTranscript runs Signature A and B over the current segment of t.
+// ScanTranscript runs Signature A and B over the current segment of t: A in
+// file order, then B by the reference rule (queue accounting), then B by the
+// newer deliveries (user rows, SDK notifications) of calls the queue does
+// not account for. Items are the hits' descriptions, deduplicated.
 func ScanTranscript(t *model.Transcript) Scan {
 	s := Scan{Segments: ReadSegments(t)}
 	if t == nil {
 		return s
 	}
 	calls := agentCalls(t)
-	w := s.Segments
+	s.Hits = signatureAHits(t, calls, s.Segments, s.Hits)
+	queue, hits := queueHits(t, calls, s.Segments, s.Hits)
+	s.Hits = deliveredHits(t, calls, s.Segments, queue, hits)
+	seen := map[string]bool{}
+	for _, h := range s.Hits {
+		if !seen[h.Description] {
+			seen[h.Description] = true
+			s.Items = append(s.Items, h.Description)
+		}
+	}
+	return s
+}
 
-	// Signature A, in file order.
+// signatureAHits appends the Signature A hits of the segment w, in file
+// order.
+func signatureAHits(t *model.Transcript, calls map[string]string, w Segments, out []Hit) []Hit {
 	for _, r := range t.ToolResults {
 		if !w.InWindow(r.Line()) {
 			continue
@@ -93,18 +110,26 @@ func ScanTranscript(t *model.Transcript) Scan {
 		if !ok || !SignatureA(r) {
 			continue
 		}
-		s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "A", Rule: RuleA, At: r.At()})
+		out = append(out, Hit{ToolUseID: id, Description: desc, Signature: "A", Rule: RuleA, At: r.At()})
 	}
+	return out
+}
 
-	// Signature B, reference rule: balance and latest status per tool-use id
-	// over the segment's queue operations, in first-seen order.
-	type acct struct {
-		balance   int
-		status    string
-		hasStatus bool
-		at        model.Evidence
-	}
-	queue := map[string]*acct{}
+// queueAccount is the reference rule's accounting of one tool-use id over
+// a segment's queue operations.
+type queueAccount struct {
+	balance   int
+	status    string
+	hasStatus bool
+	at        model.Evidence
+}
+
+// queueHits appends the Signature B hits of the reference rule: balance and
+// latest status per tool-use id over the segment's queue operations, in
+// first-seen order. It returns the accounting too: the newer deliveries
+// defer to it.
+func queueHits(t *model.Transcript, calls map[string]string, w Segments, out []Hit) (map[string]*queueAccount, []Hit) {
+	queue := map[string]*queueAccount{}
 	var order []string
 	for _, op := range t.QueueOps {
 		n := op.Notification
@@ -113,7 +138,7 @@ func ScanTranscript(t *model.Transcript) Scan {
 		}
 		a := queue[n.ToolUseID]
 		if a == nil {
-			a = &acct{}
+			a = &queueAccount{}
 			queue[n.ToolUseID] = a
 			order = append(order, n.ToolUseID)
 		}
@@ -129,19 +154,26 @@ func ScanTranscript(t *model.Transcript) Scan {
 		a := queue[id]
 		desc, ok := calls[id]
 		if a.balance > 0 && !(a.hasStatus && a.status == "completed") && ok {
-			s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: RuleBQueue, Status: a.status, At: a.at})
+			out = append(out, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: RuleBQueue, Status: a.status, At: a.at})
 		}
 	}
+	return queue, out
+}
 
-	// Signature B, newer delivery: user-row notifications of calls that have
-	// no queue accounting in the segment (latest status wins).
-	type delivered struct {
-		status    string
-		hasStatus bool
-		at        model.Evidence
-		rule      string
-	}
-	rows := map[string]*delivered{}
+// delivery is the latest notification of one tool-use id delivered as a user
+// row or an SDK message.
+type delivery struct {
+	status    string
+	hasStatus bool
+	at        model.Evidence
+	rule      string
+}
+
+// deliveredHits appends the Signature B hits of the newer deliveries:
+// user-row (and SDK) notifications of calls that have no queue accounting
+// in the segment, latest status winning.
+func deliveredHits(t *model.Transcript, calls map[string]string, w Segments, queue map[string]*queueAccount, out []Hit) []Hit {
+	rows := map[string]*delivery{}
 	var rowOrder []string
 	for _, n := range t.Notifications {
 		rule := RuleBUserRow
@@ -156,7 +188,7 @@ func ScanTranscript(t *model.Transcript) Scan {
 		}
 		d := rows[n.ToolUseID]
 		if d == nil {
-			d = &delivered{}
+			d = &delivery{}
 			rows[n.ToolUseID] = d
 			rowOrder = append(rowOrder, n.ToolUseID)
 		}
@@ -166,16 +198,8 @@ func ScanTranscript(t *model.Transcript) Scan {
 		d := rows[id]
 		desc, ok := calls[id]
 		if ok && !(d.hasStatus && d.status == "completed") {
-			s.Hits = append(s.Hits, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: d.rule, Status: d.status, At: d.at})
+			out = append(out, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: d.rule, Status: d.status, At: d.at})
 		}
 	}
-
-	seen := map[string]bool{}
-	for _, h := range s.Hits {
-		if !seen[h.Description] {
-			seen[h.Description] = true
-			s.Items = append(s.Items, h.Description)
-		}
-	}
-	return s
+	return out
 }

@@ -1,4 +1,4 @@
-package detect
+package interpret
 
 import (
 	"reflect"
@@ -63,7 +63,7 @@ func TestSignatureRules(t *testing.T) {
 	}{
 		{"A needs both the notice and the prefix", newTB().call("t1", "Agent", "one").result("t1", true, false).result("t1", false, true), nil},
 		{"A fires on both", newTB().call("t1", "Agent", "one").result("t1", true, true), []string{"one=" + RuleA}},
-		{"A on a Task call", newTB().call("t1", "Task", "").result("t1", true, true), []string{noDescription + "=" + RuleA}},
+		{"A on a Task call", newTB().call("t1", "Task", "").result("t1", true, true), []string{NoDescription + "=" + RuleA}},
 		{"A never on a non-Agent call", newTB().call("t1", "Bash", "grep").result("t1", true, true), nil},
 		{"A never on an unresolved id", newTB().result("t9", true, true), nil},
 		{"B latest status wins (killed then completed)", newTB().call("t1", "Agent", "one").queue("enqueue", "t1", "killed").queue("enqueue", "t1", "completed"), nil},

@@ -1,12 +1,10 @@
-package detect
+package interpret
 
 import (
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/model"
 	"github.com/pmcheck/pmcheck/internal/lazyre"
 )
@@ -29,25 +27,21 @@ type Ledger struct {
 // fileWriters are the tools whose file_path (notebook_path) is written.
 var fileWriters = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
+// WritesFile reports whether a tool writes the file its file_path (or
+// notebook_path) names: the calls the ledger counts besides shell commands.
+func WritesFile(tool string) bool { return fileWriters[tool] }
+
 // commitLine matches git's summary line "[branch (root-commit) abc1234] subject".
 var commitLine = lazyre.New(`(?m)^\[[^\]\n]* ([0-9a-f]{7,40})\] `)
 
-// LedgerOf builds the ledger of t. A file-writing call whose result is an
-// error wrote nothing; one with no result (cut off mid-call) counts as written.
-// A shell command the reader classified is not classified again when its
-// analysis is what opts give (reused).
-func LedgerOf(t *model.Transcript, opts ship.Options) Ledger {
-	return ledgerOf(t, func(c *model.ToolCall) ship.Analysis {
-		if r, ok := reused(c, opts); ok {
-			return r
-		}
-		return ship.Classify(c.Command(), callShipOptions(c, opts))
-	})
-}
-
-// ledgerOf is LedgerOf with the shell classification supplied, so that one
-// analysis parses each command once for the ledger and the ship facts alike.
-func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis) Ledger {
+// LedgerOf builds the ledger of t: the paths its file-writing calls and
+// shell commands wrote, and the commits its shell commands made. A
+// file-writing call whose result is an error wrote nothing; one with no
+// result (cut off mid-call) counts as written. classify reads a Bash call's
+// command (what it writes and commits): the detectors pass their
+// classification of the run's commands (detect.ShellReader), so that the
+// facts, the gate and replay's KILL line count the same work.
+func LedgerOf(t *model.Transcript, classify func(*model.ToolCall) model.ShellAnalysis) Ledger {
 	l := Ledger{Paths: []string{}, Commits: []string{}}
 	if t == nil {
 		return l
@@ -60,7 +54,7 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 	}
 	for _, c := range t.ToolCalls {
 		switch {
-		case fileWriters[c.Name()]:
+		case WritesFile(c.Name()):
 			if c.Result != nil && c.Result.IsError() {
 				continue
 			}
@@ -83,9 +77,7 @@ func ledgerOf(t *model.Transcript, classify func(*model.ToolCall) ship.Analysis)
 				if c.Result != nil {
 					text = c.Result.Text
 				}
-				for _, m := range commitLine().FindAllStringSubmatch(text, -1) {
-					ids = append(ids, m[1])
-				}
+				ids = appendCommitIDs(ids, text)
 				l.Commits = append(l.Commits, ids...)
 				failed := c.Result != nil && c.Result.IsError()
 				if len(ids) > 0 {
@@ -123,38 +115,14 @@ func relTo(cwd, p string) string {
 	return p
 }
 
-// pathMatches reports whether a ledger path names the repository path rel:
-// equal, or ending in "/"+rel (an absolute path outside the recorded cwd).
-func pathMatches(ledgerPath, rel string) bool {
-	return ledgerPath == rel || strings.HasSuffix(ledgerPath, "/"+rel)
-}
+// CommitIDsIn lists the commit ids of the summary lines `git commit` printed
+// in a tool result ("[branch abc1234] subject"): the ledger's reading, for
+// the commit ↔ run links of a range check.
+func CommitIDsIn(text string) []string { return appendCommitIDs(nil, text) }
 
-// suffixIndex finds the branch paths a ledger path matches (pathMatches)
-// without trying every branch path: a branch path matches exactly when it
-// is the ledger path or the part after one of its slashes, so each of those
-// parts is looked up, and the cost follows the ledger path's length, not
-// the number of branch paths (a killed agent's thousands of writes against a
-// branch of thousands of paths were ledger × branch comparisons).
-type suffixIndex map[string][]int
-
-func newSuffixIndex(paths []string) suffixIndex {
-	x := make(suffixIndex, len(paths))
-	for i, p := range paths {
-		x[p] = append(x[p], i)
+func appendCommitIDs(ids []string, text string) []string {
+	for _, m := range commitLine().FindAllStringSubmatch(text, -1) {
+		ids = append(ids, m[1])
 	}
-	return x
-}
-
-// matching appends to dst the positions of the paths that ledgerPath
-// matches, in increasing order (the order of the paths as given).
-func (x suffixIndex) matching(ledgerPath string, dst []int) []int {
-	start := len(dst)
-	dst = append(dst, x[ledgerPath]...)
-	for i := 0; i < len(ledgerPath); i++ {
-		if ledgerPath[i] == '/' {
-			dst = append(dst, x[ledgerPath[i+1:]]...)
-		}
-	}
-	slices.Sort(dst[start:])
-	return dst
+	return ids
 }

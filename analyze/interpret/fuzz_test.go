@@ -1,4 +1,4 @@
-package detect
+package interpret
 
 import (
 	"reflect"
@@ -13,7 +13,7 @@ import (
 
 // FuzzDecodeMark feeds the segment-mark decoder arbitrary groups, as the
 // pattern captures them from a row (docs/reliability.md; a longer run:
-// go test ./analyze/detect -run '^$' -fuzz '^FuzzDecodeMark$' -fuzztime 10m).
+// go test ./analyze/interpret -run '^$' -fuzz '^FuzzDecodeMark$' -fuzztime 10m).
 // Seeds are built at run time with EncodeMark (no decodable mark may sit in a
 // source file) from the items of the table tests, plus the table's corrupt
 // groups. Whatever the input: no panic; a mark that decodes has exactly the
