@@ -16,7 +16,6 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect/gitjoin"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
-	"github.com/pmcheck/pmcheck/analyze/interpret"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -99,32 +98,6 @@ func (o Options) WithDefaults() Options {
 	}
 	return o
 }
-
-// killedItem is one killed (or otherwise unreturned) subagent or attempt whose
-// work is at risk until reviewed.
-type killedItem struct {
-	kind      string // "subagent" | "attempt"
-	id        string // agent id
-	toolUseID string
-	name      string // description or agent name
-	key       string
-	ledger    *interpret.Ledger // read only; attempts without a transcript share noWork
-	known     model.Evidence    // when the kill became visible in the files
-	evidence  []string
-	// reviewedAt is the earliest review subagent's completion when no
-	// evidence is timeless.
-	reviewedAt *model.Evidence
-	// matches are the branch commits and paths that set onBranch.
-	matches []string
-	// reviews are the review subagents' completion rows.
-	reviews []model.Reason
-	// timeless is true when some evidence has no time (trailer, file).
-	timeless bool
-	onBranch bool
-	shipped  bool // a ship action ran after the kill
-}
-
-func (k *killedItem) reviewed() bool { return k.timeless || k.reviewedAt != nil }
 
 type analysis struct {
 	run      *model.Run

@@ -15,10 +15,11 @@ type outstanding struct {
 	names []string
 }
 
-// outstandingAt answers, for each ship action at acts[i], which killed items
-// were outstanding when it ran (killed before it, before(k.known, act, true),
-// and neither timeless nor reviewed before it, before(*k.reviewedAt, act,
-// false)), and marks shipped every item killed before some action.
+// outstandingAt answers, for each ship action at acts[i], which items at
+// risk were outstanding when it ran (killed before it, before(known, act,
+// true), and neither timeless nor reviewed before it, before(reviewedAt,
+// act, false)), and which items were killed before some action (shipped,
+// one per item; nil when there are no items or no actions).
 //
 // Comparing every item with every action costs k × m (40,000 killed × 4,000
 // pushes: 160 million comparisons). Instead the actions are swept in time
@@ -34,12 +35,13 @@ type outstanding struct {
 // their own, by line. The sweep needs the actions of one file in line order
 // to be in time order, which the running maximum of a file's timestamps
 // gives; should it not hold, the pairwise comparison answers.
-func outstandingAt(killed []*killedItem, acts []model.Evidence) []outstanding {
+func outstandingAt(r risk, acts []model.Evidence) ([]outstanding, []bool) {
 	out := make([]outstanding, len(acts))
-	if len(killed) == 0 || len(acts) == 0 {
-		return out
+	if r.len() == 0 || len(acts) == 0 {
+		return out, nil
 	}
-	markShipped(killed, acts)
+	shipped := make([]bool, r.len())
+	markShipped(r, acts, shipped)
 	var zero, timed []int
 	for i, e := range acts {
 		if e.Time.IsZero() {
@@ -48,40 +50,40 @@ func outstandingAt(killed []*killedItem, acts []model.Evidence) []outstanding {
 			timed = append(timed, i)
 		}
 	}
-	s := shipSweep{killed: killed, acts: acts, out: out}
+	s := shipSweep{risk: r, acts: acts, out: out}
 	if !s.run(zero, true) || !s.run(timed, false) {
-		return outstandingPairwise(killed, acts)
+		return outstandingPairwise(r, acts)
 	}
-	return out
+	return out, shipped
 }
 
 // outstandingPairwise is outstandingAt by comparing every item with every
-// action (the definition; used when the sweep's precondition fails). It also
-// marks shipped items.
-func outstandingPairwise(killed []*killedItem, acts []model.Evidence) []outstanding {
+// action (the definition; used when the sweep's precondition fails).
+func outstandingPairwise(r risk, acts []model.Evidence) ([]outstanding, []bool) {
 	out := make([]outstanding, len(acts))
+	shipped := make([]bool, r.len())
 	for i, at := range acts {
-		for _, k := range killed {
-			if !before(k.known, at, true) {
+		for k := range r.items {
+			if !before(r.known(k), at, true) {
 				continue
 			}
-			k.shipped = true
-			if k.timeless || (k.reviewedAt != nil && before(*k.reviewedAt, at, false)) {
+			shipped[k] = true
+			if rv := r.review(k); rv.timeless || (rv.reviewedAt != nil && before(*rv.reviewedAt, at, false)) {
 				continue
 			}
 			out[i].count++
 			if len(out[i].names) < model.ListLimit {
-				out[i].names = append(out[i].names, k.name)
+				out[i].names = append(out[i].names, r.name(k))
 			}
 		}
 	}
-	return out
+	return out, shipped
 }
 
-// markShipped sets k.shipped when some action comes after the item's kill:
+// markShipped sets shipped[k] when some action comes after item k's kill:
 // an action of the kill's file at a later line, or an action of another file
 // when either time is unknown or the action's is not earlier.
-func markShipped(killed []*killedItem, acts []model.Evidence) {
+func markShipped(r risk, acts []model.Evidence, shipped []bool) {
 	type agg struct {
 		n, zero int
 		maxLine int
@@ -117,14 +119,15 @@ func markShipped(killed []*killedItem, acts []model.Evidence) {
 			second = a
 		}
 	}
-	for _, k := range killed {
-		f := k.known.File
+	for k := range r.items {
+		known := r.known(k)
+		f := known.File
 		same := (*agg)(nil)
 		if f != "" {
 			same = files[f]
 		}
-		if same != nil && same.maxLine > k.known.Line {
-			k.shipped = true
+		if same != nil && same.maxLine > known.Line {
+			shipped[k] = true
 			continue
 		}
 		n, zero, latest := all.n, all.zero, all.maxTime
@@ -140,17 +143,17 @@ func markShipped(killed []*killedItem, acts []model.Evidence) {
 		if n == 0 {
 			continue
 		}
-		if zero > 0 || k.known.Time.IsZero() || (!latest.IsZero() && !k.known.Time.After(latest)) {
-			k.shipped = true
+		if zero > 0 || known.Time.IsZero() || (!latest.IsZero() && !known.Time.After(latest)) {
+			shipped[k] = true
 		}
 	}
 }
 
 // shipSweep is one run of outstandingAt's sweep.
 type shipSweep struct {
-	killed []*killedItem
-	acts   []model.Evidence
-	out    []outstanding
+	risk risk
+	acts []model.Evidence
+	out  []outstanding
 	// per pass:
 	g      fenwick // items outstanding by time alone
 	gTotal int
@@ -203,106 +206,13 @@ func (s *shipSweep) run(idx []int, untimed bool) bool {
 	if len(idx) == 0 {
 		return true
 	}
-	acts := s.acts
-	if untimed {
-		sort.SliceStable(idx, func(a, b int) bool {
-			x, y := acts[idx[a]], acts[idx[b]]
-			if x.File != y.File {
-				return x.File < y.File
-			}
-			return x.Line < y.Line
-		})
-	} else {
-		sort.SliceStable(idx, func(a, b int) bool {
-			x, y := acts[idx[a]], acts[idx[b]]
-			if c := x.Time.Compare(y.Time); c != 0 {
-				return c < 0
-			}
-			if x.File != y.File {
-				return x.File < y.File
-			}
-			return x.Line < y.Line
-		})
-		lastLine := map[string]int{}
-		for _, i := range idx {
-			e := acts[i]
-			if e.File == "" {
-				continue // never compared by line
-			}
-			if l, ok := lastLine[e.File]; ok && e.Line < l {
-				return false
-			}
-			lastLine[e.File] = e.Line
-		}
+	if !s.orderActions(idx, untimed) {
+		return false
 	}
-	n := len(s.killed)
-	s.g, s.gTotal = newFenwick(n), 0
-	s.onT, s.offT, s.gAct = make([]bool, n), make([]bool, n), make([]bool, n)
-	s.refs = make([][2]sweepRef, n)
-	s.files = map[string]*sweepFile{}
-	for _, i := range idx {
-		if f := acts[i].File; f != "" && s.files[f] == nil {
-			s.files[f] = &sweepFile{}
-		}
-	}
-	var events []timeEvent
-	for k, it := range s.killed {
-		if it.timeless {
-			continue // never outstanding
-		}
-		var kf, rf *sweepFile
-		if it.known.File != "" {
-			kf = s.files[it.known.File]
-		}
-		if it.reviewedAt != nil && it.reviewedAt.File != "" {
-			rf = s.files[it.reviewedAt.File]
-		}
-		add := func(f *sweepFile) *sweepMember {
-			f.members = append(f.members, sweepMember{k: int32(k)})
-			m := int32(len(f.members) - 1)
-			if s.refs[k][0].f == nil {
-				s.refs[k][0] = sweepRef{f, m}
-			} else {
-				s.refs[k][1] = sweepRef{f, m}
-			}
-			return &f.members[m]
-		}
-		if kf != nil {
-			m := add(kf)
-			m.killHere = true
-			kf.events = append(kf.events, lineEvent{it.known.Line, int32(len(kf.members) - 1), false})
-			if rf == kf {
-				m.revHere = true
-				kf.events = append(kf.events, lineEvent{it.reviewedAt.Line, int32(len(kf.members) - 1), true})
-			}
-		}
-		if rf != nil && rf != kf {
-			m := add(rf)
-			m.revHere = true
-			rf.events = append(rf.events, lineEvent{it.reviewedAt.Line, int32(len(rf.members) - 1), true})
-		}
-		if untimed || it.known.Time.IsZero() {
-			s.onT[k] = true // another file's action cannot be ordered: killed before it
-		} else {
-			events = append(events, timeEvent{at: it.known.Time, k: int32(k)})
-		}
-		if !untimed && it.reviewedAt != nil && !it.reviewedAt.Time.IsZero() {
-			events = append(events, timeEvent{at: it.reviewedAt.Time, k: int32(k), review: true})
-		}
-	}
-	for _, f := range s.files {
-		f.c = newFenwick(len(f.members))
-		slices.SortStableFunc(f.events, func(a, b lineEvent) int { return a.line - b.line })
-	}
-	for k, it := range s.killed {
-		if !it.timeless {
-			s.update(k)
-		}
-	}
-	slices.SortStableFunc(events, func(a, b timeEvent) int { return a.at.Compare(b.at) })
+	events := s.placeItems(idx, untimed)
 	next := 0
 	for _, i := range idx {
-		at := acts[i]
+		at := s.acts[i]
 		// Items killed (reviewed) at or before the action's time are killed
 		// (reviewed) before it, as far as another file can tell.
 		for ; next < len(events) && !events[next].at.After(at.Time); next++ {
@@ -319,21 +229,147 @@ func (s *shipSweep) run(idx []int, untimed bool) bool {
 			f = nil
 		}
 		if f != nil {
-			// In its own file, an item killed (reviewed) on an earlier line.
-			for ; f.next < len(f.events) && f.events[f.next].line < at.Line; f.next++ {
-				e := f.events[f.next]
-				m := &f.members[e.member]
-				if e.review {
-					m.offL = true
-				} else {
-					m.onL = true
-				}
-				s.update(int(m.k))
-			}
+			s.advanceFile(f, at.Line)
 		}
 		s.out[i] = s.answer(f)
 	}
 	return true
+}
+
+// orderActions sorts idx as the sweep visits the actions: by file and line
+// when untimed, else by time (then file and line). It reports false when
+// the actions of one file are not in the same order by time as by line.
+func (s *shipSweep) orderActions(idx []int, untimed bool) bool {
+	acts := s.acts
+	if untimed {
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := acts[idx[a]], acts[idx[b]]
+			if x.File != y.File {
+				return x.File < y.File
+			}
+			return x.Line < y.Line
+		})
+		return true
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := acts[idx[a]], acts[idx[b]]
+		if c := x.Time.Compare(y.Time); c != 0 {
+			return c < 0
+		}
+		if x.File != y.File {
+			return x.File < y.File
+		}
+		return x.Line < y.Line
+	})
+	lastLine := map[string]int{}
+	for _, i := range idx {
+		e := acts[i]
+		if e.File == "" {
+			continue // never compared by line
+		}
+		if l, ok := lastLine[e.File]; ok && e.Line < l {
+			return false
+		}
+		lastLine[e.File] = e.Line
+	}
+	return true
+}
+
+// placeItems starts a pass over the actions idx: it makes the trees, puts
+// each item that can be outstanding into the files of its kill and its
+// review (their line events) and into the time tree, and returns the items'
+// kills and reviews in time order (none when untimed: another file's kill
+// is then always before, and its review never).
+func (s *shipSweep) placeItems(idx []int, untimed bool) []timeEvent {
+	n := s.risk.len()
+	s.g, s.gTotal = newFenwick(n), 0
+	s.onT, s.offT, s.gAct = make([]bool, n), make([]bool, n), make([]bool, n)
+	s.refs = make([][2]sweepRef, n)
+	s.files = map[string]*sweepFile{}
+	for _, i := range idx {
+		if f := s.acts[i].File; f != "" && s.files[f] == nil {
+			s.files[f] = &sweepFile{}
+		}
+	}
+	var events []timeEvent
+	for k := range n {
+		rv := s.risk.review(k)
+		if rv.timeless {
+			continue // never outstanding
+		}
+		known := s.risk.known(k)
+		s.placeInFiles(k, known, rv.reviewedAt)
+		if untimed || known.Time.IsZero() {
+			s.onT[k] = true // another file's action cannot be ordered: killed before it
+		} else {
+			events = append(events, timeEvent{at: known.Time, k: int32(k)})
+		}
+		if !untimed && rv.reviewedAt != nil && !rv.reviewedAt.Time.IsZero() {
+			events = append(events, timeEvent{at: rv.reviewedAt.Time, k: int32(k), review: true})
+		}
+	}
+	for _, f := range s.files {
+		f.c = newFenwick(len(f.members))
+		slices.SortStableFunc(f.events, func(a, b lineEvent) int { return a.line - b.line })
+	}
+	for k := range n {
+		if !s.risk.review(k).timeless {
+			s.update(k)
+		}
+	}
+	slices.SortStableFunc(events, func(a, b timeEvent) int { return a.at.Compare(b.at) })
+	return events
+}
+
+// placeInFiles makes item k a member of the file (with actions) of its kill
+// and of its review, with the line events that turn it on and off there.
+func (s *shipSweep) placeInFiles(k int, known model.Evidence, reviewedAt *model.Evidence) {
+	var kf, rf *sweepFile
+	if known.File != "" {
+		kf = s.files[known.File]
+	}
+	if reviewedAt != nil && reviewedAt.File != "" {
+		rf = s.files[reviewedAt.File]
+	}
+	add := func(f *sweepFile) *sweepMember {
+		f.members = append(f.members, sweepMember{k: int32(k)})
+		m := int32(len(f.members) - 1)
+		if s.refs[k][0].f == nil {
+			s.refs[k][0] = sweepRef{f, m}
+		} else {
+			s.refs[k][1] = sweepRef{f, m}
+		}
+		return &f.members[m]
+	}
+	if kf != nil {
+		m := add(kf)
+		m.killHere = true
+		kf.events = append(kf.events, lineEvent{known.Line, int32(len(kf.members) - 1), false})
+		if rf == kf {
+			m.revHere = true
+			kf.events = append(kf.events, lineEvent{reviewedAt.Line, int32(len(kf.members) - 1), true})
+		}
+	}
+	if rf != nil && rf != kf {
+		m := add(rf)
+		m.revHere = true
+		rf.events = append(rf.events, lineEvent{reviewedAt.Line, int32(len(rf.members) - 1), true})
+	}
+}
+
+// advanceFile moves file f's corrections on to the items killed (reviewed)
+// in it on a line before line.
+func (s *shipSweep) advanceFile(f *sweepFile, line int) {
+	for ; f.next < len(f.events) && f.events[f.next].line < line; f.next++ {
+		e := f.events[f.next]
+		m := &f.members[e.member]
+		if e.review {
+			m.offL = true
+		} else {
+			m.onL = true
+		}
+		s.update(int(m.k))
+	}
 }
 
 // update recomputes item k's place in the time tree and in its files'.
@@ -390,7 +426,7 @@ func (s *shipSweep) answer(f *sweepFile) outstanding {
 	o.names = make([]string, 0, want)
 	if f == nil || len(f.members) == 0 {
 		for m := 1; m <= want; m++ {
-			o.names = append(o.names, s.killed[s.g.find(int32(m))].name)
+			o.names = append(o.names, s.risk.name(s.g.find(int32(m))))
 		}
 		return o
 	}
@@ -405,8 +441,8 @@ func (s *shipSweep) answer(f *sweepFile) outstanding {
 	}
 	lo := 0
 	for m := 1; m <= want; m++ {
-		x := lo + sort.Search(len(s.killed)-lo, func(j int) bool { return prefix(lo+j) >= m })
-		o.names = append(o.names, s.killed[x].name)
+		x := lo + sort.Search(s.risk.len()-lo, func(j int) bool { return prefix(lo+j) >= m })
+		o.names = append(o.names, s.risk.name(x))
 		lo = x + 1
 	}
 	return o

@@ -12,17 +12,18 @@ import (
 
 // shipOutstandingPairwise is the loop shipFacts ran before the sweep: every
 // killed item against every ship action. Kept as the reference.
-func shipOutstandingPairwise(killed []*killedItem, acts []model.Evidence) []outstanding {
+func shipOutstandingPairwise(r risk, acts []model.Evidence) ([]outstanding, []bool) {
 	out := make([]outstanding, len(acts))
+	shipped := make([]bool, r.len())
 	for i, at := range acts {
 		var f model.ShipFact
 		f.OutstandingKilled = []string{}
-		for _, k := range killed {
+		for j, k := range r.items {
 			if !before(k.known, at, true) {
 				continue
 			}
-			k.shipped = true
-			if k.timeless || (k.reviewedAt != nil && before(*k.reviewedAt, at, false)) {
+			shipped[j] = true
+			if rv := r.review(j); rv.timeless || (rv.reviewedAt != nil && before(*rv.reviewedAt, at, false)) {
 				continue
 			}
 			f.OutstandingCount++
@@ -35,14 +36,14 @@ func shipOutstandingPairwise(killed []*killedItem, acts []model.Evidence) []outs
 			out[i].names = nil
 		}
 	}
-	return out
+	return out, shipped
 }
 
 // randomShipInput builds killed items and ship actions over a few files
 // whose rows carry the running maximum of their timestamps (zero before the
 // first, or everywhere in a file without any), plus evidence with no file
 // and, when wild, times that do not follow the lines.
-func randomShipInput(r *rand.Rand, wild bool) ([]*killedItem, []model.Evidence) {
+func randomShipInput(r *rand.Rand, wild bool) (risk, []model.Evidence) {
 	base := time.Date(2026, 5, 7, 9, 0, 0, 0, time.UTC)
 	files := []string{"s.jsonl", "s/subagents/agent-a1.jsonl", "s/subagents/agent-a2.jsonl", ""}[:1+r.IntN(4)]
 	const lines = 40
@@ -77,29 +78,22 @@ func randomShipInput(r *rand.Rand, wild bool) ([]*killedItem, []model.Evidence) 
 		}
 		return e
 	}
-	killed := make([]*killedItem, r.IntN(70))
-	for i := range killed {
-		k := &killedItem{name: fmt.Sprintf("k%02d", i), known: ev(), timeless: r.IntN(8) == 0}
+	n := r.IntN(70)
+	rk := risk{items: make([]*killedItem, n), rev: &reviewResult{}}
+	for i := range rk.items {
+		rk.items[i] = &killedItem{name: fmt.Sprintf("k%02d", i), known: ev()}
+		rv := rk.rev.at(i, n)
+		rv.timeless = r.IntN(8) == 0
 		if r.IntN(2) == 0 {
 			e := ev()
-			k.reviewedAt = &e
+			rv.reviewedAt = &e
 		}
-		killed[i] = k
 	}
 	acts := make([]model.Evidence, r.IntN(25))
 	for i := range acts {
 		acts[i] = ev()
 	}
-	return killed, acts
-}
-
-func cloneKilled(ks []*killedItem) []*killedItem {
-	out := make([]*killedItem, len(ks))
-	for i, k := range ks {
-		c := *k
-		out[i] = &c
-	}
-	return out
+	return rk, acts
 }
 
 // TestOutstandingAtAgreesWithEveryPair: the sweep gives every ship action the
@@ -113,9 +107,13 @@ func TestOutstandingAtAgreesWithEveryPair(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 2))
 	truncated, crossFile, untimed := 0, 0, 0
 	for iter := range 20000 {
-		killed, acts := randomShipInput(r, iter%5 == 4)
-		a, b := cloneKilled(killed), cloneKilled(killed)
-		got, want := outstandingAt(a, acts), shipOutstandingPairwise(b, acts)
+		rk, acts := randomShipInput(r, iter%5 == 4)
+		killed := rk.items
+		got, gotShipped := outstandingAt(rk, acts)
+		want, wantShipped := shipOutstandingPairwise(rk, acts)
+		if len(acts) == 0 {
+			wantShipped = nil // nothing can ship after a kill
+		}
 		if !reflect.DeepEqual(got, want) {
 			for i := range got {
 				if !reflect.DeepEqual(got[i], want[i]) {
@@ -123,10 +121,11 @@ func TestOutstandingAtAgreesWithEveryPair(t *testing.T) {
 				}
 			}
 		}
-		for i := range a {
-			if a[i].shipped != b[i].shipped {
-				t.Fatalf("iteration %d: item %d (%+v) shipped %v, want %v (actions %+v)", iter, i, b[i].known, a[i].shipped, b[i].shipped, acts)
-			}
+		if len(killed) == 0 {
+			wantShipped = nil
+		}
+		if !reflect.DeepEqual(gotShipped, wantShipped) {
+			t.Fatalf("iteration %d: shipped %v, want %v (items %+v, actions %+v)", iter, gotShipped, wantShipped, killed, acts)
 		}
 		for i, o := range want {
 			if o.count > model.ListLimit {
@@ -150,13 +149,13 @@ func TestOutstandingAtAgreesWithEveryPair(t *testing.T) {
 
 // killedThenPushed is k killed items, reviewed in another file for every
 // third one, then m pushes, all in one main file with a timestamp per row.
-func killedThenPushed(k, m int) ([]*killedItem, []model.Evidence) {
+func killedThenPushed(k, m int) (risk, []model.Evidence) {
 	base := time.Date(2026, 5, 7, 9, 0, 0, 0, time.UTC)
-	killed := make([]*killedItem, k)
-	for i := range killed {
-		killed[i] = &killedItem{name: fmt.Sprint(i), known: model.Evidence{File: "s.jsonl", Line: i + 1, Time: base.Add(time.Duration(i) * time.Second)}}
+	killed := risk{items: make([]*killedItem, k), rev: &reviewResult{}}
+	for i := range killed.items {
+		killed.items[i] = &killedItem{name: fmt.Sprint(i), known: model.Evidence{File: "s.jsonl", Line: i + 1, Time: base.Add(time.Duration(i) * time.Second)}}
 		if i%3 == 0 {
-			killed[i].reviewedAt = &model.Evidence{File: "s/subagents/agent-r.jsonl", Line: i + 1, Time: base.Add(time.Duration(k+2*i) * time.Second)}
+			killed.rev.at(i, k).reviewedAt = &model.Evidence{File: "s/subagents/agent-r.jsonl", Line: i + 1, Time: base.Add(time.Duration(k+2*i) * time.Second)}
 		}
 	}
 	acts := make([]model.Evidence, m)
@@ -174,7 +173,7 @@ func BenchmarkOutstandingAt(b *testing.B) {
 		killed, acts := killedThenPushed(k, k/10)
 		b.Run(fmt.Sprintf("k=%d,m=%d", k, k/10), func(b *testing.B) {
 			for b.Loop() {
-				out := outstandingAt(killed, acts)
+				out, _ := outstandingAt(killed, acts)
 				if out[0].count == 0 {
 					b.Fatal("nothing outstanding")
 				}

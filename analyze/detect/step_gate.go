@@ -38,20 +38,20 @@ func (g *Gate) Knows(name string) bool {
 
 // gateStep is the gate's one step of its own: the items outstanding at the
 // end of the session's transcript.
-var gateStep = &step{name: "gate", requires: []*step{subagentsStep, attemptsStep, reviewStep}, run: gateOutstanding}
+var gateStep = &step{name: "gate", requires: []*step{itemsStep, reviewStep}, run: gateOutstanding}
 
 func gateOutstanding(a *pass) {
-	a.reviewed() // outstandingAt reads the items' review
 	g := &Gate{known: map[string]bool{}}
-	killed := a.killedOf()
-	for _, k := range killed {
+	rk := a.risk()
+	for _, k := range rk.items {
 		g.known[k.name] = true
 		g.known[interpret.MarkItem(k.name)] = true
 	}
 	main := a.run.Main
 	// After the last row: what the pending call would find.
 	end := model.Evidence{File: main.File, Line: math.MaxInt32, Time: main.LastTime}
-	o := outstandingAt(killed, []model.Evidence{end})[0]
+	outs, _ := outstandingAt(rk, []model.Evidence{end})
+	o := outs[0]
 	g.Count = o.count
 	for _, n := range o.names {
 		if !contains(g.Outstanding, n) {

@@ -40,13 +40,15 @@ func (k *killedItem) namedBy(text string) bool {
 }
 
 // reviewEvidence is the review step: it collects the configured evidence
-// for every item (timeless, reviewedAt, evidence, reviews). Each trailer and
-// each review subagent's prompt is read once, through a name index of all
-// items, so the cost follows the texts' size, not items × texts.
+// for every item (timeless, reviewedAt, evidence, reviews) into its own
+// result. Each trailer and each review subagent's prompt is read once,
+// through a name index of all items, so the cost follows the texts' size,
+// not items × texts.
 func reviewEvidence(a *pass) {
+	res := &a.res.review
 	ro := a.opts.Review
 	subs := a.subagents()
-	killed := a.killedOf()
+	killed := a.items()
 	if len(killed) == 0 {
 		return
 	}
@@ -75,7 +77,7 @@ func reviewEvidence(a *pass) {
 					continue
 				}
 				for _, i := range named(tr.Value, true) {
-					k := killed[i]
+					k := res.at(i, len(killed))
 					k.timeless = true
 					k.evidence = append(k.evidence, "trailer "+tr.Key+": "+tr.Value+" in commit "+short(c.ID))
 				}
@@ -93,8 +95,8 @@ func reviewEvidence(a *pass) {
 		}
 		candidates = uniqueSorted(append(candidates, subs.written...))
 		for i, hits := range reviewFiles(ro.FilePatterns, candidates, killed) {
-			k := killed[i]
 			for _, h := range hits {
+				k := res.at(i, len(killed))
 				k.timeless = true
 				k.evidence = append(k.evidence, "review file "+candidates[h.path])
 			}
@@ -113,10 +115,10 @@ func reviewEvidence(a *pass) {
 			done = *sc.ResultAt
 		}
 		for _, i := range named(sc.Call.Prompt()+"\n"+sc.Description, false) {
-			k := killed[i]
-			if sc.ToolUseID == k.toolUseID || !before(k.known, sc.At, false) {
+			if it := killed[i]; sc.ToolUseID == it.toolUseID || !before(it.known, sc.At, false) {
 				continue
 			}
+			k := res.at(i, len(killed))
 			if k.reviewedAt == nil || before(done, *k.reviewedAt, false) {
 				d := done
 				k.reviewedAt = &d

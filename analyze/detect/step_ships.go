@@ -10,15 +10,16 @@ import (
 )
 
 // shipFacts is the ships step: every ship action in the run's transcripts,
-// with the items outstanding when it ran (it marks them shipped). A command
+// with the items outstanding when it ran, and which items a named ship
+// action came after (shippedAfter). A command
 // that names no ship action but is not proven harmless (ship.ShipActions)
 // is a possible ship action only while a killed item is outstanding: it is
 // kept only then, and marks nothing shipped (what shipped is what the
 // classifier could name).
 func shipFacts(a *pass) {
-	a.reviewed() // outstandingAt reads the items' review
 	res := &shipResult{ships: []model.ShipFact{}}
-	killed := a.killedOf()
+	rk := a.risk()
+	killed := rk.items
 	var facts []model.ShipFact
 	var copied []bool
 	// unproven[i]: facts[i] is a possible ship of the command of calls[i].
@@ -57,19 +58,14 @@ func shipFacts(a *pass) {
 			}
 		}
 	}
-	// The killed items outstanding at each action (it marks them shipped).
+	// The killed items outstanding at each action, and those an action came
+	// after.
 	at := make([]model.Evidence, len(facts))
 	for i := range facts {
 		at[i] = facts[i].At
 	}
-	var shippedBefore []bool
-	if anyUnproven {
-		shippedBefore = make([]bool, len(killed))
-		for i, k := range killed {
-			shippedBefore[i] = k.shipped
-		}
-	}
-	for i, o := range outstandingAt(killed, at) {
+	outs, shipped := outstandingAt(rk, at)
+	for i, o := range outs {
 		f := &facts[i]
 		f.OutstandingCount = o.count
 		f.OutstandingKilled = append(f.OutstandingKilled, o.names...)
@@ -94,11 +90,13 @@ func shipFacts(a *pass) {
 				named = append(named, at[i])
 			}
 		}
-		for i, k := range killed {
-			k.shipped = shippedBefore[i]
-		}
-		markShipped(killed, named)
+		shipped = make([]bool, len(killed))
+		markShipped(rk, named, shipped)
 	}
+	if len(killed) > 0 && shipped == nil {
+		shipped = make([]bool, len(killed)) // no actions
+	}
+	res.shippedAfter = shipped
 	sort.SliceStable(res.ships, func(i, j int) bool {
 		x, y := res.ships[i].At, res.ships[j].At
 		if !x.Time.Equal(y.Time) {

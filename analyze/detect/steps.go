@@ -20,11 +20,17 @@ type step struct {
 
 // results are the steps' results, each in a field of its own type that one
 // step sets: a step reads another's through the typed accessors below,
-// which check that it required that step.
+// which check that it required that step. No step writes into another's
+// result: the items at risk are made by the subagents and attempts steps
+// and never changed, and what review, git and ships find about each item
+// is their own result, indexed by the item's place in the items step's list.
 type results struct {
 	run       *model.RunFact
 	subagents *subagentResult
 	attempts  *attemptResult
+	items     []*killedItem
+	review    reviewResult
+	git       gitResult
 	ships     *shipResult
 	gate      *Gate
 	facts     model.Facts
@@ -53,21 +59,27 @@ func (p *pass) need(s *step) {
 func (p *pass) runResult() *model.RunFact  { p.need(runStep); return p.res.run }
 func (p *pass) subagents() *subagentResult { p.need(subagentsStep); return p.res.subagents }
 func (p *pass) attempts() *attemptResult   { p.need(attemptsStep); return p.res.attempts }
+func (p *pass) items() []*killedItem       { p.need(itemsStep); return p.res.items }
+func (p *pass) reviews() *reviewResult     { p.need(reviewStep); return &p.res.review }
+func (p *pass) branch() *gitResult         { p.need(gitStep); return &p.res.git }
 func (p *pass) ships() *shipResult         { p.need(shipsStep); return p.res.ships }
-func (p *pass) reviewed()                  { p.need(reviewStep) }
-func (p *pass) joined()                    { p.need(gitStep) }
+
+// risk is the items with their review, for the outstanding sweep.
+func (p *pass) risk() risk { return risk{items: p.items(), rev: p.reviews()} }
 
 // The steps, each with what it reads. Items (killed or unreturned work) are
-// created by the subagents and attempts steps; review, git and ships each
-// fill in their own fields of them, and facts reads them all.
+// made by the subagents and attempts steps and listed by the items step;
+// review, git and ships each find their own result about them, and facts
+// reads them all.
 var (
 	runStep       = &step{name: "run", run: runFact}
 	subagentsStep = &step{name: "subagents", run: subagentFacts}
 	attemptsStep  = &step{name: "attempts", run: attemptFacts}
-	reviewStep    = &step{name: "review", requires: []*step{subagentsStep, attemptsStep}, run: reviewEvidence}
-	gitStep       = &step{name: "git", requires: []*step{subagentsStep, attemptsStep}, run: gitJoin}
-	shipsStep     = &step{name: "ships", requires: []*step{subagentsStep, attemptsStep, reviewStep}, run: shipFacts}
-	factsStep     = &step{name: "facts", requires: []*step{runStep, subagentsStep, attemptsStep, reviewStep, gitStep, shipsStep}, run: assembleFacts}
+	itemsStep     = &step{name: "items", requires: []*step{subagentsStep, attemptsStep}, run: listItems}
+	reviewStep    = &step{name: "review", requires: []*step{subagentsStep, itemsStep}, run: reviewEvidence}
+	gitStep       = &step{name: "git", requires: []*step{itemsStep}, run: gitJoin}
+	shipsStep     = &step{name: "ships", requires: []*step{itemsStep, reviewStep}, run: shipFacts}
+	factsStep     = &step{name: "facts", requires: []*step{runStep, subagentsStep, attemptsStep, itemsStep, reviewStep, gitStep, shipsStep}, run: assembleFacts}
 )
 
 // order lists the steps final needs, each after everything it requires
@@ -94,10 +106,19 @@ func order(final *step) []*step {
 	return out
 }
 
+// orders are the steps of each final step Analyze and GateOf run, ordered
+// once: ordering them for every run was a map and a list per run, a tenth
+// of what analysing a small session allocated.
+var orders = map[*step][]*step{factsStep: order(factsStep), gateStep: order(gateStep)}
+
 // runSteps runs final and everything it requires, and returns the results.
 func (a *analysis) runSteps(final *step) *results {
 	res := &results{}
-	for _, s := range order(final) {
+	steps, ok := orders[final]
+	if !ok {
+		steps = order(final)
+	}
+	for _, s := range steps {
 		s.run(&pass{analysis: a, step: s, res: res})
 	}
 	return res
@@ -132,26 +153,7 @@ type attemptResult struct {
 type shipResult struct {
 	ships   []model.ShipFact
 	shipped bool
-}
-
-// items lists every item at risk, subagents first, in fact order.
-func items(s *subagentResult, a *attemptResult) []*killedItem {
-	var out []*killedItem
-	for _, e := range s.entries {
-		if e.item != nil {
-			out = append(out, e.item)
-		}
-	}
-	for _, k := range a.items {
-		if k != nil {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// killedOf returns the items of the subagents and attempts steps, which p
-// must require.
-func (p *pass) killedOf() []*killedItem {
-	return items(p.subagents(), p.attempts())
+	// shippedAfter[i]: a ship action the classifier named ran after item
+	// i's kill (nil when there are no items).
+	shippedAfter []bool
 }

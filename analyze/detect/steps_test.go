@@ -25,7 +25,7 @@ func TestStepsRunAfterWhatTheyRequire(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []*step{runStep, subagentsStep, attemptsStep, reviewStep, gitStep, shipsStep} {
+	for _, s := range []*step{runStep, subagentsStep, attemptsStep, itemsStep, reviewStep, gitStep, shipsStep} {
 		if _, ok := pos[s]; !ok {
 			t.Errorf("step %s never runs", s.name)
 		}
@@ -43,5 +43,5 @@ func TestUndeclaredResultPanics(t *testing.T) {
 	}()
 	a := &analysis{run: &model.Run{}}
 	p := &pass{analysis: a, step: shipsStep, res: &results{}}
-	p.joined()
+	p.branch()
 }
