@@ -86,8 +86,9 @@ func ScanTranscript(t *model.Transcript) Scan {
 	}
 	calls := agentCalls(t)
 	s.Hits = signatureAHits(t, calls, s.Segments, s.Hits)
-	queue, hits := queueHits(t, calls, s.Segments, s.Hits)
-	s.Hits = deliveredHits(t, calls, s.Segments, queue, hits)
+	queue := map[string]*queueAccount{} // made here, it can stay on the stack
+	s.Hits = queueHits(t, calls, s.Segments, queue, s.Hits)
+	s.Hits = deliveredHits(t, calls, s.Segments, queue, s.Hits)
 	seen := map[string]bool{}
 	for _, h := range s.Hits {
 		if !seen[h.Description] {
@@ -126,10 +127,9 @@ type queueAccount struct {
 
 // queueHits appends the Signature B hits of the reference rule: balance and
 // latest status per tool-use id over the segment's queue operations, in
-// first-seen order. It returns the accounting too: the newer deliveries
+// first-seen order. It keeps the accounting in queue: the newer deliveries
 // defer to it.
-func queueHits(t *model.Transcript, calls map[string]string, w Segments, out []Hit) (map[string]*queueAccount, []Hit) {
-	queue := map[string]*queueAccount{}
+func queueHits(t *model.Transcript, calls map[string]string, w Segments, queue map[string]*queueAccount, out []Hit) []Hit {
 	var order []string
 	for _, op := range t.QueueOps {
 		n := op.Notification
@@ -157,7 +157,7 @@ func queueHits(t *model.Transcript, calls map[string]string, w Segments, out []H
 			out = append(out, Hit{ToolUseID: id, Description: desc, Signature: "B", Rule: RuleBQueue, Status: a.status, At: a.at})
 		}
 	}
-	return queue, out
+	return out
 }
 
 // delivery is the latest notification of one tool-use id delivered as a user
