@@ -28,7 +28,7 @@ func Ledgers(run *model.Run, deployLabels []string) replay.LedgerFunc {
 			Paths:            len(l.Paths),
 			PathsPartial:     l.Partial,
 			Commits:          len(l.Commits),
-			CommitsWithoutID: max(l.CommitCommands-len(l.Commits), 0),
+			CommitsWithoutID: l.CommitsWithoutID(),
 		}
 	}
 }

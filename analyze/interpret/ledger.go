@@ -24,6 +24,11 @@ type Ledger struct {
 	CommitsUnknown bool `json:"commits_unknown"`
 }
 
+// CommitsWithoutID counts the commit commands that succeeded but reported
+// no id, beyond the ids reported (replay's KILL line then says "reported
+// N+ commits", or "commit count unknown").
+func (l Ledger) CommitsWithoutID() int { return max(l.CommitCommands-len(l.Commits), 0) }
+
 // fileWriters are the tools whose file_path (notebook_path) is written.
 var fileWriters = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
