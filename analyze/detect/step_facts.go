@@ -1,6 +1,10 @@
 package detect
 
-import "github.com/pmcheck/pmcheck/analyze/model"
+import (
+	"slices"
+
+	"github.com/pmcheck/pmcheck/analyze/model"
+)
 
 // assembleFacts is the facts step: the run fact, and the subagent and
 // attempt facts with their items' review, branch and ship results. Item i
@@ -21,7 +25,8 @@ func assembleFacts(a *pass) {
 			f.Reviewed, f.ReviewEvidence = r.reviewed(), nonNil(r.evidence)
 			f.OnShippedBranch, f.ShippedAfterKill = m.onBranch, ships.shippedAfter[i]
 			f.BranchMatches = m.matches
-			f.Reasons = append(f.Reasons, r.reviews...)
+			// Clipped: the subagents step's list keeps its spare room.
+			f.Reasons = append(slices.Clip(f.Reasons), r.reviews...)
 			i++
 		}
 		if model.CopiedCall(e.call) {
