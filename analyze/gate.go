@@ -112,14 +112,7 @@ func loadGateRun(path string) (*Run, error) {
 // GateOf reads the gate of a loaded session run.
 func GateOf(run *Run, opts GateOptions) *GateState {
 	g := detect.GateOf(run, opts.detect())
-	m := GateMemo{Warn: g.Outstanding, MarkItems: g.Scan.Segments.State == interpret.MarkItems, Aliases: g.Ship.Aliases}
-	if m.MarkItems {
-		for _, it := range g.Scan.Segments.Items {
-			if !g.Knows(it) && !containsString(m.MarkOnly, it) {
-				m.MarkOnly = append(m.MarkOnly, it)
-			}
-		}
-	}
+	m := GateMemo{Warn: g.Outstanding, MarkOnly: g.MarkOnly, MarkItems: g.MarkItems, Aliases: g.Ship.Aliases}
 	return &GateState{m: m, opts: opts}
 }
 
@@ -176,11 +169,10 @@ func (s *GateState) Ask() []string {
 }
 
 // MarkOnly are the items of a newest mark that decodes which the rows do
-// not show at all (no subagent or attempt of the run has that name). The
-// mark is the gate's own state, and a gate of another implementation (the
-// reference resume gate) may have written it with a reading of its own: a
-// ship action asks about them too, which is the one way the hook asks where
-// check does not (docs/architecture.md, deliberate differences).
+// not show at all (no subagent or attempt of the run has that name;
+// detect.Gate.MarkOnly decides). A ship action asks about them too, which
+// is the one way the hook asks where check does not
+// (docs/architecture.md, deliberate differences).
 func (s *GateState) MarkOnly() []string { return s.m.MarkOnly }
 
 // Disarm reports whether the resume should write a mark listing nothing:

@@ -26,6 +26,16 @@ type Gate struct {
 	// Ship are the options the run's commands are classified with: its
 	// deploy labels and the git aliases its commands define.
 	Ship ship.Options
+	// MarkItems: the newest mark decodes and lists items (a resume that
+	// finds nothing outstanding disarms it with an empty mark).
+	MarkItems bool
+	// MarkOnly are the newest mark's items that no subagent or attempt of
+	// the run has (Knows), in the mark's order, each once. The mark is the
+	// gate's own state, and a gate of another implementation (the
+	// reference resume gate) may have written it with a reading of its
+	// own: a ship action asks about them too, the one way the hook asks
+	// where check does not (docs/architecture.md, deliberate differences).
+	MarkOnly []string
 	// known are the names of every item at risk, reviewed or not.
 	known map[string]bool
 }
@@ -92,7 +102,22 @@ func GateOf(run *model.Run, opts Options) *Gate {
 	g.Scan = interpret.ScanTranscript(run.Main)
 	g.Outstanding = signaturesFirst(g.Outstanding, g.Scan.Items)
 	g.Ship = a.shipOpts
+	g.readMark()
 	return g
+}
+
+// readMark sets MarkItems and MarkOnly from the newest mark of the scan.
+func (g *Gate) readMark() {
+	seg := g.Scan.Segments
+	g.MarkItems = seg.State == interpret.MarkItems
+	if !g.MarkItems {
+		return
+	}
+	for _, it := range seg.Items {
+		if !g.Knows(it) && !contains(g.MarkOnly, it) {
+			g.MarkOnly = append(g.MarkOnly, it)
+		}
+	}
 }
 
 func contains(xs []string, x string) bool {
