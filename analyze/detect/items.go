@@ -31,6 +31,7 @@ func listItems(p *pass) {
 			out = append(out, e.item)
 		}
 	}
+	p.res.attemptBase = len(out)
 	for _, k := range a.items {
 		if k != nil {
 			out = append(out, k)
