@@ -31,7 +31,6 @@ func listItems(p *pass) {
 			out = append(out, e.item)
 		}
 	}
-	p.res.attemptBase = len(out)
 	for _, k := range a.items {
 		if k != nil {
 			out = append(out, k)

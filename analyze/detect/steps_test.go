@@ -25,7 +25,7 @@ func TestStepsRunAfterWhatTheyRequire(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []*step{runStep, subagentsStep, attemptsStep, itemsStep, reviewStep, gitStep, shipsStep, attemptFactsStep} {
+	for _, s := range []*step{runStep, subagentsStep, attemptsStep, itemsStep, reviewStep, gitStep, shipsStep} {
 		if _, ok := pos[s]; !ok {
 			t.Errorf("step %s never runs", s.name)
 		}
