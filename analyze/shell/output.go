@@ -11,7 +11,7 @@ import (
 // maps each to one of the model's caps). Only the classifier knows which
 // commands commit (the ledgers read a result's text for the commit ids
 // `git commit` prints, "[main 1a2b3c4] subject", and only when the
-// analysis, with the run's git aliases, counts a commit: detect.LedgerOf),
+// analysis, with the run's git aliases, counts a commit: interpret.LedgerOf),
 // so OutputOf reads its analysis and asks it which commands are inert.
 type Output uint8
 
