@@ -33,7 +33,8 @@ func attemptFacts(a *pass) {
 		end := interpret.ReadAttempt(at)
 		f.Outcome, f.FalseDone, f.FailureCause = end.Outcome, end.FalseDone, end.FailureCause
 		f.SilenceSeconds, f.NeverReturned, f.At = end.SilenceSeconds, end.NeverReturned, end.At
-		f.Reasons = reasons.copy(end.Reasons())
+		var buf [4]model.Reason
+		f.Reasons = reasons.copy(end.AppendReasons(buf[:0], at))
 		f.Time, f.End = end.Start, end.End
 		l := interpret.LedgerOf(t, a.classify)
 		f.Paths, f.PathsPartial, f.Commits = l.Paths, l.Partial, l.Commits

@@ -36,22 +36,24 @@ type Attempt struct {
 	// AtRisk: its work was left unaccepted (any outcome but completed, or a
 	// false done).
 	AtRisk bool
-	// reasons are the rows that decided the outcome (Reasons): kept in the
-	// reading itself, as a journal of 200,000 attempts made as many small
-	// lists.
-	reasons  [4]model.Reason
-	nReasons int
+	// ending is how its transcript ends (EndingOf), for AppendReasons.
+	ending Ending
 }
 
-// Reasons are the rows that decided the outcome (at most four), in the
-// reading's own storage.
-func (r *Attempt) Reasons() []model.Reason { return r.reasons[:r.nReasons] }
+// AppendReasons appends the rows that decided the outcome of at (at most
+// four), r being its reading: its journal start, the line that closed it,
+// and its transcript's last rows when they decide a kill or a false done.
+// A caller that keeps many attempts appends them to a buffer of four of its
+// own (a journal of 200,000 attempts made as many small lists).
+func (r *Attempt) AppendReasons(out []model.Reason, at *model.Attempt) []model.Reason {
+	return attemptReasons(out, at, at.Transcript, r.Outcome, r.ending)
+}
 
 // ReadAttempt reads how at ended.
 func ReadAttempt(at *model.Attempt) Attempt {
 	t := at.Transcript
 	end := EndingOf(t)
-	r := Attempt{Outcome: AttemptOutcome(at), SilenceSeconds: -1, At: at.Started, Start: at.Started.Time}
+	r := Attempt{Outcome: AttemptOutcome(at), SilenceSeconds: -1, At: at.Started, Start: at.Started.Time, ending: end}
 	switch r.Outcome {
 	case model.OutcomeCompleted:
 		r.FalseDone = end.Failed()
@@ -67,7 +69,6 @@ func ReadAttempt(at *model.Attempt) Attempt {
 	if at.Closed != nil && r.Outcome != model.OutcomeOpen && r.Outcome != model.OutcomeKilled {
 		r.At = *at.Closed
 	}
-	r.nReasons = len(attemptReasons(r.reasons[:0], at, t, r.Outcome, end))
 	r.Known = AttemptKnownAt(at)
 	r.End = r.Known.Time
 	if t != nil {

@@ -96,7 +96,7 @@ func TestReadAttempt(t *testing.T) {
 		if r.Outcome != tc.outcome || r.FalseDone != tc.falseDone || r.AtRisk != tc.atRisk || r.At != tc.at2 {
 			t.Errorf("%s: outcome %q false done %v at risk %v at %v; want %q %v %v %v", tc.name, r.Outcome, r.FalseDone, r.AtRisk, r.At, tc.outcome, tc.falseDone, tc.atRisk, tc.at2)
 		}
-		if got := r.Reasons(); len(got) == 0 || got[0].What != "journal started" {
+		if got := r.AppendReasons(nil, &tc.at); len(got) == 0 || got[0].What != "journal started" {
 			t.Errorf("%s: reasons %+v", tc.name, got)
 		}
 	}
