@@ -13,9 +13,10 @@ import (
 func assembleFacts(a *pass) {
 	subs := a.subagents()
 	atts := a.attempts()
+	attFacts := atts.takeFacts()
 	rev, git, ships := a.reviews(), a.branch(), a.ships()
 	out := model.Facts{Run: *a.runResult(), Ships: ships.ships, Watchdogs: []model.WatchdogFact{},
-		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: atts.facts}
+		Subagents: make([]model.SubagentFact, 0, len(subs.entries)), Attempts: attFacts}
 	out.Run.Shipped = ships.shipped
 	i := 0 // the next item's place
 	for _, e := range subs.entries {
@@ -36,11 +37,10 @@ func assembleFacts(a *pass) {
 		f.BranchMatches, f.Reasons = nonNil(f.BranchMatches), nonNilReasons(f.Reasons)
 		out.Subagents = append(out.Subagents, f)
 	}
-	// The attempts step handed its facts to this step, the only one that
-	// reads them, which completes them in place: a second copy of a
-	// journal of 200,000 attempts' facts cost 77 MB.
-	for j := range atts.facts {
-		f, k := &atts.facts[j], atts.items[j]
+	// The attempt facts were moved to this step (takeFacts), which
+	// completes them: they are its own now, not the attempts step's.
+	for j := range attFacts {
+		f, k := &attFacts[j], atts.items[j]
 		if k != nil {
 			r, m := rev.review(i), git.match(i)
 			f.Reviewed, f.ReviewEvidence = r.reviewed(), r.evidence

@@ -45,3 +45,19 @@ func TestUndeclaredResultPanics(t *testing.T) {
 	p := &pass{analysis: a, step: shipsStep, res: &results{}}
 	p.branch()
 }
+
+// TestAttemptFactsAreMovedOnce: the facts step takes the attempt facts from
+// the attempts step's result, which then holds none, and a second take
+// panics: no two steps can hold the same facts to write.
+func TestAttemptFactsAreMovedOnce(t *testing.T) {
+	r := &attemptResult{facts: make([]model.AttemptFact, 2)}
+	if got := r.takeFacts(); len(got) != 2 || r.facts != nil {
+		t.Fatalf("took %d facts, %d left behind; want 2 taken and none left", len(got), len(r.facts))
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "moved to the facts step already") {
+			t.Fatalf("a second take recovered %v, want a panic", p)
+		}
+	}()
+	r.takeFacts()
+}
