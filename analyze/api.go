@@ -124,9 +124,6 @@ func NewLiveReplay(start time.Time, opt ReplayOptions) *LiveReplay {
 // Layout helpers for the command line (package layout owns the shapes).
 func IsTranscriptName(name string) bool { return layout.IsTranscriptName(name) }
 
-// RunDirOnDisk is the run directory (an OS path) a session transcript launched.
-func RunDirOnDisk(sessionFile, runID string) string { return layout.RunDirOnDisk(sessionFile, runID) }
-
 // RunID is a Workflow run directory's id.
 func RunID(dir string) string { return layout.RunID(dir) }
 

@@ -85,3 +85,7 @@ func FollowWorkflowRun(dir string, follow *Followers) (*model.Run, error) {
 func ClassifyWhileReading(deployLabels []string, cache *Classifications) transcript.ShellOptions {
 	return transcript.ShellOptions{Classify: (*detect.Classifications)(cache).ReaderClassifier(deployLabels), Inert: ship.Inert, Labels: deployLabels}
 }
+
+// WatchRunDir is the run directory a watch argument names, "" while it
+// names none yet (load.WatchRunDir: replay's mapping).
+func WatchRunDir(arg, root string) string { return load.WatchRunDir(arg, root) }

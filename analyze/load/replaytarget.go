@@ -89,9 +89,27 @@ func loadWorkflow(dir string, opts Options) (*model.Run, error) {
 
 // fromSession finds the one Workflow run a session launched.
 func fromSession(file string, opts Options) (*model.Run, error) {
+	dir, l, err := launchedRunDir(file, opts)
+	if err != nil {
+		return nil, err
+	}
+	if l.RunPath == "" {
+		return nil, noJournal("%s:%d: the Workflow launch of run %s has no run directory (looked for %s beside the transcript); replay needs the run directory and its journal.jsonl",
+			l.At.File, l.At.Line, l.RunID, layout.RunDir(filepath.Base(file), l.RunID))
+	}
+	if _, err := os.Stat(filepath.Join(dir, layout.Journal)); err != nil {
+		return nil, noJournal("%s: the run directory has no journal.jsonl", filepath.ToSlash(dir))
+	}
+	return loadWorkflow(dir, opts)
+}
+
+// launchedRunDir is the run directory (an OS path) of the one Workflow run
+// a session transcript launched, and its launch; the directory may not
+// exist yet (watch waits for it, replay does not: l.RunPath).
+func launchedRunDir(file string, opts Options) (string, *model.WorkflowLaunch, error) {
 	res, err := Load([]string{file}, opts)
 	if err != nil {
-		return nil, usage("%v", err)
+		return "", nil, usage("%v", err)
 	}
 	var sess *model.Run
 	for _, r := range res.Runs {
@@ -102,37 +120,66 @@ func fromSession(file string, opts Options) (*model.Run, error) {
 	}
 	if sess == nil {
 		if len(res.Errors) > 0 {
-			return nil, usage("%s", res.Errors[0])
+			return "", nil, usage("%s", res.Errors[0])
 		}
-		return nil, usage("%s: holds no session transcript rows", filepath.ToSlash(file))
+		return "", nil, usage("%s: holds no session transcript rows", filepath.ToSlash(file))
 	}
+	// A launch row written twice for one run (a retried call) is one
+	// launch.
 	var launches []*model.WorkflowLaunch
+	seen := map[string]bool{}
 	for _, l := range sess.Launches {
-		if l.RunID != "" {
+		if l.RunID != "" && !seen[l.RunID] {
+			seen[l.RunID] = true
 			launches = append(launches, l)
 		}
 	}
 	switch len(launches) {
 	case 0:
-		return nil, usage("%s: the session launched no Workflow run; replay follows Workflow runs (give a run directory)", filepath.ToSlash(file))
+		return "", nil, usage("%s: the session launched no Workflow run; replay follows Workflow runs (give a run directory)", filepath.ToSlash(file))
 	case 1:
 	default:
 		var ids []string
 		for _, l := range launches {
 			ids = append(ids, l.RunID)
 		}
-		return nil, usage("%s: the session launched %d Workflow runs (%s); give the run directory of one", filepath.ToSlash(file), len(ids), strings.Join(ids, ", "))
+		return "", nil, usage("%s: the session launched %d Workflow runs (%s); give the run directory of one", filepath.ToSlash(file), len(ids), strings.Join(ids, ", "))
 	}
 	l := launches[0]
-	if l.RunPath == "" {
-		return nil, noJournal("%s:%d: the Workflow launch of run %s has no run directory (looked for %s beside the transcript); replay needs the run directory and its journal.jsonl",
-			l.At.File, l.At.Line, l.RunID, layout.RunDir(filepath.Base(file), l.RunID))
+	return layout.RunDirOnDisk(file, l.RunID), l, nil
+}
+
+// WatchRunDir is the run directory (an OS path) RUN names for watch, ""
+// while it names none yet (watch keeps waiting): a journal.jsonl's folder,
+// the run a session transcript launched once the launch is written, a path
+// as given (its journal may appear later), or the one Workflow run under
+// root whose id starts with RUN. The session and prefix lookups are
+// FindWorkflowRun's (replay's), so the two commands map an argument to a
+// run alike.
+func WatchRunDir(arg, root string) string {
+	switch {
+	case filepath.Base(arg) == layout.Journal:
+		return filepath.Dir(arg)
+	case layout.IsTranscriptName(arg):
+		dir, _, err := launchedRunDir(arg, Options{})
+		if err != nil {
+			return ""
+		}
+		return dir
+	case strings.ContainsAny(arg, `/\`) || arg == "." || arg == "..":
+		return arg
 	}
-	dir := layout.RunDirOnDisk(file, l.RunID)
-	if _, err := os.Stat(filepath.Join(dir, layout.Journal)); err != nil {
-		return nil, noJournal("%s: the run directory has no journal.jsonl", filepath.ToSlash(dir))
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		return arg
 	}
-	return loadWorkflow(dir, opts)
+	if root == "" {
+		return ""
+	}
+	dir, err := runDirByPrefix(arg, root)
+	if err != nil {
+		return ""
+	}
+	return dir
 }
 
 // byPrefix is watch's find_run_dir for a run-id prefix: exactly one Workflow
@@ -148,9 +195,20 @@ func byPrefix(prefix, root string, opts Options) (*model.Run, error) {
 	if strings.ContainsAny(prefix, `/\`) {
 		return nil, usage("%s: no such file or directory", prefix)
 	}
+	dir, err := runDirByPrefix(prefix, root)
+	if err != nil {
+		return nil, err
+	}
+	return loadWorkflow(dir, opts)
+}
+
+// runDirByPrefix is the run directory (an OS path) of the one Workflow run
+// under root whose id starts with prefix; none or several is an error
+// (NoJournal: watch's exit 2).
+func runDirByPrefix(prefix, root string) (string, error) {
 	inv, err := discover.Walk(root)
 	if err != nil {
-		return nil, noJournal("no Workflow run under %s matches %q (the root cannot be listed)", root, prefix)
+		return "", noJournal("no Workflow run under %s matches %q (the root cannot be listed)", root, prefix)
 	}
 	var matches []string
 	for _, d := range inv.WorkflowDirs {
@@ -160,9 +218,9 @@ func byPrefix(prefix, root string, opts Options) (*model.Run, error) {
 	}
 	switch len(matches) {
 	case 1:
-		return loadWorkflow(filepath.Join(root, filepath.FromSlash(matches[0])), opts)
+		return filepath.Join(root, filepath.FromSlash(matches[0])), nil
 	case 0:
-		return nil, noJournal("no Workflow run under %s has an id starting with %q", root, prefix)
+		return "", noJournal("no Workflow run under %s has an id starting with %q", root, prefix)
 	}
-	return nil, noJournal("%d Workflow runs under %s have an id starting with %q (%s); give a longer prefix", len(matches), root, prefix, strings.Join(matches, ", "))
+	return "", noJournal("%d Workflow runs under %s have an id starting with %q (%s); give a longer prefix", len(matches), root, prefix, strings.Join(matches, ", "))
 }

@@ -223,71 +223,9 @@ func writeLines(w io.Writer, lines []string) {
 }
 
 // find resolves RUN to a run directory, "" while nothing (or more than one
-// run for a prefix) matches yet: watch keeps waiting then. A session
-// transcript names the one Workflow run it launched, once the launch is
-// written.
-func (c *WatchCmd) find(root string) string {
-	arg := c.Run_
-	switch {
-	case filepath.Base(arg) == analyze.JournalName:
-		return filepath.Dir(arg)
-	case analyze.IsTranscriptName(arg):
-		return launchedRun(arg)
-	case strings.ContainsAny(arg, `/\`) || arg == "." || arg == "..":
-		return arg
-	}
-	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		return arg
-	}
-	if root == "" {
-		return ""
-	}
-	inv, err := analyze.Walk(root)
-	if err != nil {
-		return ""
-	}
-	var match string
-	for _, d := range inv.WorkflowDirs {
-		if strings.HasPrefix(analyze.RunID(d), arg) {
-			if match != "" {
-				return ""
-			}
-			match = d
-		}
-	}
-	if match == "" {
-		return ""
-	}
-	return filepath.Join(root, filepath.FromSlash(match))
-}
-
-// launchedRun is the run directory of the one Workflow run a session
-// transcript launched, "" while it has launched none (or several).
-func launchedRun(file string) string {
-	res, err := analyze.Load([]string{file}, analyze.Options{})
-	if err != nil {
-		return ""
-	}
-	id := ""
-	for _, r := range res.Runs {
-		if r.Kind != analyze.KindSession || r.Main == nil {
-			continue
-		}
-		for _, l := range r.Launches {
-			if l.RunID == "" || l.RunID == id {
-				continue
-			}
-			if id != "" {
-				return ""
-			}
-			id = l.RunID
-		}
-	}
-	if id == "" {
-		return ""
-	}
-	return analyze.RunDirOnDisk(file, id)
-}
+// run for a prefix) matches yet: watch keeps waiting then. The mapping is
+// replay's (analyze.WatchRunDir).
+func (c *WatchCmd) find(root string) string { return analyze.WatchRunDir(c.Run_, root) }
 
 func (c *WatchCmd) notFound(root, dir string) string {
 	if dir != "" {
