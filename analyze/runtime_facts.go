@@ -122,9 +122,7 @@ func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStat
 		if sc.Child != nil {
 			depth[sc.Child] = d
 		}
-		ran := sc.Child != nil || sc.AgentID != "" || started[sc.ToolUseID]
-		out := outcome[sc.ToolUseID]
-		if !ran {
+		if !interpret.Started(sc, started[sc.ToolUseID]) {
 			if interpret.RefusedBySpawnLimit(sc) {
 				st.Refused.DepthLimit++ // which limit is not told apart: compared as a total
 			}
@@ -140,25 +138,12 @@ func deriveStats(run *model.Run, facts []model.SubagentFact) *model.SubagentStat
 			typ = "general-purpose"
 		}
 		st.ByType[typ]++
-		switch out {
-		case interpret.OutcomeCompleted:
+		switch interpret.RuntimeTally(sc, outcome[sc.ToolUseID], started[sc.ToolUseID]) {
+		case interpret.TallyCompleted:
 			st.Completed++
-		case interpret.OutcomeTerminatedEarly:
-			// The runtime counts by the Agent call's returned status: a
-			// subagent cut off by an API error whose partial output was
-			// recovered returns "completed" without is_error, and the
-			// runtime counts it completed (a real stream of CLI 2.1.278:
-			// completed 20, failed 1 for two such cuts). The fact's
-			// outcome stays terminated-early; only this count follows
-			// the runtime's reading.
-			if sc.Result != nil && !sc.Result.IsError() && sc.Result.Status() == "completed" {
-				st.Completed++
-			} else {
-				st.Failed++
-			}
-		case interpret.OutcomeFailed, interpret.OutcomeUnknown:
+		case interpret.TallyFailed:
 			st.Failed++
-		case interpret.OutcomeKilled, interpret.OutcomeStopped:
+		case interpret.TallyKilled:
 			st.Killed.System++ // who killed it is not in the messages
 		}
 	}

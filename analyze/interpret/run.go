@@ -103,3 +103,47 @@ func RefusedBySpawnLimit(sc *model.SubagentCall) bool {
 	}
 	return false
 }
+
+// Started reports whether a subagent ran, as the runtime's spawned count
+// has it: its messages or an agent id say so, or a task_started row names
+// its call (taskStarted).
+func Started(sc *model.SubagentCall, taskStarted bool) bool { return ran(sc) || taskStarted }
+
+// The counts of the runtime's subagent_stats a subagent that ran falls
+// under (RuntimeTally).
+const (
+	TallyCompleted = "completed"
+	TallyFailed    = "failed"
+	TallyKilled    = "killed"
+)
+
+// RuntimeTally is how the runtime's subagent_stats counts a subagent that
+// ran (started: a task_started row names its call; else its messages or an
+// agent id say it ran), "" for one that never ran, given its outcome
+// (SubagentOf's). The runtime counts by the Agent call's returned status:
+// a subagent cut off by an API error whose partial output was recovered
+// returns "completed" without is_error, and the runtime counts it
+// completed (a real stream of CLI 2.1.278: completed 20, failed 1 for two
+// such cuts); the fact's outcome stays terminated-early, only the tally
+// follows the runtime's reading. Who killed a subagent is not in the
+// messages: a kill is tallied as killed, the runtime's split by parent,
+// user or system compared as a total.
+func RuntimeTally(sc *model.SubagentCall, outcome string, started bool) string {
+	if !Started(sc, started) {
+		return ""
+	}
+	switch outcome {
+	case OutcomeCompleted:
+		return TallyCompleted
+	case OutcomeTerminatedEarly:
+		if sc.Result != nil && !sc.Result.IsError() && sc.Result.Status() == "completed" {
+			return TallyCompleted
+		}
+		return TallyFailed
+	case OutcomeFailed, OutcomeUnknown:
+		return TallyFailed
+	case OutcomeKilled, OutcomeStopped:
+		return TallyKilled
+	}
+	return "" // open, rejected: ran, and counted as spawned only
+}

@@ -67,3 +67,35 @@ func TestRefusedBySpawnLimit(t *testing.T) {
 		t.Error("a call whose agent ran is counted as refused")
 	}
 }
+
+// TestRuntimeTally: how subagent_stats counts a subagent, the negative
+// cases first (one that never ran is no count; an open or rejected one is
+// spawned only); a cut-off subagent whose call returned "completed"
+// without is_error is the runtime's completed.
+func TestRuntimeTally(t *testing.T) {
+	done := &model.ResultExtra{Status: "completed"}
+	cases := []struct {
+		name    string
+		sc      model.SubagentCall
+		outcome string
+		started bool
+		want    string
+	}{
+		{"never ran", model.SubagentCall{}, OutcomeFailed, false, ""},
+		{"started, open", model.SubagentCall{}, OutcomeOpenAtEnd, true, ""},
+		{"ran, rejected", model.SubagentCall{AgentID: "a1"}, OutcomeRejected, false, ""},
+		{"completed", model.SubagentCall{AgentID: "a1"}, OutcomeCompleted, false, TallyCompleted},
+		{"cut off, returned completed", model.SubagentCall{AgentID: "a1", Result: result("partial", false, done)}, OutcomeTerminatedEarly, false, TallyCompleted},
+		{"cut off, an error", model.SubagentCall{AgentID: "a1", Result: result("partial", true, done)}, OutcomeTerminatedEarly, false, TallyFailed},
+		{"cut off, no result", model.SubagentCall{AgentID: "a1"}, OutcomeTerminatedEarly, true, TallyFailed},
+		{"failed", model.SubagentCall{AgentID: "a1"}, OutcomeFailed, false, TallyFailed},
+		{"unknown", model.SubagentCall{AgentID: "a1"}, OutcomeUnknown, false, TallyFailed},
+		{"stopped", model.SubagentCall{}, OutcomeStopped, true, TallyKilled},
+		{"killed", model.SubagentCall{AgentID: "a1"}, OutcomeKilled, false, TallyKilled},
+	}
+	for _, c := range cases {
+		if got := RuntimeTally(&c.sc, c.outcome, c.started); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
