@@ -21,10 +21,9 @@ func subagentFacts(a *pass) {
 			Outcome: end.Outcome, Signature: end.Signature, Rule: end.Rule, End: end.End,
 			Killed: end.Killed, FalseDone: end.FalseDone, Reasons: end.Reasons,
 		}
-		l := interpret.LedgerOf(sc.Child, a.classify)
-		if sc.Child == nil && a.opts.UnreadChildIsUnknown && f.Outcome != interpret.OutcomeRejected {
-			l.Partial, l.CommitsUnknown = true, true
-			f.Reasons = append(f.Reasons, model.Reason{What: "no transcript of its own in the input: its work is known only from the parent's rows", At: f.At})
+		l, unknown := interpret.SubagentLedger(sc, f.Outcome, a.classify, a.opts.UnreadChildIsUnknown)
+		if unknown != "" {
+			f.Reasons = append(f.Reasons, model.Reason{What: unknown, At: f.At})
 		}
 		f.Paths, f.PathsPartial, f.Commits, f.CommitsUnknown = l.Paths, l.Partial, l.Commits, l.CommitsUnknown
 		var item *killedItem

@@ -131,3 +131,22 @@ func appendCommitIDs(ids []string, text string) []string {
 	}
 	return ids
 }
+
+// NoOwnTranscript is the reason SubagentLedger gives for a subagent whose
+// work is unknown because its transcript is not in the input.
+const NoOwnTranscript = "no transcript of its own in the input: its work is known only from the parent's rows"
+
+// SubagentLedger is the ledger of a subagent's work: its transcript's
+// (LedgerOf). Where a subagent without a transcript of its own in the input
+// cannot be taken to have done nothing (unreadIsUnknown: a check of a
+// commit range, whose commits its work may be), its ledger is partial with
+// its commits unknown, and the reason (NoOwnTranscript) is returned; a
+// rejected call ran nothing either way.
+func SubagentLedger(sc *model.SubagentCall, outcome string, classify func(*model.ToolCall) model.ShellAnalysis, unreadIsUnknown bool) (Ledger, string) {
+	l := LedgerOf(sc.Child, classify)
+	if sc.Child == nil && unreadIsUnknown && outcome != OutcomeRejected {
+		l.Partial, l.CommitsUnknown = true, true
+		return l, NoOwnTranscript
+	}
+	return l, ""
+}

@@ -99,3 +99,23 @@ func TestRuntimeTally(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentLedgerOfAnUnreadChild: a subagent without a transcript of
+// its own is unknown work only where the check says so (a commit range),
+// and never when its call was rejected.
+func TestSubagentLedgerOfAnUnreadChild(t *testing.T) {
+	sc := &model.SubagentCall{AgentID: "a1"}
+	if l, why := SubagentLedger(sc, OutcomeCompleted, nil, false); l.Partial || l.CommitsUnknown || why != "" {
+		t.Errorf("outside a range: %+v %q", l, why)
+	}
+	if l, why := SubagentLedger(sc, OutcomeRejected, nil, true); l.Partial || why != "" {
+		t.Errorf("rejected: %+v %q", l, why)
+	}
+	if l, why := SubagentLedger(sc, OutcomeCompleted, nil, true); !l.Partial || !l.CommitsUnknown || why != NoOwnTranscript {
+		t.Errorf("in a range: %+v %q", l, why)
+	}
+	sc.Child = &model.Transcript{}
+	if l, why := SubagentLedger(sc, OutcomeCompleted, nil, true); l.Partial || why != "" {
+		t.Errorf("with its transcript: %+v %q", l, why)
+	}
+}
