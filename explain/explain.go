@@ -541,8 +541,8 @@ func (e *explainer) run(rf *report.RunFacts) Explanation {
 	}
 	for _, a := range rf.Attempts {
 		x.Agents = append(x.Agents, Agent{Kind: model.FactAttempt, Name: a.Agent, Ordinal: a.Ordinal, Outcome: a.Outcome,
-			Killed: a.Outcome == model.OutcomeKilled, Reviewed: a.Reviewed, Start: a.Time, End: a.End, At: e.step("journal started", a.At)})
-		if a.Outcome == model.OutcomeKilled && len(a.Reasons) > 0 {
+			Killed: a.Killed(), Reviewed: a.Reviewed, Start: a.Time, End: a.End, At: e.step("journal started", a.At)})
+		if a.Killed() && len(a.Reasons) > 0 {
 			last := a.Reasons[len(a.Reasons)-1]
 			x.Kills = append(x.Kills, e.step(fmt.Sprintf("attempt %d of %s killed (%s)", a.Ordinal, a.Agent, last.What), last.At))
 		}

@@ -134,7 +134,7 @@ func (b *timelineBuilder) addAttempts() {
 	for i, a := range b.rf.Attempts {
 		id := fmt.Sprintf("r%d-attempt%d", b.ri, i)
 		label := fmt.Sprintf("%s #%d", a.Agent, a.Ordinal)
-		l := &lane{id: id, kind: "attempt", label: label, outcome: a.Outcome, start: a.Time, end: a.End, killed: a.Outcome == model.OutcomeKilled}
+		l := &lane{id: id, kind: "attempt", label: label, outcome: a.Outcome, start: a.Time, end: a.End, killed: a.Killed()}
 		l.title = fmt.Sprintf("attempt %d of %s (key %s): %s", a.Ordinal, a.Agent, a.Key, a.Outcome)
 		if a.FailureCause != "" {
 			l.title += " (" + a.FailureCause + ")"

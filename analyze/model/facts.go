@@ -126,6 +126,11 @@ type AttemptFact struct {
 	At      Evidence `json:"at" expr:"at"`
 }
 
+// Killed reports whether the attempt was killed: its outcome, decided by
+// interpret.AttemptOutcome, is killed (the report, the timeline and
+// explain read it here rather than comparing outcome words).
+func (a *AttemptFact) Killed() bool { return a.Outcome == OutcomeKilled }
+
 // SubagentFact is one Agent/Task call of a session.
 type SubagentFact struct {
 	RunID       string `json:"run_id" expr:"run_id"`
