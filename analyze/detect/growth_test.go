@@ -155,6 +155,7 @@ func TestOneAttemptKeepsLittle(t *testing.T) {
 // too large to keep). Counted as the bytes one classification allocates,
 // through the cache and without it.
 func TestClassificationsCopyOnlyWhatTheyKeep(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	var cmd strings.Builder
 	cmd.WriteString("echo x")
 	for i := range 40 {

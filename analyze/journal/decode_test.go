@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -164,6 +165,7 @@ func TestDecodeFastTakesEscapes(t *testing.T) {
 // error holder per line; the line and its strings are reused now and the
 // line types are constants.
 func TestReadAllocatesOnlyTheKeptStrings(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	var sb strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&sb, `{"type":"started","key":"v2:k%06d","agentId":"a%015d","pad":"%s"}`+"\n", i, i, strings.Repeat("s", 100))

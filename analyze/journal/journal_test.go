@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 	"strings"
 	"testing"
 
@@ -253,6 +254,7 @@ func TestOrphanResultsCostOneLookupEach(t *testing.T) {
 // agent: 8,086 allocations for 8,000 attempts, now 87 (what is left grows
 // with the maps' tables and the orphans' list).
 func TestAttemptsAllocateNothingPerAttempt(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	allocs := func(n int) float64 {
 		j := orphanJournal(n)
 		return testing.AllocsPerRun(3, func() { Attempts(j) })

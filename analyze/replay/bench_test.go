@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"github.com/pmcheck/pmcheck/internal/allocs"
 	"runtime"
 	"testing"
 	"time"
@@ -165,6 +166,7 @@ func TestOrphanResultsCostOneLookupEach(t *testing.T) {
 // started line (2.03 allocations per line; now 0.03). 4x the lines must
 // stay 4x the cost, and well under one allocation per line.
 func TestReplayAllocatesLittlePerStartedLine(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	allocs := func(n int) float64 {
 		w := orphanWorld(n)
 		return testing.AllocsPerRun(3, func() { replayWorld(w, DefaultOptions(), nil) })
@@ -228,6 +230,7 @@ func oneKeyWorld(n int) *World {
 // 2.0 allocations and about 1,030 bytes (the event in its list, the agent's
 // name).
 func TestReplayKillsAllocateLittle(t *testing.T) {
+	allocs.SkipUnderRace(t)
 	measure := func(n int) (float64, float64) {
 		w := oneKeyWorld(n)
 		var before, after runtime.MemStats
