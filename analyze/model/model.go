@@ -395,6 +395,10 @@ type Transcript struct {
 	// RowHashes maps each row's uuid hash to its content hash, when the
 	// reader was asked for them (a file a resume may have copied from).
 	RowHashes map[uint64]uint64 `json:"-"`
+	// CopyRows is what a reading kept to mark its resume-copied rows
+	// afterwards (transcript.Options.MarkLater, transcript.MarkCopied):
+	// nil otherwise, and once they are marked.
+	CopyRows *CopyRows `json:"-"`
 
 	FirstTime time.Time `json:"first_time,omitzero"` // first timestamp in file order
 	LastTime  time.Time `json:"last_time,omitzero"`  // largest timestamp (the last write time)
@@ -651,4 +655,30 @@ type Orphan struct {
 // list.
 func IsPollTool(tool string) bool {
 	return tool == "TaskOutput" || tool == "AgentOutputTool" || tool == "BashOutput"
+}
+
+// CopyRows is what marking a transcript's resume-copied rows needs of its
+// reading besides its row hashes (Transcript.RowHashes): where each row
+// with a uuid is, and which rows may name the session. A row's calls,
+// results and notifications carry its line, so the marks a reading with
+// the copies known would have set are set from these, on the same items,
+// without reading the file again (transcript.MarkCopied).
+type CopyRows struct {
+	// Lines and UUIDs are the line and uuid hash of each row with a new
+	// uuid (not a duplicate), in line order.
+	Lines []int
+	UUIDs []uint64
+	// Prompts are the first prompts that may name the session
+	// (Transcript.Title), in order, up to and including the first on a
+	// row without a uuid (never a copy): the title is the first of them
+	// not copied. Named says a custom title named the session instead.
+	Prompts []TitlePrompt
+	Named   bool
+}
+
+// TitlePrompt is a prompt that may name its session: its row's line and
+// the title it gives.
+type TitlePrompt struct {
+	Line  int
+	Title string
 }

@@ -374,6 +374,10 @@ func (c *ToolCall) RunInBackground() bool { return c.packed&uint32(flagRunInBack
 // file of the session: that file holds the call; this one repeats it.
 func (c *ToolCall) Copied() bool { return c.packed&uint32(flagCopied) != 0 }
 
+// MarkCopied marks the call Copied: its row turned out a resume's copy
+// after it was read (transcript.MarkCopied).
+func (c *ToolCall) MarkCopied() { c.packed |= uint32(flagCopied) }
+
 // Input spells the call out (its evidence in full).
 func (c *ToolCall) Input() CallInput {
 	return CallInput{ID: c.ID(), Name: c.Name(), At: c.At(), Description: c.Description(), Prompt: c.Prompt(),

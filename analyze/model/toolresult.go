@@ -236,6 +236,9 @@ func (r *ToolResult) Interrupted() bool { return r.has(flagInterrupted) }
 // Copied: the row is a resume's copy of an earlier file's (ToolCall.Copied).
 func (r *ToolResult) Copied() bool { return r.has(flagResultCopied) }
 
+// MarkCopied marks the result Copied (ToolCall.MarkCopied).
+func (r *ToolResult) MarkCopied() { r.lenFlags |= uint32(flagResultCopied) }
+
 // TextLen is the length in bytes of the whole joined text.
 func (r *ToolResult) TextLen() int {
 	if n := r.rare().textLen; n != 0 {

@@ -41,6 +41,16 @@ type Options struct {
 	Copied []map[uint64]uint64
 	// RowHashes asks for Transcript.RowHashes.
 	RowHashes bool
+	// MarkLater reads the file as if none of its rows were copied and
+	// keeps what marking its copied rows afterwards needs: its row hashes
+	// (RowHashes) and Transcript.CopyRows. MarkCopied, given the maps
+	// Copied would have been, then makes the transcript the one a reading
+	// with them gives, without reading the file again (the loader's
+	// resume check, which learns the copies only once every session file
+	// is read). Not used with Copied or HeadsOnly; a followed file is
+	// read whole (its items are marked afterwards, and a follower's are
+	// shared with its next reading).
+	MarkLater bool
 	// HeadsOnly reads what tells files apart and nothing of the work: the
 	// counts of lines, rows and malformed lines, the row uuids (UUIDs,
 	// FirstUUID, Duplicates), the first timestamp and the session id,
@@ -82,7 +92,7 @@ func ReadFile(path, file string, opts Options) (*model.Transcript, error) {
 // ReadFileSize is ReadFile that also returns the file's size when it was
 // opened.
 func ReadFileSize(path, file string, opts Options) (*model.Transcript, int64, error) {
-	if opts.Follow != nil && opts.Copied == nil {
+	if opts.Follow != nil && opts.Copied == nil && !opts.MarkLater {
 		return readFollowing(path, file, opts)
 	}
 	f, size, err := jsonl.OpenRead(path)
@@ -342,7 +352,11 @@ type builder struct {
 	copied    []map[uint64]uint64
 	copiedRow bool
 	// rowHashes collects each row's content hash (Options.RowHashes).
-	rowHashes      map[uint64]uint64
+	rowHashes map[uint64]uint64
+	// copyRows collects Transcript.CopyRows (Options.MarkLater);
+	// promptsDone is set once a prompt that cannot be a copy is listed.
+	copyRows       *model.CopyRows
+	promptsDone    bool
 	lastMeaningful *model.Event
 	// spare holds events no longer held, to be reused; pinned the events
 	// the model keeps outside the tail (newEvent, pin, release).
@@ -538,7 +552,7 @@ func (b *builder) apply(l jsonl.Line, data []byte, d *decoded) {
 	r := &d.r
 	b.countRow(l, r)
 	b.copiedRow = false
-	if r.UUID != "" && !b.uuidRow(r, data) {
+	if r.UUID != "" && !b.uuidRow(r, data, l.N) {
 		return // a duplicate: counted, not read again
 	}
 	ts := parseTime(r.Timestamp)
@@ -619,7 +633,7 @@ func (b *builder) countRow(l jsonl.Line, r *row) {
 // uuidRow records a row's uuid (and its content hash where a resume check
 // asks for it), marks a row copied from an original, and reports false for
 // a uuid seen before (a duplicate row).
-func (b *builder) uuidRow(r *row, data []byte) bool {
+func (b *builder) uuidRow(r *row, data []byte, line int) bool {
 	t := b.t
 	h := hashUUID(r.UUID)
 	if !b.uuids.add(h) {
@@ -635,6 +649,10 @@ func (b *builder) uuidRow(r *row, data []byte) bool {
 	}
 	if b.rowHashes != nil {
 		b.rowHashes[h] = contentHash(data, r.SessionID)
+	}
+	if cr := b.copyRows; cr != nil {
+		cr.Lines = append(cr.Lines, line)
+		cr.UUIDs = append(cr.UUIDs, h)
 	}
 	if want, ok := b.copiedHash(h); ok {
 		c := contentHash(data, r.SessionID)
@@ -748,7 +766,7 @@ func (b *builder) conversation(r *row, at model.Evidence, ts time.Time) {
 		b.pin(ev)
 	}
 	if role == "user" && !onlyResults {
-		b.firstPrompt(r, text)
+		b.firstPrompt(r, text, at.Line)
 	}
 	if role == "user" {
 		if IsNotification(text) || r.Origin.Kind == "task-notification" {
@@ -1042,8 +1060,11 @@ func (b *builder) setOptions(opts Options) {
 	if len(opts.Copied) > 0 {
 		b.t.CopiedFrom = make([]int, len(opts.Copied))
 	}
-	if opts.RowHashes {
+	if opts.RowHashes || opts.MarkLater {
 		b.rowHashes = map[uint64]uint64{}
+	}
+	if opts.MarkLater {
+		b.copyRows = &model.CopyRows{}
 	}
 }
 
@@ -1074,6 +1095,10 @@ func (b *builder) finish() *model.Transcript {
 // finish sets them to.
 func (b *builder) finishInto(t *model.Transcript) {
 	t.RowHashes = b.rowHashes
+	if b.copyRows != nil {
+		b.copyRows.Named = b.named
+		t.CopyRows = b.copyRows
+	}
 	t.LastTime = b.curMax
 	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
 	// Results whose call never appeared stay visible (Signature A must see,
@@ -1465,12 +1490,23 @@ func (b *builder) envelope(r *row) {
 
 // firstPrompt names the session by its first prompt until a custom title
 // does; meta rows, copied rows, command wrappers and harness text
-// (<command-name>, caveats, notifications) are not prompts.
-func (b *builder) firstPrompt(r *row, text string) {
-	if b.t.Title != "" || b.named || r.IsMeta || r.Origin.Kind != "" || b.copiedRow {
+// (<command-name>, caveats, notifications) are not prompts. A reading that
+// marks its copies later (Options.MarkLater) takes the first prompt and
+// lists the prompts that may name the session once the copied ones are
+// known (model.CopyRows.Prompts).
+func (b *builder) firstPrompt(r *row, text string, line int) {
+	listing := b.copyRows != nil && !b.promptsDone
+	if (b.t.Title != "" && !listing) || b.named || r.IsMeta || r.Origin.Kind != "" || b.copiedRow {
 		return
 	}
 	if s := strings.TrimSpace(text); s != "" && !strings.HasPrefix(s, "<") && !strings.HasPrefix(s, "Caveat:") && !IsNotification(text) {
-		b.t.Title = titleOf(s)
+		title := titleOf(s)
+		if b.t.Title == "" {
+			b.t.Title = title
+		}
+		if listing {
+			b.copyRows.Prompts = append(b.copyRows.Prompts, model.TitlePrompt{Line: line, Title: title})
+			b.promptsDone = r.UUID == "" // a row without a uuid is never a copy
+		}
 	}
 }
