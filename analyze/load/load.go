@@ -307,6 +307,9 @@ type loader struct {
 	// firstLeft is what is left of their budget (firstKeepBytes).
 	firstData [][]byte
 	firstLeft atomic.Int64
+	// firstSize are the session files' sizes as the first-row pass
+	// opened them (0: not opened).
+	firstSize []int64
 	// heads are the session files' first rows and uuids, gathered while
 	// the sessions stream by, for markResumeCopies; slots the run of each.
 	heads     []resumeFile
@@ -320,6 +323,13 @@ type loader struct {
 	// linked after markResumeCopies (later), which are all of them but
 	// the files that are not transcripts or cannot be read.
 	suspects, later []bool
+	// hold are the suspects read whole, once, as the sessions stream by,
+	// with what marking their copied rows afterwards needs
+	// (transcript.Options.MarkLater), within a budget (holdBytes); held
+	// are those readings of the sessions whose linking waits, kept until
+	// markResumeCopies marks and links them.
+	hold []bool
+	held []*model.Transcript
 	// beside are the folders' legacy agent files grouped by session id
 	// before the sessions streamed by (groupBeside).
 	beside map[string]map[string][]int
@@ -377,6 +387,9 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		}
 		t, err, meta = a.t, a.err, a.meta
 	} else {
+		if onDecode != nil {
+			onDecode(rel)
+		}
 		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	}
 	var gaveUp *jsonl.GaveUpError

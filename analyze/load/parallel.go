@@ -418,6 +418,9 @@ func (l *loader) readBeside(rel string) (r besideRead) {
 			r = besideRead{} // the linker reads it again and reports
 		}
 	}()
+	if onDecode != nil {
+		onDecode(rel)
+	}
 	t, size, err := transcript.ReadFileSize(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
 	if err != nil || t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
 		return besideRead{}
@@ -479,6 +482,11 @@ func (ix *agentIndex) merge(a, b []int) []agentEntry {
 	return out
 }
 
+// onDecode, when set (by tests), is told of each transcript the loader
+// reads whole (not the first-row pass's reading up to a file's first row
+// with a uuid). It may be called from several goroutines at once.
+var onDecode func(rel string)
+
 // readOne reads one transcript, catching a panic so that it can be re-raised
 // where Run's recover sees it.
 func (l *loader) readOne(rel string) (r readAhead) {
@@ -497,6 +505,9 @@ func (l *loader) readFrom(rel string, opts transcript.Options, data []byte) (r r
 			r = readAhead{panicked: fmt.Sprintf("reading %s: %v", l.show(rel), p)}
 		}
 	}()
+	if onDecode != nil {
+		onDecode(rel)
+	}
 	var t *model.Transcript
 	var err error
 	if data != nil {

@@ -2,6 +2,7 @@ package load
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -80,6 +81,19 @@ type copyPass struct {
 
 func (l *loader) newCopyPass() *copyPass {
 	p := &copyPass{l: l, files: l.heads, originals: resumeOriginals(l.heads), need: map[int]int{}, reread: map[int]map[uint64]uint64{}}
+	for j, orig := range p.originals {
+		var may []int
+		for _, i := range orig {
+			if p.mayContain(j, i) {
+				may = append(may, i)
+			}
+		}
+		if len(may) == 0 {
+			delete(p.originals, j)
+		} else {
+			p.originals[j] = may
+		}
+	}
 	for j := range p.files {
 		if _, ok := p.originals[j]; ok || l.later[l.headIndex[j]] {
 			p.units = append(p.units, j)
@@ -99,6 +113,24 @@ func (l *loader) newCopyPass() *copyPass {
 	return p
 }
 
+// mayContain reports whether file j may contain file i (contained,
+// containedOriginals) from what their first readings kept, so that a file
+// that cannot is neither read again for its hashes nor read against: j
+// must have more rows with a uuid than i, and hold i's first row's uuid
+// (known when that uuid starts a file, as every session's first uuid of
+// the first-row pass does: firstsOf kept it of j's uuids).
+func (p *copyPass) mayContain(j, i int) bool {
+	own, orig := &p.files[j], &p.files[i]
+	if own.uuidRows <= orig.uuidRows {
+		return false
+	}
+	if f := p.l.firsts; f != nil && !f[orig.firstUUID] {
+		return true // not kept of j's uuids: cannot tell
+	}
+	_, found := slices.BinarySearch(own.uuids, orig.firstUUID)
+	return found
+}
+
 // rowHashes are file i's row hashes: those its first reading kept, else
 // read again, once (nil when it cannot be read).
 func (p *copyPass) rowHashes(i int) map[uint64]uint64 {
@@ -111,6 +143,9 @@ func (p *copyPass) rowHashes(i int) map[uint64]uint64 {
 	l, rel := p.l, p.files[i].rel
 	if onReadAgain != nil {
 		onReadAgain("row hashes", rel)
+	}
+	if onDecode != nil {
+		onDecode(rel)
 	}
 	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: l.inertOnly()})
 	if err != nil {
@@ -180,6 +215,14 @@ func (p *copyPass) read(u, i int, rel string) readAhead {
 	l := p.l
 	if i > 0 {
 		return l.readOne(rel)
+	}
+	if k := l.headIndex[p.units[u]]; l.held[k] != nil {
+		// Read whole as the sessions streamed by: its copied rows are
+		// marked on that reading (skips are the originals it contains).
+		t := l.held[k]
+		l.held[k] = nil
+		transcript.MarkCopied(t, p.skips[u])
+		return readAhead{t: t}
 	}
 	opts := l.readOptions(rel)
 	opts.Copied = p.skips[u]
@@ -291,6 +334,7 @@ type resumeFile struct {
 	firstTime time.Time
 	firstUUID uint64
 	uuids     []uint64 // sorted, distinct (Transcript.UUIDs)
+	uuidRows  int      // Transcript.UUIDRows
 	// rows are the row hashes (Transcript.RowHashes) the first reading
 	// kept: a session read for its heads only (sharedFirsts); nil for
 	// the others.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -224,12 +225,15 @@ func loadOne(t *testing.T, path string) *Result {
 
 // TestResumeCheckReadsNoFileAgain (issue 30): a chain of resumes starting
 // with one row (o, c1 replaying o, c2 replaying c1) shares its first uuid, so
-// each file is read for its heads as the sessions stream by; that reading
-// keeps the rows' content hashes, and which file contains which is decided
-// from them. No file is read again for its hashes, and none a third time to
-// take back rows marked against a file it does not contain — with one job
-// or two, and with the first-row pass keeping no bytes. The files are large
-// enough to be read from disk each time. The copies are marked as before.
+// each file is read whole as the sessions stream by and held; that reading
+// keeps the rows' content hashes, which file contains which is decided from
+// them, and the copied rows are marked on it (transcript.MarkCopied): every
+// file is read once — with one job or two, and with the first-row pass
+// keeping no bytes. Past the holding budget (holdBytes 0) each is read for
+// its heads and once more with its copied rows marked, and none is read
+// again for its hashes or a third time to take back rows marked against a
+// file it does not contain. The files are large enough to be read from disk
+// each time. The copies are marked as before.
 func TestResumeCheckReadsNoFileAgain(t *testing.T) {
 	row := func(sid string, n int) string {
 		return fmt.Sprintf(`{"type":"user","uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-05-09T12:00:%02d.000Z","sessionId":%q,"message":{"role":"user","content":"step %d %s"}}`+"\n", n, n, sid, n, strings.Repeat("x", 2000))
@@ -245,26 +249,47 @@ func TestResumeCheckReadsNoFileAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keepMax := firstKeepMax
-	defer func() { firstKeepMax, onReadAgain = keepMax, nil }()
-	for _, keep := range []int64{0, keepMax} {
-		firstKeepMax = keep
-		for _, jobs := range []int{1, 2} {
-			var again []string
-			onReadAgain = func(why, rel string) { again = append(again, why+": "+rel) }
-			res, err := Load([]string{dir}, Options{Jobs: jobs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(again) > 0 {
-				t.Errorf("keep %d, %d jobs: the resume check read files again: %q", keep, jobs, again)
-			}
-			copied := map[int]int{}
-			for _, r := range res.Runs {
-				copied[r.Main.Rows] = r.Main.Copied
-			}
-			if want := map[int]int{2: 0, 4: 2, 6: 4}; !reflect.DeepEqual(copied, want) {
-				t.Errorf("keep %d, %d jobs: copied rows by file size %v, want %v", keep, jobs, copied, want)
+	keepMax, hold := firstKeepMax, holdBytes
+	defer func() { firstKeepMax, holdBytes, onReadAgain, onDecode = keepMax, hold, nil, nil }()
+	for _, held := range []int64{hold, 0} {
+		holdBytes = held
+		for _, keep := range []int64{0, keepMax} {
+			firstKeepMax = keep
+			for _, jobs := range []int{1, 2} {
+				var again []string
+				onReadAgain = func(why, rel string) { again = append(again, why+": "+rel) }
+				var mu sync.Mutex
+				decoded := map[string]int{}
+				onDecode = func(rel string) {
+					mu.Lock()
+					decoded[rel]++
+					mu.Unlock()
+				}
+				res, err := Load([]string{dir}, Options{Jobs: jobs})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(again) > 0 {
+					t.Errorf("hold %d, keep %d, %d jobs: the resume check read files again: %q", held, keep, jobs, again)
+				}
+				// Held, each file is read once; past the budget, once for
+				// its heads and once with its copied rows marked.
+				want := 1
+				if held == 0 {
+					want = 2
+				}
+				for rel, n := range decoded {
+					if n != want {
+						t.Errorf("hold %d, keep %d, %d jobs: %s read %d times, want %d", held, keep, jobs, rel, n, want)
+					}
+				}
+				copied := map[int]int{}
+				for _, r := range res.Runs {
+					copied[r.Main.Rows] = r.Main.Copied
+				}
+				if want := map[int]int{2: 0, 4: 2, 6: 4}; !reflect.DeepEqual(copied, want) {
+					t.Errorf("hold %d, keep %d, %d jobs: copied rows by file size %v, want %v", held, keep, jobs, copied, want)
+				}
 			}
 		}
 	}

@@ -321,7 +321,9 @@ func (l *loader) stream() {
 	l.rowHashesLeft = rowHashesKeep
 	l.firsts, firsts = l.firstUUIDs()
 	l.suspects = sharedFirsts(firsts) // resume.go
+	l.hold = l.holdSuspects()
 	l.later = make([]bool, len(sessions))
+	l.held = make([]*model.Transcript, len(sessions))
 	l.sidecarsFirst() // link.go
 	if afterFirstPasses != nil {
 		afterFirstPasses(l)
@@ -337,14 +339,23 @@ func (l *loader) stream() {
 		l.key = problemKey{0, k}
 		t := l.transcript(s)
 		if t != nil {
-			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t), l.keepRowHashes(t)})
+			rows := t.RowHashes // a held reading's (hold): needed to mark its copies
+			if t.CopyRows == nil {
+				rows = l.keepRowHashes(t)
+				t.RowHashes = nil
+			}
+			l.heads = append(l.heads, resumeFile{s, t.FirstTime, t.FirstUUID, l.firstsOf(t), t.UUIDRows, rows})
 			l.headIndex = append(l.headIndex, k)
-			t.UUIDs, t.RowHashes = nil, nil
+			t.UUIDs = nil
 		}
 		l.key = problemKey{1, k}
 		l.last = -1
 		if l.suspects[k] && t != nil && notTranscript(t) != "" {
-			delete(l.transcripts, s) // perhaps read for its heads only: its run reads it whole
+			if t.CopyRows == nil {
+				delete(l.transcripts, s) // read for its heads only: its run reads it whole
+			} else {
+				t.CopyRows, t.RowHashes = nil, nil // read whole (hold): its run reads this reading
+			}
 		}
 		if l.suspects[k] && t != nil && notTranscript(t) == "" {
 			// A likely resume copy is linked once, after the copies are
@@ -354,6 +365,9 @@ func (l *loader) stream() {
 			// same, where its linking would have grouped them, so that
 			// their problems are reported in the same place.
 			l.later[k] = true
+			if t.CopyRows != nil {
+				l.held[k] = t
+			}
 			if t.SessionID != "" {
 				l.sessionsBeside(path.Dir(s))
 			}
@@ -373,6 +387,7 @@ func (l *loader) stream() {
 	l.markResumeCopies()
 	l.firstData = nil
 	l.heads, l.headIndex, l.slots, l.suspects, l.later = nil, nil, nil, nil, nil
+	l.hold, l.held, l.firstSize = nil, nil, nil
 
 	dirs := l.inv.WorkflowDirs
 	pf = l.prefetch(len(dirs), l.workflowFiles, nil, true)
@@ -438,17 +453,44 @@ func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 	var data []byte
 	if l.firstData != nil {
 		data = l.firstData[k]
-		if !l.suspects[k] {
+		if !l.suspects[k] || l.hold[k] {
 			l.firstData[k] = nil
 		}
 	}
-	if l.suspects[k] {
-		// Its heads, and the rows' content hashes the resume check
-		// compares (markResumeCopies), so that it reads no file again to
-		// learn them.
+	switch {
+	case l.hold[k]:
+		// Whole, once: with the rows' content hashes the resume check
+		// compares and what marking its copied rows needs, so that
+		// markResumeCopies marks and links this reading (MarkCopied).
+		opts.MarkLater = true
+	case l.suspects[k]:
+		// Past the budget: its heads and its rows' content hashes, and
+		// markResumeCopies reads it again, with its copied rows marked.
 		opts.HeadsOnly, opts.RowHashes = true, true
 	}
 	return l.readFrom(rel, opts, data)
+}
+
+// holdBytes bounds, by their sizes, the suspects (sharedFirsts) read whole
+// as the sessions stream by and held until markResumeCopies links them
+// (hold): a held reading is the file's model, most of a file's bytes being
+// output the model does not keep. Past it a suspect is read for its heads
+// and read again once the copies are known. (A variable so that a test can
+// turn holding off.)
+var holdBytes int64 = 256 << 20
+
+// holdSuspects says which suspects are read whole and held (holdBytes), in
+// session order.
+func (l *loader) holdSuspects() []bool {
+	hold := make([]bool, len(l.suspects))
+	left := holdBytes
+	for k, suspect := range l.suspects {
+		if n := l.firstSize[k]; suspect && n > 0 && n <= left {
+			hold[k] = true
+			left -= n
+		}
+	}
+	return hold
 }
 
 // rowHashesKeep bounds the row hashes the heads readings keep for the
@@ -663,6 +705,7 @@ func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 	sessions := l.inv.Sessions
 	hs := make([]uint64, len(sessions))
 	l.firstData = make([][]byte, len(sessions))
+	l.firstSize = make([]int64, len(sessions))
 	l.firstLeft.Store(firstKeepBytes)
 	var failed atomic.Bool
 	var next atomic.Int64
@@ -672,8 +715,8 @@ func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(sessions); i = int(next.Add(1)) - 1 {
-				h, data, ok := l.firstUUIDKeep(sessions[i], true)
-				l.firstData[i] = data
+				h, data, size, ok := l.firstUUIDKeep(sessions[i], true)
+				l.firstData[i], l.firstSize[i] = data, size
 				if !ok {
 					failed.Store(true)
 				}
@@ -708,7 +751,7 @@ var uuidKey = []byte(`"uuid"`)
 // next such line is added, up to maxFirstRows and four readings; then the
 // whole file is read.
 func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
-	h, _, ok = l.firstUUIDKeep(rel, false)
+	h, _, _, ok = l.firstUUIDKeep(rel, false)
 	return h, ok
 }
 
@@ -726,17 +769,18 @@ var (
 // firstUUIDKeep is firstUUID that, when keep is set and the file is small
 // (firstKeepMax, firstKeepBytes), reads the file whole, once, and returns
 // its bytes as well: the session's reading then reads them (readFrom)
-// instead of the file. They are the file as it was when first read.
-func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok bool) {
+// instead of the file. They are the file as it was when first read. size
+// is the file's size when it was opened (0 when it could not be).
+func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, size int64, ok bool) {
 	defer func() {
 		if recover() != nil {
-			h, data, ok = 0, nil, false // the linker reads the file again and reports
+			h, data, size, ok = 0, nil, 0, false // the linker reads the file again and reports
 		}
 	}()
 	name := filepath.Join(l.root, filepath.FromSlash(rel))
 	f, size, err := jsonl.OpenRead(name)
 	if err != nil {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
 	defer f.Close()
 	var src io.Reader = f
@@ -747,7 +791,7 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok
 			buf := make([]byte, size)
 			n, err := io.ReadFull(f, buf)
 			if err != nil && err != io.ErrUnexpectedEOF {
-				return 0, nil, false
+				return 0, nil, size, false
 			}
 			data = buf[:n]
 			src = bytes.NewReader(data)
@@ -791,7 +835,7 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok
 			line, err = br.ReadSlice('\n')
 		}
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return 0, nil, false
+			return 0, nil, size, false
 		}
 		prefix = append(prefix, line...)
 		if err == bufio.ErrBufferFull {
@@ -802,13 +846,13 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok
 			t, rerr := read(prefix)
 			var gaveUp *jsonl.GaveUpError
 			if errors.As(rerr, &gaveUp) {
-				return 0, data, true // the linker reports it; it holds no session
+				return 0, data, size, true // the linker reports it; it holds no session
 			}
 			if rerr != nil {
-				return 0, nil, false
+				return 0, nil, size, false
 			}
 			if t.FirstUUID != 0 || err == io.EOF {
-				return t.FirstUUID, data, true
+				return t.FirstUUID, data, size, true
 			}
 		}
 	}
@@ -820,12 +864,12 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, ok
 	}
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		return 0, data, true
+		return 0, data, size, true
 	}
 	if err != nil {
-		return 0, nil, false
+		return 0, nil, size, false
 	}
-	return t.FirstUUID, data, true
+	return t.FirstUUID, data, size, true
 }
 
 var (

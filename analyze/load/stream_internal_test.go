@@ -265,6 +265,7 @@ func TestSmallSessionsAreOpenedOnce(t *testing.T) {
 	var firsts []uint64
 	l.firsts, firsts = l.firstUUIDs()
 	l.suspects = sharedFirsts(firsts)
+	l.hold = l.holdSuspects()
 	for k, rel := range inv.Sessions {
 		want[k] = l.readOne(rel)
 		if want[k].err != nil {
