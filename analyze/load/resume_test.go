@@ -156,8 +156,10 @@ func BenchmarkLoadOneOriginalManyCopies(b *testing.B) {
 				if err != nil || len(res.Runs) != n+1 {
 					b.Fatalf("%v: %d runs, want %d", err, len(res.Runs), n+1)
 				}
-				if c := res.Runs[n].Main.Copied; c != 1 {
-					b.Fatalf("the last copy has %d copied rows, want 1", c)
+				// A copy holds every row of its original and more (issue
+				// 29): one row of the large file is no copy of it.
+				if c := res.Runs[n].Main.Copied; c != 0 {
+					b.Fatalf("the last file has %d copied rows, want none", c)
 				}
 			}
 		})

@@ -222,3 +222,49 @@ func copyMarks(r *model.Run) string {
 	}
 	return b.String()
 }
+
+// resumeChain writes a chain of n resumes of one session, as an older CLI
+// wrote them: file i replays file i-1 (rows rows each turn, with a Bash
+// call and its result) and adds a turn of its own, all starting with the
+// same row.
+func resumeChain(b testing.TB, n, rows int) string {
+	b.Helper()
+	dir := b.TempDir()
+	var prev []string // the rows so far, with %[1]s for the sessionId
+	for i := range n {
+		sid := fmt.Sprintf("d0000000-0000-4000-8000-%012d", i)
+		for r := range rows {
+			u := fmt.Sprintf("t%d-r%d", i, r)
+			prev = append(prev,
+				fmt.Sprintf(`{"type":"user","uuid":"%s-u","sessionId":"%%[1]s","timestamp":"2026-05-09T12:%02d:%02d.000Z","message":{"role":"user","content":"step %d of turn %d: %s"}}`, u, i%60, r%60, r, i, strings.Repeat("words ", 20)),
+				fmt.Sprintf(`{"type":"assistant","uuid":"%s-a","sessionId":"%%[1]s","timestamp":"2026-05-09T12:%02d:%02d.500Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_%s","name":"Bash","input":{"command":"go test ./... -run Step%d"}}]}}`, u, i%60, r%60, strings.ReplaceAll(u, "-", "_"), r),
+				fmt.Sprintf(`{"type":"user","uuid":"%s-r","sessionId":"%%[1]s","timestamp":"2026-05-09T12:%02d:%02d.900Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%s","content":"ok  \tpkg\t0.01s %s"}]}}`, u, i%60, r%60, strings.ReplaceAll(u, "-", "_"), strings.Repeat("output ", 30)))
+		}
+		var file strings.Builder
+		for _, row := range prev {
+			fmt.Fprintf(&file, row, sid)
+			file.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(file.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkLoadResumeChain (issue 30): a chain of 8 resumes of one session
+// (75 to 600 rows, 0.06 to 0.5 MB each; 8 is maxOriginals): every file is a
+// likely copy, read for its heads and then again with its copied rows
+// marked before; read once, and marked on that reading, now.
+func BenchmarkLoadResumeChain(b *testing.B) {
+	dir := resumeChain(b, 8, 25)
+	for b.Loop() {
+		res, err := Load([]string{dir}, Options{})
+		if err != nil || len(res.Runs) != 8 {
+			b.Fatalf("%v: %d runs, want 8", err, len(res.Runs))
+		}
+		if c := res.Runs[7].Main.Copied; c != 7*25*3 {
+			b.Fatalf("the last file has %d copied rows, want %d", c, 7*25*3)
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
@@ -82,4 +84,47 @@ func copiesOf(rng *rand.Rand, own map[uint64]uint64, shape int) []map[uint64]uin
 		return []map[uint64]uint64{part(0.7, 0.3)}
 	}
 	return []map[uint64]uint64{part(0.6, 0.2), part(0.5, 0.5), part(0.4, 0.1)}
+}
+
+// oldTitleOf is titleOf as it was before it was written as it goes.
+func oldTitleOf(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > model.TitleLimit {
+		n := 0
+		for i := range s {
+			if n == model.TitleLimit-1 {
+				return s[:i] + "…"
+			}
+			n++
+		}
+	}
+	return strings.Clone(s)
+}
+
+// TestTitleOfIsJoinedFields: titleOf, written as it goes, is the session
+// title it was (the fields of s joined by one space, cut to TitleLimit
+// runes with an ellipsis), on random strings of spaces of every kind,
+// multi-byte runes and invalid UTF-8 around the limit, and every fixture and
+// corpus line.
+func TestTitleOfIsJoinedFields(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 2))
+	parts := []string{" ", "  ", "\t", "\n", "\u00a0", "\u2003", "\u3000", "a", "bc", "é", "日本", "\xff", "\xe2\x82", "🙂", "word"}
+	check := func(s string) {
+		if got, want := titleOf(s), oldTitleOf(s); got != want {
+			t.Fatalf("titleOf(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(120) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		check(b.String())
+	}
+	eachTranscript(t, realRoots(t), func(_ string, data []byte) error {
+		for _, line := range strings.Split(string(data), "\n") {
+			check(line)
+		}
+		return nil
+	})
 }

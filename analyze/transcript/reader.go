@@ -1386,7 +1386,7 @@ func contentHash(data []byte, sessionID string) uint64 {
 	for len(data) > 0 {
 		n := len(data)
 		if sessionID != "" {
-			if i := bytes.Index(data, []byte(sessionID)); i >= 0 {
+			if i := strings.Index(view(data), sessionID); i >= 0 {
 				n = i
 			}
 		}
@@ -1452,18 +1452,55 @@ func isClaudeCodeRow(r *row) bool {
 
 // titleOf is a session title: s on one line, cut to model.TitleLimit
 // characters.
+//
+// It is strings.Join(strings.Fields(s), " ") cut so, written as it goes:
+// only the head of a long prompt is looked at (a reading that marks its
+// copies later titles every prompt that may name the session).
 func titleOf(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > model.TitleLimit {
-		n := 0
-		for i := range s {
-			if n == model.TitleLimit-1 {
-				return s[:i] + "…"
+	keep, over := titleWalk(s, 0, nil)
+	var b strings.Builder
+	if over {
+		b.Grow(keep + len("…"))
+	} else {
+		b.Grow(keep)
+	}
+	titleWalk(s, keep, &b)
+	if over {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// titleWalk walks strings.Join(strings.Fields(s), " ") rune by rune, up to
+// TitleLimit+1 runes, and returns keep, the bytes of the title but its
+// ellipsis: all of it, or its first TitleLimit-1 runes when it has more
+// than TitleLimit (over). With b set it writes the first upto bytes there.
+func titleWalk(s string, upto int, b *strings.Builder) (keep int, over bool) {
+	runes, n, cut := 0, 0, 0
+	// emit takes t, rune by rune; false once the title is over the limit.
+	emit := func(t string) bool {
+		for i := 0; i < len(t); {
+			_, w := utf8.DecodeRuneInString(t[i:])
+			if b != nil && n+w <= upto {
+				b.WriteString(t[i : i+w])
 			}
-			n++
+			n += w
+			i += w
+			if runes++; runes == model.TitleLimit-1 {
+				cut = n
+			}
+			if runes > model.TitleLimit {
+				return false
+			}
+		}
+		return true
+	}
+	for f := range strings.FieldsSeq(s) {
+		if runes > 0 && !emit(" ") || !emit(f) {
+			return cut, true
 		}
 	}
-	return strings.Clone(s)
+	return n, false
 }
 
 // envelope keeps what the transcript says of itself: the first session id,
