@@ -148,39 +148,39 @@ func TestResumeCheckReadsEachSessionOnce(t *testing.T) {
 // likely copies' one reading (hold) gives what reading them again with
 // their copied rows marked gave (holdBytes 0, the way past the budget): the
 // same runs, stats, facts and problems, and the same copies, titles and
-// marks on every call, result and notification.
+// marks on every call, result and notification; with every suspect held,
+// and with a budget that holds a few of them.
 func TestHeldSuspectsChangeNothing(t *testing.T) {
 	roots := resumeRoots(t)
-	loadsAgree(t, &holdBytes, "suspects are held", roots, func(string, *Result) {})
 	on := holdBytes
 	defer func() { holdBytes = on }()
+	marks := func(root string, jobs int, budget int64) []string {
+		holdBytes = budget
+		defer func() { holdBytes = on }()
+		res, err := Load([]string{root}, Options{Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Runs {
+			out = append(out, copyMarks(r))
+		}
+		return out
+	}
 	marked := 0
-	for _, root := range roots {
-		for _, jobs := range []int{1, 2} {
-			var got, want []string
-			for _, b := range []int64{on, 0} {
-				holdBytes = b
-				res, err := Load([]string{root}, Options{Jobs: jobs})
-				if err != nil {
-					t.Fatal(err)
+	for _, budget := range []int64{on, 5 * holdOverhead} {
+		holdBytes = budget
+		loadsAgree(t, &holdBytes, "suspects are held", roots, func(string, *Result) {})
+		for _, root := range roots {
+			for _, jobs := range []int{1, 2} {
+				got, want := marks(root, jobs, budget), marks(root, jobs, 0)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %d jobs, budget %d: marks differ when suspects are held:\n%q\nwant\n%q", root, jobs, budget, got, want)
 				}
-				var marks []string
-				for _, r := range res.Runs {
-					marks = append(marks, copyMarks(r))
-				}
-				if b == on {
-					got = marks
-				} else {
-					want = marks
-				}
-			}
-			holdBytes = on
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s, %d jobs: marks differ when suspects are held:\n%q\nwant\n%q", root, jobs, got, want)
-			}
-			for _, m := range got {
-				if strings.Contains(m, "copied") {
-					marked++
+				for _, m := range got {
+					if strings.Contains(m, "copied") {
+						marked++
+					}
 				}
 			}
 		}

@@ -471,13 +471,19 @@ func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 	return l.readFrom(rel, opts, data)
 }
 
-// holdBytes bounds, by their sizes, the suspects (sharedFirsts) read whole
-// as the sessions stream by and held until markResumeCopies links them
-// (hold): a held reading is the file's model, most of a file's bytes being
-// output the model does not keep. Past it a suspect is read for its heads
-// and read again once the copies are known. (A variable so that a test can
-// turn holding off.)
-var holdBytes int64 = 256 << 20
+// holdBytes bounds the memory of the suspects (sharedFirsts) read whole as
+// the sessions stream by and held until markResumeCopies links them
+// (hold), each counted as its file's size and holdOverhead: a held reading
+// is the file's model, smaller than a large file (most of its bytes are
+// output the model does not keep) and a few KiB more than a small one.
+// Past it a suspect is read for its heads and read again once the copies
+// are known. (A variable so that a test can turn holding off.)
+var holdBytes int64 = 64 << 20
+
+// holdOverhead is what a held reading is counted beyond its file's size: a
+// transcript's model of a few rows measured about 3.6 KiB more than its
+// file (a folder of 20,000 likely copies of 2.3 KB each).
+const holdOverhead = 4 << 10
 
 // holdSuspects says which suspects are read whole and held (holdBytes), in
 // session order.
@@ -485,7 +491,7 @@ func (l *loader) holdSuspects() []bool {
 	hold := make([]bool, len(l.suspects))
 	left := holdBytes
 	for k, suspect := range l.suspects {
-		if n := l.firstSize[k]; suspect && n > 0 && n <= left {
+		if n := l.firstSize[k] + holdOverhead; suspect && l.firstSize[k] > 0 && n <= left {
 			hold[k] = true
 			left -= n
 		}
