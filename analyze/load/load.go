@@ -437,9 +437,10 @@ func (l *loader) transcript(rel string) *model.Transcript {
 	return t
 }
 
-// readOptions are the reader's options for one file. (A resume copy is
-// read with its rows marked once, by markResumeCopies, and not read again:
-// its run is linked from that reading, and a Workflow run's parent is kept.)
+// readOptions are the reader's options for one file. (A likely resume copy
+// is read once and its rows marked on that reading by markResumeCopies, or,
+// past holdBytes, read with its rows marked there; its run is linked from
+// that reading, and a Workflow run's parent is kept.)
 func (l *loader) readOptions(rel string) transcript.Options {
 	return transcript.Options{LineCap: l.opts.LineCap, GiveUp: l.opts.GiveUpOnJunk, Shell: l.shell, Follow: l.opts.Follow.forTranscripts(),
 		// Only session files' uuids are compared (markResumeCopies): an

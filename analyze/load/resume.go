@@ -31,15 +31,22 @@ const maxOriginals = 8
 // (loader.heads) and dropped afterwards.
 //
 // The sessions that start with another session's first uuid (sharedFirsts:
-// the usual shape of a resume's copy) were only read for their heads as
-// they streamed by, and that reading kept their rows' content hashes: which
-// of them contains which is decided from those hashes (copyPass.contained),
-// and each is then read, once, with the rows of the files it contains
-// marked, and linked. Any other copy's run, already handed on, is read
-// again with its copied rows marked, linked again, and replaces the first;
-// the earlier files it may have copied are read again for their hashes
-// when their first reading kept none. Either way the files are read ahead
-// in parallel.
+// the usual shape of a resume's copy) were read whole as they streamed by,
+// as if none of their rows were copied, and held (loader.held, within
+// holdBytes); that reading kept their rows' content hashes, and which of
+// them contains which is decided from those hashes (contained). The rows
+// of the files each contains are then marked on its reading
+// (transcript.MarkCopied), and it is linked: no file is read again. A file
+// is compared only with the files it may contain (mayContain), so a file
+// that cannot be a copy is not read again to learn it. What is still read
+// again: a likely copy past holdBytes, read for its heads as it streamed
+// by, is read once more with its copied rows marked; an original a copy
+// may contain whose first reading kept no hashes is read again for them
+// (rowHashes); and any other copy's run, already handed on (a copy that
+// does not start with its original's first row: no resume writes one), is
+// read again with its copied rows marked, linked again, and replaces the
+// first (onReadAgain is told of the last two). The files a unit reads are
+// read ahead in parallel.
 func (l *loader) markResumeCopies() {
 	p := l.newCopyPass()
 	pf := l.prefetch(len(p.units), p.unitFiles, p.read, false) // stream.go
@@ -174,7 +181,8 @@ func (p *copyPass) used(i int) {
 // each copy its originals' rows, however few rows the copy has: one large
 // file and thousands of small copies of parts of it, quadratic). When the
 // file's own hashes were kept, only the originals it contains are kept
-// (contained), so it is read once, with the right rows marked.
+// (contained), so its held reading is marked (or it is read once) with the
+// right rows marked.
 func (p *copyPass) unitFiles(u int) []string {
 	j := p.units[u]
 	own := p.files[j].rows
@@ -210,7 +218,8 @@ func contained(own, orig map[uint64]uint64) bool {
 }
 
 // read reads file i of unit u (prefetch): the unit's file with its copied
-// rows marked, the rest as the linker reads them.
+// rows marked (a held reading is marked, not read), the rest as the linker
+// reads them.
 func (p *copyPass) read(u, i int, rel string) readAhead {
 	l := p.l
 	if i > 0 {
@@ -336,8 +345,8 @@ type resumeFile struct {
 	uuids     []uint64 // sorted, distinct (Transcript.UUIDs)
 	uuidRows  int      // Transcript.UUIDRows
 	// rows are the row hashes (Transcript.RowHashes) the first reading
-	// kept: a session read for its heads only (sharedFirsts); nil for
-	// the others.
+	// kept: a likely copy's (sharedFirsts), held or read for its heads
+	// only; nil for the others.
 	rows map[uint64]uint64
 }
 

@@ -28,10 +28,11 @@ import (
 // transcripts.
 //
 // What needs more than one run is kept apart and small: the uuids of the
-// session files (markResumeCopies, after the sessions; a resume copy's run
-// is linked and handed on again with its copied rows marked, replacing the
-// first), the agent files claimed (orphanRuns), the index of agent files
-// and sidecars. Problems are reported once per file and sorted back into
+// session files (markResumeCopies, after the sessions), the likely resume
+// copies' readings, held until then within a budget (holdBytes), the agent
+// files claimed (orphanRuns), the index of agent files and sidecars. A
+// resume copy found among the runs already handed on is linked and handed
+// on again with its copied rows marked, replacing the first. Problems are reported once per file and sorted back into
 // the order of a load that read every session file before linking.
 
 // Each loads like Load, but hands every run to fn as soon as it is linked,
@@ -441,8 +442,9 @@ func (l *loader) sessionFiles(k int) []string {
 }
 
 // readSessionFile reads file i of session k's files (sessionFiles): a
-// session whose linking waits is read for its heads only (resumeFile), the
-// rest whole.
+// session whose linking waits is read whole with what marking its copied
+// rows afterwards needs (hold), or past that budget for its heads only
+// (resumeFile); the rest whole.
 func (l *loader) readSessionFile(k, i int, rel string) readAhead {
 	opts := l.readOptions(rel)
 	if i != 0 {
