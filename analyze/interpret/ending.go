@@ -1,10 +1,13 @@
 package interpret
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pmcheck/pmcheck/analyze/harness"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -135,6 +138,9 @@ var usageLimitMarkers = []string{
 }
 
 func isUsageLimit(text string) bool {
+	if hit, ok := usageLimitASCII(text); ok {
+		return hit
+	}
 	low := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
 	for _, m := range usageLimitMarkers {
 		if strings.Contains(low, m) {
@@ -143,6 +149,40 @@ func isUsageLimit(text string) bool {
 	}
 	return false
 }
+
+// usageLimitASCII is isUsageLimit's answer for an ASCII text (ok false for
+// any other), without its two copies (a watch asks it of every agent's last
+// row at every poll): an ASCII text has no typographic apostrophe, lowers
+// byte by byte (into a pooled buffer), and cannot hold a marker with a
+// non-ASCII character.
+func usageLimitASCII(text string) (hit, ok bool) {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return false, false
+		}
+	}
+	bp := lowerBufs.Get().(*[]byte)
+	defer lowerBufs.Put(bp)
+	low := (*bp)[:0]
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+	}
+	if cap(low) <= 64<<10 {
+		*bp = low
+	}
+	for _, m := range usageLimitMarkers {
+		if bytes.Contains(low, []byte(m)) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 var (
 	resetsRE = lazyre.New(`(?i)\bresets\s+(?:at\s+)?([^·∙\n]+?)\s*(?:[·∙].*)?$`)

@@ -1,6 +1,7 @@
 package interpret
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -63,6 +64,39 @@ func TestAttemptOutcome(t *testing.T) {
 	for i, c := range cases {
 		if got := AttemptOutcome(&c.a); got != c.want {
 			t.Errorf("case %d: %s, want %s", i, got, c.want)
+		}
+	}
+}
+
+// TestUsageLimitASCIIIsTheGeneralAnswer: the ASCII path of isUsageLimit
+// (no copies) answers what lowering the whole text answers, on the markers
+// in every case and around them, and leaves every other text to it.
+func TestUsageLimitASCIIIsTheGeneralAnswer(t *testing.T) {
+	general := func(text string) bool {
+		low := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
+		for _, m := range usageLimitMarkers {
+			if strings.Contains(low, m) {
+				return true
+			}
+		}
+		return false
+	}
+	texts := []string{"", "hello", "Claude AI usage limit reached|1700000000", "USAGE LIMIT REACHED", "You've hit your limit",
+		"you’ve hit your limit", "5-hour limit reached ∙ resets 3pm", "You've Reached Your weekly limit", "you've hit you", "usage limit",
+		"x\x00usage limit reached", strings.Repeat("a", 70<<10) + "usage limit reached", "\u212Aelvin", "İ usage limit reached"}
+	for _, m := range usageLimitMarkers {
+		texts = append(texts, m, strings.ToUpper(m), "[["+m+"]]", m[:len(m)-1])
+	}
+	for _, text := range texts {
+		hit, ok := usageLimitASCII(text)
+		if ascii := strings.IndexFunc(text, func(r rune) bool { return r >= 0x80 }) < 0; ok != ascii {
+			t.Errorf("%.40q: ASCII path taken %v, ASCII %v", text, ok, ascii)
+		}
+		if ok && hit != general(text) {
+			t.Errorf("%.40q: the ASCII path says %v, lowering the text %v", text, hit, general(text))
+		}
+		if isUsageLimit(text) != general(text) {
+			t.Errorf("%.40q: isUsageLimit says %v", text, isUsageLimit(text))
 		}
 	}
 }

@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
@@ -18,13 +17,22 @@ import (
 // otherwise.
 type Followers = incr.Cache[*Follower]
 
+// followKey tells apart the readings of one file with and without GiveUp
+// (built by hand: fmt at every poll was a measurable part of a watch).
+func followKey(file string, giveUp bool) string {
+	if giveUp {
+		return "1 " + file
+	}
+	return "0 " + file
+}
+
 // readFollowing is ReadFile through opts.Follow: the journal a full read
 // gives, from the bytes appended since the last read.
 func readFollowing(path, file string, opts Options) (*model.Journal, error) {
 	plain := opts
 	plain.Follow = nil
 	var j *model.Journal
-	err := opts.Follow.Read(path, fmt.Sprint(file, opts.GiveUp),
+	err := opts.Follow.Read(path, followKey(file, opts.GiveUp),
 		func() *Follower { return NewFollower(file, plain) },
 		func(f *Follower) (err error) {
 			j, err = f.Snapshot()

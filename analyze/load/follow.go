@@ -72,7 +72,23 @@ type listing struct {
 	// displayRoot.
 	stat    func(path string) (os.FileInfo, error)
 	display map[string]string
+	// agents is the agent index of the inventory agentsOf (the last one a
+	// followed load indexed), which a load of the same inventory takes
+	// rather than indexing it again at every poll.
+	agents   *agentIndex
+	agentsOf *discover.Inventory
+	// joins are the paths a load joined (loader.show, loader.abs,
+	// loader.osPath), by kind, base and relative path: the same few, at
+	// every poll.
+	joins [3]map[[2]string]string
 }
+
+// The kinds of joined paths (Followers.joined).
+const (
+	joinShown = iota
+	joinAbs
+	joinOS
+)
 
 // ListingUnchanged tells the next load through f that no file was created,
 // removed or renamed in the directories it reads since the last load
@@ -156,3 +172,55 @@ func (f *Followers) displayRoot(root string) string {
 	f.listing.display[root] = d
 	return d
 }
+
+// agentIndexOf is the index kept for inv (nil: none).
+func (f *Followers) agentIndexOf(inv *discover.Inventory) *agentIndex {
+	if f == nil || inv == nil {
+		return nil
+	}
+	f.listing.mu.Lock()
+	defer f.listing.mu.Unlock()
+	if f.listing.agentsOf != inv {
+		return nil
+	}
+	return f.listing.agents
+}
+
+// keepAgentIndex keeps ix, the index of inv, for the next loads of inv.
+func (f *Followers) keepAgentIndex(inv *discover.Inventory, ix *agentIndex) {
+	if f == nil || inv == nil {
+		return
+	}
+	f.listing.mu.Lock()
+	f.listing.agents, f.listing.agentsOf = ix, inv
+	f.listing.mu.Unlock()
+}
+
+// joined is join(base, rel), kept for the next loads through f (made
+// afresh when f is nil) under kind. Each kind keeps up to maxJoined paths.
+func (f *Followers) joined(kind int, base, rel string, join func(base, rel string) string) string {
+	if f == nil {
+		return join(base, rel)
+	}
+	k := [2]string{base, rel}
+	f.listing.mu.Lock()
+	memo := &f.listing.joins[kind]
+	p, ok := (*memo)[k]
+	f.listing.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = join(base, rel)
+	f.listing.mu.Lock()
+	if *memo == nil {
+		*memo = map[[2]string]string{}
+	}
+	if len(*memo) < maxJoined {
+		(*memo)[k] = p
+	}
+	f.listing.mu.Unlock()
+	return p
+}
+
+// maxJoined bounds each of the maps of joined paths.
+const maxJoined = 4096

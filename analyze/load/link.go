@@ -716,7 +716,9 @@ func (s *sidecarStore) take(rel string) []byte {
 }
 
 func (l *loader) abs(rel string) string {
-	return path.Join(strings.ReplaceAll(l.root, "\\", "/"), rel)
+	return l.opts.Follow.joined(joinAbs, l.root, rel, func(root, rel string) string {
+		return path.Join(strings.ReplaceAll(root, "\\", "/"), rel)
+	})
 }
 
 // capText cuts a sidecar's description or type to model.DescriptionLimit

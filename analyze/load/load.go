@@ -349,6 +349,11 @@ type loader struct {
 	seq               int
 }
 
+// osPath is the OS path of rel, a path under the root.
+func (l *loader) osPath(rel string) string {
+	return l.opts.Follow.joined(joinOS, l.root, rel, func(root, rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) })
+}
+
 // show turns a root-relative path into the path evidence carries.
 func (l *loader) show(rel string) string {
 	if l.display == "" {
@@ -357,7 +362,7 @@ func (l *loader) show(rel string) string {
 	if rel == "." {
 		return l.display
 	}
-	return path.Join(l.display, rel)
+	return l.opts.Follow.joined(joinShown, l.display, rel, func(display, rel string) string { return path.Join(display, rel) })
 }
 
 // transcript reads a file, once per run that uses it (a file that cannot be
@@ -390,7 +395,7 @@ func (l *loader) transcript(rel string) *model.Transcript {
 		if onDecode != nil {
 			onDecode(rel)
 		}
-		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
+		t, err = transcript.ReadFile(l.osPath(rel), l.show(rel), l.readOptions(rel))
 	}
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -91,7 +90,7 @@ func (l *loader) readAhead(files []string) {
 			jobs = append(jobs, job{f, 0})
 			continue
 		}
-		st, err := os.Stat(filepath.Join(l.root, filepath.FromSlash(f)))
+		st, err := os.Stat(l.osPath(f))
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
@@ -243,7 +242,15 @@ func (l *loader) agentIndex() *agentIndex {
 	if l.agents != nil {
 		return l.agents
 	}
+	// A followed load that took the last one's inventory takes its index
+	// too (made from the inventory alone, and not changed once made); the
+	// groups by session id read files, and are made afresh.
+	if kept := l.opts.Follow.agentIndexOf(l.inv); kept != nil {
+		l.agents = &agentIndex{all: kept.all, byStem: kept.byStem, byDir: kept.byDir, bySession: map[string]map[string][]int{}}
+		return l.agents
+	}
 	ix := &agentIndex{byStem: map[string][]int{}, byDir: map[string][]int{}, bySession: map[string]map[string][]int{}}
+	defer l.opts.Follow.keepAgentIndex(l.inv, ix)
 	for _, id := range sortedIDs(l.inv.AgentFiles) {
 		for _, f := range l.inv.AgentFiles[id] {
 			k := len(ix.all)
@@ -421,7 +428,7 @@ func (l *loader) readBeside(rel string) (r besideRead) {
 	if onDecode != nil {
 		onDecode(rel)
 	}
-	t, size, err := transcript.ReadFileSize(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), l.readOptions(rel))
+	t, size, err := transcript.ReadFileSize(l.osPath(rel), l.show(rel), l.readOptions(rel))
 	if err != nil || t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
 		return besideRead{}
 	}
@@ -513,7 +520,7 @@ func (l *loader) readFrom(rel string, opts transcript.Options, data []byte) (r r
 	if data != nil {
 		t, err = transcript.ReadBytes(data, l.show(rel), opts)
 	} else {
-		t, err = transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), opts)
+		t, err = transcript.ReadFile(l.osPath(rel), l.show(rel), opts)
 	}
 	r = readAhead{t: t, err: err}
 	if err == nil && l.firsts != nil && layout.AgentIDFromName(path.Base(rel)) == "" {

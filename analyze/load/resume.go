@@ -1,7 +1,6 @@
 package load
 
 import (
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -154,7 +153,7 @@ func (p *copyPass) rowHashes(i int) map[uint64]uint64 {
 	if onDecode != nil {
 		onDecode(rel)
 	}
-	t, err := transcript.ReadFile(filepath.Join(l.root, filepath.FromSlash(rel)), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: l.inertOnly()})
+	t, err := transcript.ReadFile(l.osPath(rel), l.show(rel), transcript.Options{LineCap: l.opts.LineCap, RowHashes: true, Shell: l.inertOnly()})
 	if err != nil {
 		p.reread[i] = nil
 		return nil

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -785,7 +784,7 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 			h, data, size, ok = 0, nil, 0, false // the linker reads the file again and reports
 		}
 	}()
-	name := filepath.Join(l.root, filepath.FromSlash(rel))
+	name := l.osPath(rel)
 	f, size, err := jsonl.OpenRead(name)
 	if err != nil {
 		return 0, nil, 0, false

@@ -267,7 +267,15 @@ type follower struct {
 	// stats are this poll's stats of the files, by OS path.
 	stats map[string]os.FileInfo
 	// open are the run directory's files kept open, by name (statIn).
-	open map[string]*os.File
+	open map[string]keptFile
+	// paths are the run directory's files' paths, by name (pathOf); the
+	// directory and the parent transcript's are made once too.
+	paths               map[string]filePath
+	cleanDir            string
+	parent, cleanParent string
+	// spare is the slice of the signature before last, which the next is
+	// made in (read keeps the last one in sig).
+	spare []fileSig
 }
 
 // racyListing is how long after a directory's last change its listing is
@@ -283,14 +291,19 @@ type fileSig struct {
 }
 
 // signature is the sizes and modification times of the run's files and the
-// parent transcript, and the journal's size (-1 when missing).
+// parent transcript, and the journal's size (-1 when missing). It is made
+// in the slice the signature before last was (a poll allocates nothing
+// here: the paths are kept with the names, the map of stats is reused).
 func (f *follower) signature() ([]fileSig, int64) {
 	if f.stats == nil {
 		f.stats = map[string]os.FileInfo{}
+		f.cleanDir = filepath.Clean(f.dir)
+		f.parent = analyze.ParentOfRunOnDisk(f.dir)
+		f.cleanParent = filepath.Clean(f.parent)
 	}
 	clear(f.stats)
 	trusted := !f.list()
-	sig := make([]fileSig, 0, len(f.names)+1)
+	sig := f.spare[:0]
 	journal := int64(-1)
 	for _, name := range f.names {
 		// A name listed whose file is gone, or no longer regular, is part
@@ -304,9 +317,10 @@ func (f *follower) signature() ([]fileSig, int64) {
 		}
 		sig = append(sig, s)
 	}
-	if info := f.stat(analyze.ParentOfRunOnDisk(f.dir)); info != nil {
+	if info := f.stat(f.parent, f.cleanParent); info != nil {
 		sig = append(sig, fileSig{name: "\x00parent", size: info.Size(), mtime: info.ModTime()})
 	}
+	f.spare = sig
 	return sig, journal
 }
 
@@ -316,7 +330,7 @@ func (f *follower) signature() ([]fileSig, int64) {
 func (f *follower) list() bool {
 	st, err := os.Stat(f.dir)
 	if err == nil {
-		f.stats[filepath.Clean(f.dir)] = st
+		f.stats[f.cleanDir] = st
 	}
 	if err == nil && f.listed && st.ModTime().Equal(f.dirMtime) {
 		return false
@@ -353,27 +367,54 @@ func (f *follower) list() bool {
 // the cost or more); otherwise the path is stat-ed and the file kept for
 // the name is opened again when the path now names another.
 func (f *follower) statIn(name string, trusted bool) os.FileInfo {
-	path := filepath.Join(f.dir, name)
-	if kept := f.open[name]; trusted && kept != nil {
-		if info, err := kept.Stat(); err == nil {
-			f.stats[filepath.Clean(path)] = info
+	p := f.pathOf(name)
+	if kept := f.open[name]; trusted && kept.f != nil {
+		if info, err := kept.f.Stat(); err == nil {
+			f.stats[p.clean] = info
 			return info
 		}
 	}
-	info := f.stat(path)
+	info := f.stat(p.path, p.clean)
 	kept := f.open[name]
 	switch {
 	case info == nil || !info.Mode().IsRegular():
 		f.forget(name)
-	case kept != nil:
-		if kst, err := kept.Stat(); err != nil || !os.SameFile(kst, info) {
+	case kept.f != nil:
+		// The file kept is the one it was when opened (its stat then):
+		// the path still names it when the identities match.
+		if !os.SameFile(kept.st, info) {
 			f.forget(name)
-			f.keep(name, path, info)
+			f.keep(name, p.path, info)
 		}
 	default:
-		f.keep(name, path, info)
+		f.keep(name, p.path, info)
 	}
 	return info
+}
+
+// filePath is a run directory file's path, and the same cleaned (the key
+// of the poll's stats).
+type filePath struct{ path, clean string }
+
+// pathOf is the path of the run directory's file name, made once per name.
+func (f *follower) pathOf(name string) filePath {
+	if p, ok := f.paths[name]; ok {
+		return p
+	}
+	if f.paths == nil {
+		f.paths = map[string]filePath{}
+	}
+	path := filepath.Join(f.dir, name)
+	p := filePath{path, filepath.Clean(path)}
+	f.paths[name] = p
+	return p
+}
+
+// keptFile is a file of the run directory kept open, and its stat when it
+// was opened (which says what file it is: an open file stays the same).
+type keptFile struct {
+	f  *os.File
+	st os.FileInfo
 }
 
 // keptFiles bounds the run directory's files the change check keeps open;
@@ -390,19 +431,20 @@ func (f *follower) keep(name, path string, info os.FileInfo) {
 	if err != nil {
 		return
 	}
-	if kst, err := kept.Stat(); err != nil || !os.SameFile(kst, info) {
+	kst, err := kept.Stat()
+	if err != nil || !os.SameFile(kst, info) {
 		kept.Close()
 		return
 	}
 	if f.open == nil {
-		f.open = map[string]*os.File{}
+		f.open = map[string]keptFile{}
 	}
-	f.open[name] = kept
+	f.open[name] = keptFile{kept, kst}
 }
 
 func (f *follower) forget(name string) {
-	if kept := f.open[name]; kept != nil {
-		kept.Close()
+	if kept := f.open[name]; kept.f != nil {
+		kept.f.Close()
 		delete(f.open, name)
 	}
 }
@@ -414,14 +456,14 @@ func (f *follower) close() {
 	}
 }
 
-// stat stats a file and keeps the answer for this poll's load (nil: it
-// cannot be stat-ed).
-func (f *follower) stat(path string) os.FileInfo {
+// stat stats a file and keeps the answer for this poll's load under its
+// cleaned path (nil: it cannot be stat-ed).
+func (f *follower) stat(path, clean string) os.FileInfo {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil
 	}
-	f.stats[filepath.Clean(path)] = info
+	f.stats[clean] = info
 	return info
 }
 
@@ -456,7 +498,7 @@ func (f *follower) read() (run *analyze.Run, truncated, changed bool, err error)
 		return nil, false, false, usageError("replay: %v", err)
 	}
 	truncated = journal >= 0 && journal < f.journalSize
-	f.sig, f.journalSize = sig, journal
+	f.sig, f.spare, f.journalSize = sig, f.sig, journal
 	return run, truncated, true, nil
 }
 
