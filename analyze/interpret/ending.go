@@ -153,36 +153,54 @@ func isUsageLimit(text string) bool {
 // usageLimitASCII is isUsageLimit's answer for an ASCII text (ok false for
 // any other), without its two copies (a watch asks it of every agent's last
 // row at every poll): an ASCII text has no typographic apostrophe, lowers
-// byte by byte (into a pooled buffer), and cannot hold a marker with a
-// non-ASCII character.
+// byte by byte (on the stack when short, else into a pooled buffer), and
+// can hold only the markers that are ASCII.
 func usageLimitASCII(text string) (hit, ok bool) {
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			return false, false
-		}
+	if len(text) <= 512 {
+		var stack [512]byte
+		return asciiMarked(stack[:0], text)
 	}
 	bp := lowerBufs.Get().(*[]byte)
-	defer lowerBufs.Put(bp)
-	low := (*bp)[:0]
+	hit, ok = asciiMarked((*bp)[:0], text)
+	if len(text) <= 64<<10 && cap(*bp) < len(text) {
+		*bp = make([]byte, 0, len(text))
+	}
+	lowerBufs.Put(bp)
+	return hit, ok
+}
+
+// asciiMarked is usageLimitASCII lowering text into buf.
+func asciiMarked(buf []byte, text string) (hit, ok bool) {
+	low := buf
 	for i := 0; i < len(text); i++ {
 		c := text[i]
+		if c >= utf8.RuneSelf {
+			return false, false
+		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		low = append(low, c)
 	}
-	if cap(low) <= 64<<10 {
-		*bp = low
-	}
-	for _, m := range usageLimitMarkers {
-		if bytes.Contains(low, []byte(m)) {
+	for _, m := range asciiMarkers {
+		if bytes.Contains(low, m) {
 			return true, true
 		}
 	}
 	return false, true
 }
 
-var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// asciiMarkers are the usage-limit markers that are ASCII.
+var asciiMarkers = func() (out [][]byte) {
+	for _, m := range usageLimitMarkers {
+		if strings.IndexFunc(m, func(r rune) bool { return r >= utf8.RuneSelf }) < 0 {
+			out = append(out, []byte(m))
+		}
+	}
+	return out
+}()
+
+var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 var (
 	resetsRE = lazyre.New(`(?i)\bresets\s+(?:at\s+)?([^·∙\n]+?)\s*(?:[·∙].*)?$`)

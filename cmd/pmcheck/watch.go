@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -273,6 +274,10 @@ type follower struct {
 	paths               map[string]filePath
 	cleanDir            string
 	parent, cleanParent string
+	// raw is the run directory's entries at the last full listing as the
+	// kernel gives them (rawListing; nil where it cannot), rawNext the
+	// buffer of the listings made again.
+	raw, rawNext []byte
 	// spare is the slice of the signature before last, which the next is
 	// made in (read keeps the last one in sig).
 	spare []fileSig
@@ -340,9 +345,33 @@ func (f *follower) list() bool {
 	// (which can be coarse): it is made again at the next poll, until one
 	// is made well after the change.
 	listedAt := time.Now()
-	f.names, f.listed = f.names[:0], err == nil && st.ModTime().Before(listedAt.Add(-racyListing))
+	trusted := err == nil && st.ModTime().Before(listedAt.Add(-racyListing))
+	// Made again with the directory's time unchanged, a listing whose
+	// entries are the same bytes as the last one's (names, types and
+	// inodes: rawListing) says that nothing was created, removed or
+	// renamed since: the names still name the files kept open for them,
+	// which the last full listing's poll checked by path. The poll then
+	// stats them through those files, as when the listing is not made
+	// again (a watch's first seconds after its run directory changed used
+	// to list it in full and stat every file by path at every poll).
+	if err == nil && f.raw != nil && st.ModTime().Equal(f.dirMtime) {
+		raw, rerr := rawListing(f.dir, f.rawNext[:0])
+		f.rawNext = raw
+		if rerr == nil && bytes.Equal(raw, f.raw) {
+			f.listed = trusted
+			return false
+		}
+	}
+	f.names, f.listed = f.names[:0], trusted
 	if err == nil {
 		f.dirMtime = st.ModTime()
+	}
+	// The raw listing first: a change between the two makes the next
+	// poll's differ from it, and list in full again.
+	raw, rerr := rawListing(f.dir, f.raw[:0])
+	f.raw = nil
+	if rerr == nil {
+		f.raw = raw
 	}
 	entries, _ := os.ReadDir(f.dir)
 	all := make([]string, 0, len(entries))

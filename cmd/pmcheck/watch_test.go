@@ -888,3 +888,54 @@ func TestChangeCheckFollowsReplacedFiles(t *testing.T) {
 		t.Fatalf("the replacement's append: size %d, want 18", got)
 	}
 }
+
+// TestChangeCheckListsAgainByInode: within the racy window after the run
+// directory changed, a listing made again whose entries are the same bytes
+// (names, types, inodes) stats the files through the ones kept open; a file
+// replaced under the same name, even with the directory's time put back,
+// lists differently and is stat-ed by path (its new size seen).
+func TestChangeCheckListsAgainByInode(t *testing.T) {
+	if _, err := rawListing(t.TempDir(), nil); err != nil {
+		t.Skip("no raw listing here")
+	}
+	dir := filepath.Join(t.TempDir(), "s", "subagents", "workflows", "wf_x")
+	os.MkdirAll(dir, 0o755)
+	agent := filepath.Join(dir, "agent-a1.jsonl")
+	os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte("{}\n"), 0o644)
+	os.WriteFile(agent, []byte("{}\n"), 0o644)
+	f := &follower{dir: dir}
+	defer f.close()
+	size := func() int64 {
+		t.Helper()
+		sig, _ := f.signature()
+		for _, s := range sig {
+			if s.name == "agent-a1.jsonl" {
+				return s.size
+			}
+		}
+		t.Fatal("agent-a1.jsonl not listed")
+		return 0
+	}
+	a, _ := rawListing(dir, nil)
+	b, _ := rawListing(dir, nil)
+	if !bytes.Equal(a, b) {
+		t.Skip("this file system lists an unchanged directory differently")
+	}
+	if got := size(); got != 3 || f.listed {
+		t.Fatalf("first check: size %d, listing trusted %v (the directory just changed)", got, f.listed)
+	}
+	if f.open["agent-a1.jsonl"].f == nil {
+		t.Fatal("the agent file is not kept open")
+	}
+	if f.list() {
+		t.Fatal("an unchanged directory, listed again, was taken as changed")
+	}
+	mtime := f.dirMtime
+	tmp := filepath.Join(dir, "tmp")
+	os.WriteFile(tmp, []byte("{}\n{}\n{}\n"), 0o644)
+	os.Rename(tmp, agent)
+	os.Chtimes(dir, mtime, mtime) // the same time: only the inode tells
+	if got := size(); got != 9 {
+		t.Fatalf("after a replacement under the same name: size %d, want 9", got)
+	}
+}
