@@ -216,7 +216,7 @@ func prepareInput(res *Result, given string, opts Options, out *sink, idx int) (
 		}
 		return nil, fmt.Errorf("%s: cannot be read: %v", given, err)
 	}
-	tgt, err := Resolve(given, st.IsDir())
+	tgt, err := resolveWith(given, st.IsDir(), opts.Follow.stat)
 	if err != nil {
 		return nil, err
 	}

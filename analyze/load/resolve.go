@@ -39,10 +39,16 @@ func (t Target) Folder() bool { return t.Session == "" && t.Workflow == "" && t.
 // execution file; any other directory is a folder to search, and any other
 // file an error.
 func Resolve(given string, isDir bool) (Target, error) {
+	return resolveWith(given, isDir, os.Stat)
+}
+
+// resolveWith is Resolve stating the journal a directory may hold with
+// stat (a followed load's: the stat its caller handed over).
+func resolveWith(given string, isDir bool, stat func(string) (os.FileInfo, error)) (Target, error) {
 	tgt := Target{Root: given}
 	switch {
 	case isDir:
-		if _, err := os.Stat(filepath.Join(given, layout.Journal)); err == nil {
+		if _, err := stat(filepath.Join(given, layout.Journal)); err == nil {
 			tgt.Root, tgt.Workflow = layout.WorkflowRoot(given)
 		}
 	case filepath.Base(given) == layout.Journal:
