@@ -72,8 +72,16 @@ func (f *Follower) Write(p []byte) (int, error) {
 			f.grow(rest)
 			break
 		}
-		f.grow(rest[:nl])
-		f.complete()
+		if f.partialLen == 0 && int64(nl) <= f.cap {
+			// A whole line within p: applied where it lies, not copied
+			// first (grow then complete would give it the same).
+			f.n++
+			f.offset += int64(nl) + 1
+			f.b.line(lineIn(f.n, rest[:nl]))
+		} else {
+			f.grow(rest[:nl])
+			f.complete()
+		}
 		rest = rest[nl+1:]
 	}
 	return len(p), nil
@@ -146,6 +154,14 @@ func (f *Follower) complete() {
 	f.offset += f.partialLen + 1
 	f.b.line(f.lineOf(false))
 	f.partial, f.partialLen, f.over = f.partial[:0], 0, false
+}
+
+// lineIn is line n, data, as jsonl.Reader returns it (not over the cap).
+func lineIn(n int, data []byte) jsonl.Line {
+	if k := len(data); k > 0 && data[k-1] == '\r' {
+		data = data[:k-1]
+	}
+	return jsonl.Line{N: n, Data: data, Len: int64(len(data))}
 }
 
 // lineOf is the pending line as jsonl.Reader returns it.
