@@ -285,8 +285,10 @@ func (e *cached[A]) headHolds(f *os.File) bool {
 // windows are a Mark kept in memory: the same two windows (the first Window
 // bytes read and the Window bytes before the offset), held as the bytes
 // themselves rather than their hashes. A poll compares them with what the
-// file holds now (two reads, no hashing), and the tail window follows the
-// appended bytes as they are read rather than being read again.
+// file holds now (no hashing: the head in the file's mapping, headHolds; the
+// tail in the one read that also takes the appended bytes, hold), and the
+// tail window follows the appended bytes as they are read rather than being
+// read again.
 type windows struct {
 	id         Identity
 	offset     int64
