@@ -72,9 +72,13 @@ func (f *Follower) Write(p []byte) (int, error) {
 			f.grow(rest)
 			break
 		}
-		if f.partialLen == 0 && int64(nl) <= f.cap {
+		if !poisonViews && f.partialLen == 0 && int64(nl) <= f.cap {
 			// A whole line within p: applied where it lies, not copied
-			// first (grow then complete would give it the same).
+			// first (grow then complete would give it the same). Not
+			// with poisoned views: the builder overwrites each line it
+			// applied, and p is the caller's (io.Writer: Write must not
+			// modify it); the copy is poisoned instead, which finds a
+			// view kept into the line all the same.
 			f.n++
 			f.offset += int64(nl) + 1
 			f.b.line(lineIn(f.n, rest[:nl]))
