@@ -28,6 +28,8 @@ type readAhead struct {
 	t    *model.Transcript
 	err  error
 	meta *model.Meta // an agent transcript's sidecar, when it has one
+	// size is the file's size when readAhead stat'ed it (0: not stat'ed).
+	size int64
 	// panicked holds a panic raised while reading, re-raised on the loading
 	// goroutine so that it reaches the command's recover (exit 3, internal
 	// error) instead of ending the process from a worker.
@@ -147,6 +149,7 @@ func (l *loader) readAhead(files []string) {
 		l.ahead = make(map[string]readAhead, len(jobs))
 	}
 	for i, j := range jobs {
+		results[i].size = j.size
 		l.ahead[j.rel] = results[i]
 	}
 }
@@ -307,7 +310,10 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 	}
 	m := map[string][]int{}
 	// The folder's agent files are read in parallel, a batch at a time, and
-	// only their session ids are kept: a session reads its own again.
+	// their readings kept for the linker (loader.kept) within the budget
+	// groupBeside keeps them in (reserve), so that a session or the orphan
+	// runs take them instead of reading them again; past the budget only
+	// their session ids are kept, and a session reads its own again.
 	ks := ix.byDir[dir]
 	for len(ks) > 0 {
 		batch := ks[:min(len(ks), 256)]
@@ -315,7 +321,9 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 		var files []string
 		for _, k := range batch {
 			f := ix.all[k].file
-			if _, ok := l.transcripts[f]; !ok && !l.failed[f] {
+			_, read := l.transcripts[f]
+			_, ahead := l.ahead[f] // a session target's, read with it (willRead)
+			if _, kept := l.kept[f]; !read && !ahead && !kept && !l.failed[f] {
 				files = append(files, f)
 			}
 		}
@@ -323,11 +331,21 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 		for _, k := range batch {
 			f := ix.all[k].file
 			_, cached := l.transcripts[f]
-			if t := l.transcript(f); t != nil && t.SessionID != "" {
+			a, wasKept := l.kept[f] // groupBeside's reading: its budget is taken
+			if !wasKept {
+				a = l.ahead[f]
+			}
+			t := l.transcript(f)
+			if t != nil && t.SessionID != "" {
 				m[t.SessionID] = append(m[t.SessionID], k)
 			}
 			if !cached {
 				delete(l.transcripts, f)
+				if t != nil && l.kept != nil && l.opts.Follow == nil && (wasKept || a.size > 0 && l.reserve(a.size)) {
+					// Taken by transcript as a reading is: its problems
+					// were reported (flagged), its sidecar's meta read.
+					l.kept[f] = readAhead{t: t, meta: t.Meta, size: a.size}
+				}
 			}
 		}
 	}
@@ -344,9 +362,14 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 // gives up or is mostly not JSON) is left to sessionsBeside, so that the
 // report comes where it always did. Set once; read by the read-ahead.
 //
-// Small files' readings are kept for the linker (loader.kept), within the
-// budget (reserve): a folder of thousands of tiny agent files costs mostly
-// their opening, so each is opened once, not twice.
+// The readings are kept for the linker (loader.kept), within the budget
+// (reserve), so that each file is decoded once: the session that carries
+// its id takes its reading, and the orphan runs those of the files no
+// session claimed. A folder of thousands of tiny agent files costs mostly
+// their opening, a large file its decoding; past the budget a file is read
+// again by its session's read-ahead or the orphan runs. A file with a
+// sidecar is kept with the sidecar's meta (sidecarMeta, which takes the
+// bytes the sidecar index kept).
 func (l *loader) groupBeside() {
 	ix := l.agentIndex()
 	var dirs []string
@@ -360,7 +383,7 @@ func (l *loader) groupBeside() {
 	l.beside = map[string]map[string][]int{}
 	for _, d := range dirs {
 		m := map[string][]int{}
-		kept := map[string]readAhead{}
+		kept := map[string]besideRead{}
 		clean := true
 		for ks := ix.byDir[d]; len(ks) > 0 && clean; {
 			batch := ks[:min(len(ks), 256)]
@@ -371,35 +394,37 @@ func (l *loader) groupBeside() {
 			})
 			for i, k := range batch {
 				r := res[i]
+				if (r.t != nil || r.err != nil) && l.reserve(r.size) {
+					kept[ix.all[k].file] = r
+				}
 				if !r.ok {
 					clean = false
-					break
-				}
-				if id := r.t.SessionID; id != "" {
+				} else if id := r.t.SessionID; id != "" {
 					m[id] = append(m[id], k)
-					if r.size <= keepMax && l.reserve(r.size) {
-						kept[ix.all[k].file] = readAhead{t: r.t}
-					}
 				}
 			}
 		}
 		if clean {
 			l.beside[d] = m
-			for f, r := range kept {
-				l.kept[f] = r
-				l.keptSet[f] = true
+		}
+		// Kept in a folder left to sessionsBeside too: it takes them, and
+		// reports a file's reading where it always did.
+		for f, r := range kept {
+			a := readAhead{t: r.t, err: r.err, size: r.size}
+			if _, ok := l.inv.Metas[f]; ok && r.err == nil {
+				a.meta = l.sidecarMeta(f)
 			}
+			l.kept[f] = a
+			l.keptSet[f] = true
 		}
 	}
 }
 
-// keepBytes bounds the size of the small files (at most keepMax each)
-// whose readings groupBeside keeps for the linker: a small file's model is
-// about its size.
+// keepBytes bounds the size of the files whose readings groupBeside keeps
+// for the linker: a small file's model is about its size, a large one's
+// smaller (most of its bytes are output the model does not keep).
 // (A variable so that a test can turn keeping off.)
 var keepBytes int64 = 48 << 20
-
-const keepMax = 64 << 10
 
 // reserve takes n bytes of the budget for kept readings (a negative n gives
 // them back); false when they are not left. Safe for concurrent use.
@@ -412,9 +437,12 @@ func (l *loader) reserve(n int64) bool {
 }
 
 // besideRead is groupBeside's reading of one agent file: ok is false when
-// the linker would report the file's reading.
+// the linker would report the file's reading (err, or t mostly not JSON;
+// neither t nor err when the reading panicked: the linker reads it again
+// and raises it).
 type besideRead struct {
 	t    *model.Transcript
+	err  error
 	size int64
 	ok   bool
 }
@@ -429,13 +457,10 @@ func (l *loader) readBeside(rel string) (r besideRead) {
 		onDecode(rel)
 	}
 	t, size, err := transcript.ReadFileSize(l.osPath(rel), l.show(rel), l.readOptions(rel))
-	if err != nil || t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows) {
-		return besideRead{}
+	if err != nil {
+		return besideRead{err: err, size: size}
 	}
-	if _, ok := l.inv.Metas[rel]; ok {
-		size = keepMax + 1 // not kept: the read-ahead reads its sidecar with it
-	}
-	return besideRead{t: t, size: size, ok: true}
+	return besideRead{t: t, size: size, ok: !(t.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(t.MalformedSkipped, t.Rows))}
 }
 
 // besideFiles are the legacy agent files beside session k that carry the

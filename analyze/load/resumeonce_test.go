@@ -128,6 +128,9 @@ func TestResumeCheckReadsEachSessionOnce(t *testing.T) {
 				t.Errorf("%s, %d jobs: the resume check read files again: %q", root, jobs, again)
 			}
 			for rel, n := range decoded {
+				if n == 2 && sdkStreamJSONL(root, rel) {
+					continue // read by the stream reader too (TestLoaderDecodesEachFileOnce)
+				}
 				if layout.AgentIDFromName(path.Base(rel)) == "" && n != 1 {
 					t.Errorf("%s, %d jobs: session file %s decoded %d times, want once", root, jobs, rel, n)
 				}

@@ -182,6 +182,9 @@ func (l *loader) joinStream(run *model.Run) {
 		return
 	}
 	show := j.show
+	if onDecode != nil {
+		onDecode(j.rel)
+	}
 	st, err := transcript.ReadStreamFile(j.abs, show, j.array, l.readOptions(j.rel))
 	if err != nil {
 		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))

@@ -54,6 +54,9 @@ func (l *loader) streamCandidates() {
 // streamRun reads a stream and links its run.
 func (l *loader) streamRun(rel string, array bool) {
 	show := l.show(rel)
+	if onDecode != nil {
+		onDecode(rel)
+	}
 	st, err := transcript.ReadStreamFile(l.abs(rel), show, array, l.readOptions(rel))
 	var gaveUp *jsonl.GaveUpError
 	switch {

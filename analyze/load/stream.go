@@ -403,8 +403,8 @@ func (l *loader) stream() {
 	l.key = problemKey{3, 0}
 	var orphans []string
 	for _, e := range l.agentIndex().all {
-		if !l.claimed[e.file] && !layout.InWorkflowRun(e.file) {
-			orphans = append(orphans, e.file)
+		if _, kept := l.kept[e.file]; !kept && !l.claimed[e.file] && !layout.InWorkflowRun(e.file) {
+			orphans = append(orphans, e.file) // a kept reading is what the orphan runs take
 		}
 	}
 	l.readAhead(orphans)
@@ -864,6 +864,9 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 		}
 	}
 	var t *model.Transcript
+	if onDecode != nil {
+		onDecode(rel) // the whole file: counted as a reading
+	}
 	if data != nil {
 		t, err = transcript.ReadBytes(data, l.show(rel), opts)
 	} else {

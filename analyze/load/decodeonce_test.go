@@ -1,0 +1,195 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pmcheck/pmcheck/analyze/layout"
+	"github.com/pmcheck/pmcheck/analyze/transcript"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
+)
+
+// onceRoots are the folders every file is counted over: the fixtures
+// together and each fixture folder alone, the corpus whole and each of its
+// folders, the generated resume copies (resumeFolder) and legacy agent files
+// (legacyFolder), and a folder whose legacy agent files include a junk one
+// (not grouped before the sessions stream by: sessionsBeside).
+func onceRoots(t *testing.T) []string {
+	t.Helper()
+	fixtures := filepath.Join("..", "..", "fixtures", "runs")
+	roots := []string{fixtures}
+	subdirs := func(dir string) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.IsDir() {
+				roots = append(roots, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	subdirs(fixtures)
+	if c := testcorpus.Dir(t); c != "" {
+		roots = append(roots, c)
+		subdirs(c)
+	}
+	return append(roots, resumeFolder(t), legacyFolder(t), junkBesideFolder(t))
+}
+
+// legacyFolder writes sessions with legacy agent files beside them, as the
+// corpus has them: a session with a small agent file and one over 64 KiB
+// (the corpus's agent-ea02459f is 190 KB), one with an agent file that has
+// a sidecar, small and large agent files whose session is not there
+// (orphans), and an agent file beside no session's id that carries none.
+func legacyFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	row := func(sid, uuid, text string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"isSidechain":true,"timestamp":"2026-05-07T09:00:01Z","message":{"role":"user","content":%q}}`+"\n", uuid, sid, text)
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := func(sid, uuid string) string {
+		var b strings.Builder
+		for i := range 40 {
+			b.WriteString(row(sid, fmt.Sprintf("%s-%d", uuid, i), strings.Repeat("output ", 300)))
+		}
+		return b.String()
+	}
+	s1, s2 := "e0000000-0000-4000-8000-000000000001", "e0000000-0000-4000-8000-000000000002"
+	gone := "e0000000-0000-4000-8000-00000000dead"
+	write(s1+".jsonl", strings.ReplaceAll(row(s1, "s1", "hi"), `"isSidechain":true,`, ""))
+	write(s2+".jsonl", strings.ReplaceAll(row(s2, "s2", "hi"), `"isSidechain":true,`, ""))
+	write("agent-e0000001.jsonl", row(s1, "a1", "small"))
+	write("agent-e0000002.jsonl", big(s1, "a2"))
+	write("agent-e0000003.jsonl", row(s2, "a3", "with a sidecar"))
+	write("agent-e0000003.meta.json", `{"agentType":"general-purpose","description":"work"}`)
+	write("agent-e0000004.jsonl", row(gone, "a4", "orphan"))
+	write("agent-e0000005.jsonl", row(gone, "a5", "orphan too"))
+	write("agent-e0000006.jsonl", big(gone, "a6"))
+	write("agent-e0000007.jsonl", `{"type":"user","uuid":"a7","isSidechain":true,"message":{"role":"user","content":"no id"}}`+"\n")
+	return dir
+}
+
+// junkBesideFolder is a folder of sessions with legacy agent files beside
+// them, one of which is mostly not JSON: the folder is grouped when its
+// first session is linked (sessionsBeside), so that the junk file's problem
+// is reported where it always was.
+func junkBesideFolder(t *testing.T) string {
+	t.Helper()
+	dir := flatFolder(t, 20)
+	row := `{"type":"user","uuid":"w7","sessionId":"00000000-0000-4000-8000-000000000007","isSidechain":true,"message":{"role":"user","content":"work"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "agent-a00000007.jsonl"), []byte(row+"not json\nnot json\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// countDecodes loads root with jobs and returns how many times each file
+// was decoded (onDecode).
+func countDecodes(t *testing.T, root string, jobs int) map[string]int {
+	t.Helper()
+	var mu sync.Mutex
+	decoded := map[string]int{}
+	onDecode = func(rel string) {
+		mu.Lock()
+		decoded[rel]++
+		mu.Unlock()
+	}
+	defer func() { onDecode = nil }()
+	if _, err := Load([]string{root}, Options{Jobs: jobs}); err != nil {
+		t.Fatal(err)
+	}
+	return decoded
+}
+
+// sdkStreamJSONL says whether rel under root is an Agent SDK message stream
+// saved as .jsonl: the transcript reader tells it apart by its rows (most
+// of them the SDK's: isStreamTranscript, which needs the whole file), and
+// the stream reader then reads it, so it is decoded twice, once by each.
+func sdkStreamJSONL(root, rel string) bool {
+	if !strings.HasSuffix(rel, ".jsonl") || layout.AgentIDFromName(path.Base(rel)) != "" {
+		return false
+	}
+	tr, err := transcript.ReadFile(filepath.Join(root, filepath.FromSlash(rel)), rel, transcript.Options{})
+	return err == nil && isStreamTranscript(tr)
+}
+
+// TestLoaderDecodesEachFileOnce (issue 30): over the fixtures (together and
+// each folder), the corpus (whole and each folder) and generated folders of
+// resume copies and legacy agent files, with one job and two, the loader
+// decodes every file it reads once: session files, their subagent
+// transcripts, the legacy agent-*.jsonl files beside them (grouped by
+// session id before the sessions stream by, and their session's run or the
+// orphan runs take that reading: small or large, with a sidecar or not, in
+// a folder grouped ahead or when its first session is linked) and Agent SDK
+// streams. The one exception is an SDK stream saved as .jsonl, decoded by
+// the transcript reader, which tells it apart by its rows, and then by the
+// stream reader: twice, never more.
+func TestLoaderDecodesEachFileOnce(t *testing.T) {
+	files, legacy, streams := 0, 0, 0
+	for _, root := range onceRoots(t) {
+		for _, jobs := range []int{1, 2} {
+			decoded := countDecodes(t, root, jobs)
+			var twice []string
+			for rel, n := range decoded {
+				if n == 2 && sdkStreamJSONL(root, rel) {
+					streams++
+					continue
+				}
+				if n != 1 {
+					twice = append(twice, fmt.Sprintf("%s (%d)", rel, n))
+				}
+				if strings.HasPrefix(path.Base(rel), "agent-") && !strings.Contains(rel, "/subagents/") && !layout.InWorkflowRun(rel) {
+					legacy++
+				}
+			}
+			sort.Strings(twice)
+			if len(twice) > 0 {
+				t.Errorf("%s, %d jobs: %d of %d files decoded more than once: %q", root, jobs, len(twice), len(decoded), twice)
+			}
+			files += len(decoded)
+		}
+	}
+	if files == 0 || legacy == 0 || streams == 0 {
+		t.Fatalf("%d files, %d legacy agent files, %d .jsonl streams decoded: the test counts too little", files, legacy, streams)
+	}
+}
+
+// TestLegacyPastBudgetReadTwice (issue 30): the one case where a legacy
+// agent file is decoded twice is past the budget of kept readings
+// (keepBytes): with none kept, each agent file beside a session is decoded
+// by the grouping and again by its session's run or the orphan runs, and
+// every other file once; the outputs are the same
+// (TestKeptReadingsChangeNothing).
+func TestLegacyPastBudgetReadTwice(t *testing.T) {
+	on := keepBytes
+	defer func() { keepBytes = on }()
+	keepBytes = 0
+	root := legacyFolder(t)
+	for _, jobs := range []int{1, 2} {
+		decoded := countDecodes(t, root, jobs)
+		for rel, n := range decoded {
+			want := 1
+			if strings.HasPrefix(rel, "agent-") {
+				want = 2
+			}
+			if n != want {
+				t.Errorf("%d jobs, no budget: %s decoded %d times, want %d", jobs, rel, n, want)
+			}
+		}
+		if len(decoded) != 9 {
+			t.Errorf("%d jobs: %d files decoded, want 9: %v", jobs, len(decoded), decoded)
+		}
+	}
+}
