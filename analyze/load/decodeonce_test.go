@@ -193,3 +193,49 @@ func TestLegacyPastBudgetReadTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionTargetDecodesEachFileOnce (issue 30): a session file given
+// alone is read with the legacy agent files beside it (willRead), and its
+// linking groups them by session id (sessionsBeside) from those readings:
+// each file is decoded once, in the generated legacy folders and the
+// corpus's folders of legacy agent files.
+func TestSessionTargetDecodesEachFileOnce(t *testing.T) {
+	dirs := []string{legacyFolder(t), junkBesideFolder(t)}
+	if c := testcorpus.Dir(t); c != "" {
+		err := filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			if agents, _ := filepath.Glob(filepath.Join(p, "agent-*.jsonl")); len(agents) > 0 {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sessions := 0
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasPrefix(filepath.Base(f), "agent-") {
+				continue
+			}
+			sessions++
+			for _, jobs := range []int{1, 2} {
+				for rel, n := range countDecodes(t, f, jobs) {
+					if n != 1 {
+						t.Errorf("%s, %d jobs: %s decoded %d times, want once", f, jobs, rel, n)
+					}
+				}
+			}
+		}
+	}
+	if sessions < 4 {
+		t.Fatalf("%d sessions beside legacy agent files given: the test counts too little", sessions)
+	}
+}

@@ -341,7 +341,14 @@ func (l *loader) sessionsBeside(dir string) map[string][]int {
 			}
 			if !cached {
 				delete(l.transcripts, f)
-				if t != nil && l.kept != nil && l.opts.Follow == nil && (wasKept || a.size > 0 && l.reserve(a.size)) {
+				if t != nil && l.kept == nil {
+					// One session given (load): what willRead read ahead
+					// waits for its run there.
+					if l.ahead == nil {
+						l.ahead = map[string]readAhead{}
+					}
+					l.ahead[f] = readAhead{t: t, meta: t.Meta}
+				} else if t != nil && l.opts.Follow == nil && (wasKept || a.size > 0 && l.reserve(a.size)) {
 					// Taken by transcript as a reading is: its problems
 					// were reported (flagged), its sidecar's meta read.
 					l.kept[f] = readAhead{t: t, meta: t.Meta, size: a.size}

@@ -116,11 +116,13 @@ func TestPermute(t *testing.T) {
 	}
 }
 
-// TestKeptReadingsChangeNothing: a load that keeps the readings of small
-// legacy agent files for the linker (groupBeside) gives the runs, facts and
-// problems of one that reads every file again: on the fixtures, a folder of
-// sessions with legacy agent files beside them, and one where one of those
-// files is mostly junk (its folder is not grouped ahead).
+// TestKeptReadingsChangeNothing: a load that keeps the readings of legacy
+// agent files for the linker (groupBeside, sessionsBeside) gives the runs,
+// facts and problems of one that reads every file again: on the fixtures, a
+// folder of sessions with legacy agent files beside them, one where one of
+// those files is mostly junk (its folder is not grouped ahead), one with
+// large, orphaned and sidecar'd agent files (legacyFolder), and the corpus;
+// with every reading kept and with a budget that keeps a few.
 func TestKeptReadingsChangeNothing(t *testing.T) {
 	flat := flatFolder(t, 300)
 	bad := flatFolder(t, 50)
@@ -128,11 +130,22 @@ func TestKeptReadingsChangeNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "agent-a00000007.jsonl"), []byte(row+"not json\nnot json\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	loadsAgree(t, &keepBytes, "readings are kept", []string{filepath.Join("..", "..", "fixtures", "runs"), flat, bad}, func(root string, res *Result) {
-		if root == bad && len(res.Untrusted) != 1 {
-			t.Fatalf("the junk agent file is not reported: %q", res.Untrusted)
-		}
-	})
+	roots := []string{filepath.Join("..", "..", "fixtures", "runs"), flat, bad, legacyFolder(t)}
+	if c := testcorpus.Dir(t); c != "" {
+		roots = append(roots, c)
+	}
+	// With every reading kept, and with a budget that keeps a few (past
+	// it, the others are read again).
+	on := keepBytes
+	defer func() { keepBytes = on }()
+	for _, budget := range []int64{on, 4 << 10} {
+		keepBytes = budget
+		loadsAgree(t, &keepBytes, "readings are kept", roots, func(root string, res *Result) {
+			if root == bad && len(res.Untrusted) != 1 {
+				t.Fatalf("the junk agent file is not reported: %q", res.Untrusted)
+			}
+		})
+	}
 }
 
 // TestKeptFirstBytesChangeNothing: a load that keeps the bytes of small
