@@ -133,11 +133,11 @@ func sdkStreamJSONL(root, rel string) bool {
 // session id before the sessions stream by, and their session's run or the
 // orphan runs take that reading: small or large, with a sidecar or not, in
 // a folder grouped ahead or when its first session is linked) and Agent SDK
-// streams. The one exception is an SDK stream saved as .jsonl, decoded by
+// streams, journals. The one exception is an SDK stream saved as .jsonl, decoded by
 // the transcript reader, which tells it apart by its rows, and then by the
 // stream reader: twice, never more.
 func TestLoaderDecodesEachFileOnce(t *testing.T) {
-	files, legacy, streams := 0, 0, 0
+	files, legacy, streams, journals := 0, 0, 0, 0
 	for _, root := range onceRoots(t) {
 		for _, jobs := range []int{1, 2} {
 			decoded := countDecodes(t, root, jobs)
@@ -153,6 +153,9 @@ func TestLoaderDecodesEachFileOnce(t *testing.T) {
 				if strings.HasPrefix(path.Base(rel), "agent-") && !strings.Contains(rel, "/subagents/") && !layout.InWorkflowRun(rel) {
 					legacy++
 				}
+				if path.Base(rel) == layout.Journal {
+					journals++
+				}
 			}
 			sort.Strings(twice)
 			if len(twice) > 0 {
@@ -161,9 +164,10 @@ func TestLoaderDecodesEachFileOnce(t *testing.T) {
 			files += len(decoded)
 		}
 	}
-	if files == 0 || legacy == 0 || streams == 0 {
-		t.Fatalf("%d files, %d legacy agent files, %d .jsonl streams decoded: the test counts too little", files, legacy, streams)
+	if files == 0 || legacy == 0 || streams == 0 || journals == 0 {
+		t.Fatalf("%d files, %d legacy agent files, %d .jsonl streams, %d journals decoded: the test counts too little", files, legacy, streams, journals)
 	}
+	t.Logf("%d files counted over the loads: %d legacy agent files, %d journals, %d .jsonl streams read by both readers", files, legacy, journals, streams)
 }
 
 // TestLegacyPastBudgetReadTwice (issue 30): the one case where a legacy
@@ -237,5 +241,43 @@ func TestSessionTargetDecodesEachFileOnce(t *testing.T) {
 	}
 	if sessions < 4 {
 		t.Fatalf("%d sessions beside legacy agent files given: the test counts too little", sessions)
+	}
+}
+
+// BenchmarkLoadLargeLegacyAgentsBeside (issue 30): 100 sessions, each with
+// a legacy agent file of about 190 KB beside it (the corpus's
+// agent-ea02459f), and 100 small agent files whose session is not there
+// (orphans). The grouping by session id read every agent file, and the
+// sessions' runs read the large ones again and the orphan runs the small
+// ones; each is decoded once now.
+func BenchmarkLoadLargeLegacyAgentsBeside(b *testing.B) {
+	dir := b.TempDir()
+	row := func(sid, uuid, text string, side bool) string {
+		s := ""
+		if side {
+			s = `"isSidechain":true,`
+		}
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,%s"timestamp":"2026-05-07T09:00:01Z","message":{"role":"user","content":%q}}`+"\n", uuid, sid, s, text)
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 100 {
+		sid := fmt.Sprintf("f0000000-0000-4000-8000-%012d", i)
+		write(sid+".jsonl", row(sid, fmt.Sprintf("s%d", i), "hi", false))
+		var big strings.Builder
+		for r := range 90 {
+			big.WriteString(row(sid, fmt.Sprintf("a%d-%d", i, r), strings.Repeat("output ", 300), true))
+		}
+		write(fmt.Sprintf("agent-f%07d.jsonl", i), big.String())
+		write(fmt.Sprintf("agent-o%07d.jsonl", i), row("f0000000-0000-4000-8000-00000000dead", fmt.Sprintf("o%d", i), "orphan", true))
+	}
+	for b.Loop() {
+		res, err := Load([]string{dir}, Options{})
+		if err != nil || len(res.Runs) != 101 {
+			b.Fatalf("%v: %d runs, want 101", err, len(res.Runs))
+		}
 	}
 }

@@ -476,6 +476,9 @@ func (l *loader) workflowRun(dir string) {
 	}
 	run := &model.Run{Kind: model.KindWorkflow, ID: runID, Path: l.show(dir)}
 	jrel := layout.JournalOf(dir)
+	if onDecode != nil {
+		onDecode(jrel)
+	}
 	j, err := journal.ReadFile(l.abs(jrel), l.show(jrel), journal.Options{GiveUp: l.opts.GiveUpOnJunk, Follow: l.opts.Follow.forJournals(), Rows: l.rowsOf(jrel)})
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {

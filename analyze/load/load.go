@@ -333,10 +333,11 @@ type loader struct {
 	// beside are the folders' legacy agent files grouped by session id
 	// before the sessions streamed by (groupBeside).
 	beside map[string]map[string][]int
-	// kept are readings of small legacy agent files that groupBeside kept
-	// for the linker, taken (and dropped) by the first run that reads
-	// each; keptSet lists them, unchanged, for the read-ahead; keepLeft is
-	// what is left of their budget (keepBytes).
+	// kept are readings of legacy agent files that groupBeside (or
+	// sessionsBeside) kept for the linker, taken (and dropped) by the first
+	// run that reads each, a session's or the orphan runs; keptSet lists
+	// groupBeside's, unchanged, for the read-ahead; keepLeft is what is
+	// left of their budget (keepBytes).
 	kept     map[string]readAhead
 	keptSet  map[string]bool
 	keepLeft atomic.Int64

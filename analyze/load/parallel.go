@@ -521,9 +521,10 @@ func (ix *agentIndex) merge(a, b []int) []agentEntry {
 	return out
 }
 
-// onDecode, when set (by tests), is told of each transcript the loader
-// reads whole (not the first-row pass's reading up to a file's first row
-// with a uuid). It may be called from several goroutines at once.
+// onDecode, when set (by tests), is told of each file the loader reads
+// whole: transcripts (the first-row pass's too, when it reads a file
+// whole; not its reading up to a file's first row with a uuid), journals
+// and streams. It may be called from several goroutines at once.
 var onDecode func(rel string)
 
 // readOne reads one transcript, catching a panic so that it can be re-raised
