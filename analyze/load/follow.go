@@ -139,6 +139,34 @@ func (f *Followers) SetStat(stat func(path string) (os.FileInfo, error)) {
 	f.listing.mu.Unlock()
 }
 
+// ResetProbes starts a poll's probes: the next loads through f take only
+// what the Probes made after it read (incr.Cache.ResetProbes).
+func (f *Followers) ResetProbes() {
+	f.transcripts.ResetProbes()
+	f.journals.ResetProbes()
+}
+
+// Probe reads what was appended to the file at path (cleaned) since the
+// followers' last read of it, through the file they keep open, and returns
+// its size; the next load reads no further (incr.Cache.Probe). ok is false
+// when no follower reads the file through a file kept open, or one finds
+// it truncated or rewritten before the point read: the caller stats it then.
+// named is the file the caller knows path names (its device and inode
+// must be those of the file kept open).
+func (f *Followers) Probe(path string, named os.FileInfo) (size int64, ok bool) {
+	ts, tok := f.transcripts.Probe(path, named)
+	js, jok := f.journals.Probe(path, named)
+	switch {
+	case tok && jok:
+		return ts, ts == js
+	case tok:
+		return ts, !f.journals.Has(path)
+	case jok:
+		return js, !f.transcripts.Has(path)
+	}
+	return 0, false
+}
+
 // stat is a load's stat of a path: the one handed over (SetStat), else
 // os.Stat.
 func (f *Followers) stat(path string) (os.FileInfo, error) {

@@ -265,8 +265,10 @@ type follower struct {
 	// walked the root (the next load walks it too).
 	entries  []string
 	relisted bool
-	// stats are this poll's stats of the files, by OS path.
-	stats map[string]os.FileInfo
+	// stats are this poll's stats of the files, by OS path, and probed
+	// the files probed instead (probe).
+	stats  map[string]os.FileInfo
+	probed map[string]probedFile
 	// open are the run directory's files kept open, by name (statIn).
 	open map[string]keptFile
 	// paths are the run directory's files' paths, by name (pathOf); the
@@ -307,6 +309,10 @@ func (f *follower) signature() ([]fileSig, int64) {
 		f.cleanParent = filepath.Clean(f.parent)
 	}
 	clear(f.stats)
+	clear(f.probed)
+	if f.readers != nil {
+		f.readers.ResetProbes()
+	}
 	trusted := !f.list()
 	sig := f.spare[:0]
 	journal := int64(-1)
@@ -314,7 +320,14 @@ func (f *follower) signature() ([]fileSig, int64) {
 		// A name listed whose file is gone, or no longer regular, is part
 		// of the signature as missing: its disappearance is a change.
 		s := fileSig{name: name, size: -1}
-		if info := f.statIn(name, trusted); info != nil && info.Mode().IsRegular() {
+		if size, ok := f.probe(name, trusted); ok {
+			// Its size as read (no modification time: the next poll's
+			// probe finds the same, and a stat's differs, a change).
+			s.size = size
+			if name == analyze.JournalName {
+				journal = size
+			}
+		} else if info := f.statIn(name, trusted); info != nil && info.Mode().IsRegular() {
 			s.size, s.mtime = info.Size(), info.ModTime()
 			if name == analyze.JournalName {
 				journal = info.Size()
@@ -421,6 +434,38 @@ func (f *follower) statIn(name string, trusted bool) os.FileInfo {
 	return info
 }
 
+// probe reads, while the directory is trusted, what was appended to the
+// run directory's file name through the readers' file kept open for it
+// (analyze.Followers.Probe: one pread, the windows compared, where an
+// fstat was made and then, for a file that changed, the load's pread),
+// when the file kept for name here is the one the readers keep: the path
+// named it at the last listing's stat. ok is false where the readers keep
+// no file for it (the file is stat-ed then).
+func (f *follower) probe(name string, trusted bool) (int64, bool) {
+	kept := f.open[name]
+	if !trusted || f.readers == nil || kept.f == nil {
+		return 0, false
+	}
+	p := f.pathOf(name)
+	size, ok := f.readers.Probe(p.clean, kept.st)
+	if ok {
+		if f.probed == nil {
+			f.probed = map[string]probedFile{}
+		}
+		f.probed[p.clean] = probedFile{kept.st, size}
+	}
+	return size, ok
+}
+
+// probedFile is a file probed at this poll: what a load's stat of it is
+// answered with (its stat when kept, with the size read).
+type probedFile struct {
+	os.FileInfo
+	size int64
+}
+
+func (p probedFile) Size() int64 { return p.size }
+
 // filePath is a run directory file's path, and the same cleaned (the key
 // of the poll's stats).
 type filePath struct{ path, clean string }
@@ -499,8 +544,12 @@ func (f *follower) stat(path, clean string) os.FileInfo {
 // statOf answers a load's stat of path from this poll's check when it made
 // one, else stats it.
 func (f *follower) statOf(path string) (os.FileInfo, error) {
-	if info, ok := f.stats[filepath.Clean(path)]; ok {
+	clean := filepath.Clean(path)
+	if info, ok := f.stats[clean]; ok {
 		return info, nil
+	}
+	if p, ok := f.probed[clean]; ok {
+		return p, nil
 	}
 	return os.Stat(path)
 }

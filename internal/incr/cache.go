@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -29,6 +30,10 @@ type Cache[A Appender] struct {
 	// and Appended the bytes given to appenders (tests and benchmarks).
 	Fresh, Appended int64
 	open            int // files kept open (keptOpen)
+	// byPath are the entries of each cleaned path (Probe), probes the
+	// generation of the probes a read may take (ResetProbes).
+	byPath map[string][]*cached[A]
+	probes uint64
 	// stat, when set (SetStat), is how a read stats a file's path.
 	stat func(path string) (os.FileInfo, error)
 }
@@ -58,6 +63,18 @@ type cached[A Appender] struct {
 	// buf is kept between reads for the windows' check and the appended
 	// bytes, when it is small (keptBuf): a poll's few rows need no new one.
 	buf []byte
+	// probe is what the last Probe of the entry found, for the next read
+	// of the same generation.
+	probe probed
+}
+
+// probed is a Probe's finding: the windows held in the file kept open,
+// which ended at size, the bytes after the offset being ahead (in buf).
+type probed struct {
+	gen   uint64
+	ok    bool
+	size  int64
+	ahead []byte
 }
 
 // keptBuf is the largest read buffer an entry keeps between reads.
@@ -106,6 +123,9 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 	e := c.entry(path, key)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if p := e.takeProbe(c); p.ok {
+		return e.readProbed(c, p, use)
+	}
 	f, st, err := e.file(c, path)
 	if err != nil {
 		e.ok = false
@@ -135,7 +155,7 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 		return err
 	}
 	c.count(&c.Appended, e.a.Size()-from)
-	if err := e.win.extend(f, st, e.a.Size()); err != nil {
+	if err := e.win.extend(f, IdentityOf(st), e.a.Size()); err != nil {
 		e.ok = false
 		return err
 	}
@@ -155,8 +175,137 @@ func (c *Cache[A]) entry(path, key string) *cached[A] {
 	if e == nil {
 		e = &cached[A]{}
 		c.m[k] = e
+		if c.byPath == nil {
+			c.byPath = map[string][]*cached[A]{}
+		}
+		clean := filepath.Clean(path)
+		c.byPath[clean] = append(c.byPath[clean], e)
 	}
 	return e
+}
+
+// ResetProbes forgets what the probes made so far found: a read takes only
+// what a Probe made after the last ResetProbes found. A caller probes its
+// files at each poll, after ResetProbes, and the reads of the load that
+// follows take what the probes read.
+func (c *Cache[A]) ResetProbes() {
+	c.mu.Lock()
+	c.probes++
+	c.mu.Unlock()
+}
+
+// Probe reads the file at path (cleaned) through the file each of its
+// entries keeps open, from the tail window to its end, in one pread: when
+// the windows hold there (the same bytes before the offset read, the head
+// compared in the mapping, as a read compares them), it returns the file's
+// size with ok, and the next read of the entry (until ResetProbes) gives
+// the appender the bytes the probe read, without a stat or another read.
+// So a poll costs a watch one system call per file, changed or not, where a
+// stat of each and then a read of the changed ones cost one or two.
+//
+// named is the file the caller knows path names (a watch knows it from the
+// directory's listing: nothing was created, removed or renamed there since
+// its last stat of the path, which named); only a file kept open that is
+// named (the same device and inode) is probed. ok is false when any entry
+// of path keeps no such file open, or has not read it, or finds it
+// truncated or rewritten before the offset: the caller stats the path
+// then, and the reads go as without a probe. Probe does not see a change of
+// the modification time alone (the bytes unchanged), which changes no read.
+func (c *Cache[A]) Probe(path string, named os.FileInfo) (size int64, ok bool) {
+	id := IdentityOf(named)
+	if id == (Identity{}) {
+		return 0, false
+	}
+	c.mu.Lock()
+	entries, gen := c.byPath[path], c.probes
+	c.mu.Unlock()
+	for i, e := range entries {
+		e.mu.Lock()
+		n, held := e.probeFile(gen, id)
+		e.mu.Unlock()
+		if !held || (i > 0 && n != size) {
+			return 0, false
+		}
+		size = n
+	}
+	return size, len(entries) > 0
+}
+
+// Has reports whether the cache has an entry for path (cleaned).
+func (c *Cache[A]) Has(path string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byPath[path]) > 0
+}
+
+// probeFile is Probe of one entry: its kept file's size, when the windows
+// hold there.
+func (e *cached[A]) probeFile(gen uint64, id Identity) (int64, bool) {
+	e.probe = probed{}
+	w := &e.win
+	if !e.ok || e.f == nil || e.fid != id || w.id != id || w.offset != e.a.Size() ||
+		int64(len(w.head)) != min(Window, w.offset) || int64(len(w.tail)) != min(Window, w.offset) {
+		return 0, false
+	}
+	if w.offset > Window && !e.headHolds(e.f) {
+		return 0, false
+	}
+	from := w.offset - int64(len(w.tail))
+	buf := e.scratch(keptBuf)
+	// One pread (File.ReadAt would make a second to find the end): a
+	// regular file's read is short only at its end.
+	n, err := preadOnce(e.f, buf, from)
+	if n < len(w.tail) || err != nil || !bytes.Equal(buf[:len(w.tail)], w.tail) {
+		return 0, false
+	}
+	size := from + int64(n)
+	if n == len(buf) {
+		// More than the buffer was appended: the size from a stat, the
+		// rest read by the read that takes the probe.
+		st, err := e.f.Stat()
+		if err != nil || st.Size() < size {
+			return 0, false
+		}
+		size = st.Size()
+	}
+	e.probe = probed{gen: gen, ok: true, size: size, ahead: buf[len(w.tail):n]}
+	return size, true
+}
+
+// takeProbe is the entry's probe of the current generation, forgotten: a
+// probe is taken by one read.
+func (e *cached[A]) takeProbe(c *Cache[A]) probed {
+	p := e.probe
+	e.probe = probed{}
+	c.mu.Lock()
+	gen := c.probes
+	c.mu.Unlock()
+	if !p.ok || p.gen != gen || !e.ok || e.f == nil || e.a.Size() != e.win.offset {
+		return probed{}
+	}
+	return p
+}
+
+// readProbed is Read after a probe: the appender is given the bytes the
+// probe read after the offset, and the windows follow them.
+func (e *cached[A]) readProbed(c *Cache[A], p probed, use func(A) error) error {
+	if p.size == e.a.Size() {
+		return use(e.a) // unchanged since the last read
+	}
+	from := e.a.Size()
+	if err := e.feed(e.f, p.size, p.ahead); err != nil {
+		e.ok = false
+		return err
+	}
+	c.count(&c.Appended, e.a.Size()-from)
+	if err := e.win.extend(e.f, e.fid, e.a.Size()); err != nil {
+		e.ok = false
+		return err
+	}
+	// No modification time was seen: a stat's next check compares the
+	// windows rather than trusting a time.
+	e.mtime = time.Time{}
+	return use(e.a)
 }
 
 // file is the open file to read path through and its stat: the file kept
@@ -324,8 +473,8 @@ func (w *windows) appended(p []byte) {
 // extend makes the windows those of the same file read up to offset. The
 // tail is the bytes appended read, when they lead up to offset; otherwise
 // (a first read by Fill) both windows are read.
-func (w *windows) extend(f io.ReaderAt, st os.FileInfo, offset int64) error {
-	w.id = IdentityOf(st)
+func (w *windows) extend(f io.ReaderAt, id Identity, offset int64) error {
+	w.id = id
 	want := min(Window, offset)
 	if w.tailAt != offset || int64(len(w.tail)) != want {
 		w.tail = make([]byte, want)

@@ -164,3 +164,106 @@ func TestCacheStatsThroughSetStat(t *testing.T) {
 		t.Fatalf("after SetStat(nil): %d stats through the function, read %q", stats, got[len(got)-10:])
 	}
 }
+
+// TestCacheProbeReadsWhatWasAppended: a probe of a file kept open reads what
+// was appended (the read that follows takes those bytes: no stat, no other
+// read), and says nothing (ok false) for a file truncated, rewritten before
+// the offset in either window, or not the file named, after which a read
+// goes as without a probe; a probe made before ResetProbes is not taken.
+func TestCacheProbeReadsWhatWasAppended(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no identity to name a file by")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.jsonl")
+	os.WriteFile(p, rows(300, "a"), 0o600)
+	var c Cache[*recorder]
+	stats := 0
+	c.SetStat(func(path string) (os.FileInfo, error) {
+		stats++
+		return os.Stat(path)
+	})
+	read := func() {
+		t.Helper()
+		var got string
+		if err := c.Read(p, "k", func() *recorder { return &recorder{} }, func(r *recorder) error {
+			got = r.String()
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := os.ReadFile(p); got != string(want) {
+			t.Fatalf("the appender holds %d bytes, the file %d", len(got), len(want))
+		}
+	}
+	appendTo := func(b []byte) {
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		f.Write(b)
+		f.Close()
+	}
+	named, _ := os.Stat(p)
+	probe := func(wantOK bool) {
+		t.Helper()
+		c.ResetProbes()
+		size, ok := c.Probe(p, named)
+		st, _ := os.Stat(p)
+		if ok != wantOK || (ok && size != st.Size()) {
+			t.Fatalf("probe: size %d ok %v, want ok %v (size %d)", size, ok, wantOK, st.Size())
+		}
+	}
+	if _, ok := c.Probe(p, named); ok {
+		t.Fatal("a file never read was probed")
+	}
+	read()
+	fresh, s0 := c.Fresh, stats
+	for i, n := range []int{0, 1, 40, 2000} { // 2000 rows: more than a buffer
+		appendTo(rows(n, "b"+string(rune('0'+i))))
+		probe(true)
+		read()
+	}
+	if c.Fresh != fresh || stats != s0 {
+		t.Fatalf("reads after probes: %d fresh, %d stats", c.Fresh-fresh, stats-s0)
+	}
+	// A probe not taken before ResetProbes is forgotten: the read stats.
+	appendTo(rows(3, "c"))
+	probe(true)
+	appendTo(rows(3, "d"))
+	c.ResetProbes()
+	read()
+	if stats != s0+1 || c.Fresh != fresh {
+		t.Fatalf("a read after ResetProbes: %d stats, %d fresh", stats-s0, c.Fresh-fresh)
+	}
+	// Another file named: no probe.
+	other := filepath.Join(dir, "g")
+	os.WriteFile(other, nil, 0o600)
+	if st, _ := os.Stat(other); true {
+		if _, ok := c.Probe(p, st); ok {
+			t.Fatal("a probe of a file named by another's identity")
+		}
+	}
+	data, _ := os.ReadFile(p)
+	for _, change := range []func(){
+		func() { os.Truncate(p, int64(len(data)-10)) },
+		func() { // rewritten in the tail window, then appended to
+			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+			f.WriteAt([]byte("Z"), int64(len(data)-20))
+			f.Close()
+			appendTo([]byte("{}\n"))
+		},
+		func() { // rewritten in the head window, the size unchanged
+			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+			f.WriteAt([]byte("Y"), 5)
+			f.Close()
+		},
+	} {
+		change()
+		probe(false)
+		fresh = c.Fresh
+		read()
+		if c.Fresh != fresh+1 {
+			t.Fatal("a changed file was not read afresh after its probe failed")
+		}
+		data, _ = os.ReadFile(p)
+		appendTo(nil)
+	}
+}

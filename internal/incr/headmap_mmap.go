@@ -51,3 +51,27 @@ func sameMapped(m, want []byte) (same bool) {
 	}()
 	return bytes.Equal(m[:len(want)], want)
 }
+
+// preadOnce is one pread of f into buf at off (0 bytes and no error at the
+// end of the file).
+func preadOnce(f *os.File, buf []byte, off int64) (n int, err error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	rerr := rc.Read(func(fd uintptr) bool {
+		for {
+			n, err = syscall.Pread(int(fd), buf, off)
+			if err != syscall.EINTR {
+				return true
+			}
+		}
+	})
+	if err == nil {
+		err = rerr
+	}
+	if n < 0 {
+		n = 0
+	}
+	return n, err
+}
