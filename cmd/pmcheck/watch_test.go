@@ -939,3 +939,71 @@ func TestChangeCheckListsAgainByInode(t *testing.T) {
 		t.Fatalf("after a replacement under the same name: size %d, want 9", got)
 	}
 }
+
+// TestProbeFollowsAReplacementOfTheSameSize: a poll reads a kept file
+// through the readers' descriptor (a probe) only while it is the file the
+// path named at the last listing: an agent file replaced by a rename with
+// another of the same size and modification time (the directory's time set
+// back too) is not probed through the old descriptor, and its appended
+// rows are read from the new file's start.
+func TestProbeFollowsAReplacementOfTheSameSize(t *testing.T) {
+	if _, err := rawListing(t.TempDir(), nil); err != nil {
+		t.Skip("no raw listing here")
+	}
+	dir := filepath.Join(t.TempDir(), "s", "subagents", "workflows", "wf_x")
+	os.MkdirAll(dir, 0o755)
+	agent := filepath.Join(dir, "agent-a1.jsonl")
+	row := func(tag string) string {
+		return `{"type":"user","uuid":"` + tag + `","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"` + tag + `"}}` + "\n"
+	}
+	os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte("{}\n"), 0o644)
+	os.WriteFile(agent, []byte(row("a1")), 0o644)
+	readers := &analyze.Followers{}
+	defer readers.Close()
+	f := &follower{dir: dir, readers: readers}
+	defer f.close()
+	appendTo := func(s string) {
+		w, _ := os.OpenFile(agent, os.O_APPEND|os.O_WRONLY, 0)
+		w.WriteString(s)
+		w.Close()
+	}
+	poll := func() {
+		t.Helper()
+		if _, _, _, err := f.read(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll() // the files stat-ed by path, read
+	fresh, _ := readers.FollowStats()
+	st, _ := os.Stat(agent)
+	tmp := filepath.Join(dir, "tmp")
+	os.WriteFile(tmp, []byte(row("b1")), 0o644)
+	os.Chtimes(tmp, st.ModTime(), st.ModTime())
+	os.Rename(tmp, agent)
+	os.Chtimes(dir, f.dirMtime, f.dirMtime)
+	poll() // listed again (another inode): the same sizes and times
+	poll() // the directory trusted: the kept file is not the readers'
+	appendTo(row("b3"))
+	poll()
+	if again, _ := readers.FollowStats(); again != fresh+1 {
+		t.Fatalf("the replaced file: %d reads from the start, want 1", again-fresh)
+	}
+	// Read from the start once, it is probed again.
+	appendTo(row("b4"))
+	poll()
+	if _, ok := f.probed[filepath.Clean(agent)]; !ok {
+		t.Fatal("the new agent file was not probed")
+	}
+	run, err := analyze.LoadWorkflowRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want bytes.Buffer
+	json.NewEncoder(&want).Encode(run)
+	f.sig = nil
+	r, _, _, _ := f.read()
+	json.NewEncoder(&got).Encode(r)
+	if got.String() != want.String() {
+		t.Fatalf("the followed run differs from a fresh load:\n%s\n%s", got.String(), want.String())
+	}
+}
