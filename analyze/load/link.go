@@ -90,33 +90,44 @@ func (l *loader) sessionRun(rel string) {
 	}
 	// Link every Agent/Task call, in the main transcript and, for nested
 	// spawns, in the children (breadth first, each transcript once).
-	queue := []*model.Transcript{main}
-	seen := map[*model.Transcript]bool{main: true}
-	for len(queue) > 0 {
-		owner := queue[0]
-		queue = queue[1:]
-		for _, c := range owner.ToolCalls {
-			switch {
-			case c.IsSubagentSpawn():
-				sc := l.linkSubagent(run, owner, c, agents)
-				run.Subagents = append(run.Subagents, sc)
-				if sc.Child != nil && !seen[sc.Child] {
-					seen[sc.Child] = true
-					queue = append(queue, sc.Child)
-				}
-			case c.Name() == "Workflow" && owner == main:
-				wl := l.linkLaunch(main, c)
-				l.requireRunDir(wl)
-				run.Launches = append(run.Launches, wl)
-			}
+	walkSpawns(main, func(owner *model.Transcript, c *model.ToolCall) *model.Transcript {
+		switch {
+		case c.IsSubagentSpawn():
+			sc := l.linkSubagent(run, owner, c, agents)
+			run.Subagents = append(run.Subagents, sc)
+			return sc.Child
+		case c.Name() == "Workflow" && owner == main:
+			wl := l.linkLaunch(main, c)
+			l.requireRunDir(wl)
+			run.Launches = append(run.Launches, wl)
 		}
-	}
+		return nil
+	})
 	for _, t := range agents {
 		run.Agents = append(run.Agents, t)
 	}
 	sort.Slice(run.Agents, func(i, j int) bool { return run.Agents[i].File < run.Agents[j].File })
 	l.joinStream(run) // sdkjoin.go
 	l.emit(run)
+}
+
+// walkSpawns hands visit every tool call of main and, for nested spawns,
+// of the children visit returns for them (the transcript a call spawned,
+// nil for none): breadth first, each transcript once. A session's linking
+// and a stream's walk their calls alike.
+func walkSpawns(main *model.Transcript, visit func(owner *model.Transcript, c *model.ToolCall) *model.Transcript) {
+	queue := []*model.Transcript{main}
+	seen := map[*model.Transcript]bool{main: true}
+	for len(queue) > 0 {
+		owner := queue[0]
+		queue = queue[1:]
+		for _, c := range owner.ToolCalls {
+			if child := visit(owner, c); child != nil && !seen[child] {
+				seen[child] = true
+				queue = append(queue, child)
+			}
+		}
+	}
 }
 
 // notTranscript says why a .jsonl file is not a Claude Code transcript, or

@@ -167,44 +167,36 @@ func (l *loader) linkStream(rel string, st *transcript.Stream) *model.Run {
 		}
 	}
 	used := map[*model.Transcript]bool{}
-	queue := []*model.Transcript{main}
-	seen := map[*model.Transcript]bool{main: true}
-	for len(queue) > 0 {
-		owner := queue[0]
-		queue = queue[1:]
-		for _, c := range owner.ToolCalls {
-			switch {
-			case c.IsSubagentSpawn():
-				// No agent file can be the child: the stream holds them.
-				sc := l.linkSubagent(run, owner, c, streamAgents{})
-				sc.OwnerTranscript = owner
-				sc.Child, sc.ChildFile = nil, ""
-				if id := taskAgent[c.ID()]; sc.AgentID == "" && id != "" {
-					sc.AgentID = id
-					sc.LinkedBy = append(sc.LinkedBy, LinkTaskStarted)
-				}
-				if child := byCall[c.ID()]; child != nil && !used[child] {
-					used[child] = true
-					sc.Child, sc.ChildFile = child, child.File
-					sc.LinkedBy = append(sc.LinkedBy, LinkParentToolUse)
-					sort.Strings(sc.LinkedBy)
-					if child.AgentID == "" {
-						child.AgentID = sc.AgentID
-					}
-					if !seen[child] {
-						seen[child] = true
-						queue = append(queue, child)
-					}
-				}
-				if at, ok := denied[c.ID()]; ok {
-					sc.Denied = &at
-				}
-				run.Subagents = append(run.Subagents, sc)
-			case c.Name() == "Workflow" && owner == main:
-				run.Launches = append(run.Launches, l.linkLaunch(main, c))
+	walkSpawns(main, func(owner *model.Transcript, c *model.ToolCall) *model.Transcript { // link.go
+		switch {
+		case c.IsSubagentSpawn():
+			// No agent file can be the child: the stream holds them.
+			sc := l.linkSubagent(run, owner, c, streamAgents{})
+			sc.OwnerTranscript = owner
+			sc.Child, sc.ChildFile = nil, ""
+			if id := taskAgent[c.ID()]; sc.AgentID == "" && id != "" {
+				sc.AgentID = id
+				sc.LinkedBy = append(sc.LinkedBy, LinkTaskStarted)
 			}
+			if child := byCall[c.ID()]; child != nil && !used[child] {
+				used[child] = true
+				sc.Child, sc.ChildFile = child, child.File
+				sc.LinkedBy = append(sc.LinkedBy, LinkParentToolUse)
+				sort.Strings(sc.LinkedBy)
+				if child.AgentID == "" {
+					child.AgentID = sc.AgentID
+				}
+			}
+			if at, ok := denied[c.ID()]; ok {
+				sc.Denied = &at
+			}
+			run.Subagents = append(run.Subagents, sc)
+			return sc.Child
+		case c.Name() == "Workflow" && owner == main:
+			run.Launches = append(run.Launches, l.linkLaunch(main, c))
 		}
-	}
+		return nil
+	})
 	for _, a := range st.Agents {
 		run.Agents = append(run.Agents, a.T)
 		if !used[a.T] {
