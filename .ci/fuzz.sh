@@ -48,6 +48,11 @@ while IFS=: read -r file _ decl; do
 done < <(grep -rn --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | sed 's#^\./##')
 [ "$missing" = 0 ] || exit 1
 
+# Arguments, when given, replace the list: each one "package Target" (the
+# GOEXPERIMENT=simd pass of .ci/run fuzzes two targets this way, so both
+# passes share the retry below).
+if [ "$#" -gt 0 ]; then targets=("$@"); fi
+
 # crashers lists the failing inputs go test has written for a target.
 crashers() { { ls "$1/testdata/fuzz/$2" 2>/dev/null || true; } | sort; }
 
