@@ -40,8 +40,52 @@ func onceRoots(t *testing.T) []string {
 		roots = append(roots, c)
 		subdirs(c)
 	}
-	return append(roots, resumeFolder(t), legacyFolder(t), junkBesideFolder(t))
+	return append(roots, resumeFolder(t), legacyFolder(t), junkBesideFolder(t), streamFolder(t))
 }
+
+// streamFolder writes Agent SDK streams saved as .jsonl beside session
+// files: one alone, one joined to a session file linked after it (its
+// reading is kept for that run) and one to a session file linked before
+// it (decided from that run's reading), and a mixed file (mixedStream)
+// whose first row spells session_id and most rows sessionId.
+func streamFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	fixtures := filepath.Join("..", "..", "fixtures", "runs")
+	copyFile := func(from, to string) {
+		data, err := os.ReadFile(filepath.Join(fixtures, from, "run.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session := func(sid string) {
+		row := fmt.Sprintf(`{"type":"user","uuid":"%s-u1","sessionId":%q,"timestamp":"2026-05-07T09:00:01Z","message":{"role":"user","content":"hi"}}`+"\n", sid[len(sid)-4:], sid)
+		if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(row), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile("stream-cancelled", "plain.jsonl")
+	copyFile("stream-killed-subagent", "0-joined-later.jsonl") // session ...0002
+	session("60000000-0000-4000-8000-000000000002")
+	copyFile("stream-completed-jsonl", "z-joined-earlier.jsonl") // session ...0001
+	session("60000000-0000-4000-8000-000000000001")
+	var b strings.Builder
+	b.WriteString(`{"type":"system","subtype":"init","session_id":"70000000-0000-4000-8000-000000000001","uuid":"m0"}` + "\n")
+	for i := range 3 {
+		fmt.Fprintf(&b, `{"type":"user","uuid":"m%d","sessionId":"70000000-0000-4000-8000-000000000001","message":{"role":"user","content":"work"}}`+"\n", i+1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, mixedStream), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// mixedStream is streamFolder's file that starts as a stream and is a
+// session by most of its rows: read by both readers.
+const mixedStream = "mixed.jsonl"
 
 // legacyFolder writes sessions with legacy agent files beside them, as the
 // corpus has them: a session with a small agent file and one over 64 KiB
@@ -114,9 +158,7 @@ func countDecodes(t *testing.T, root string, jobs int) map[string]int {
 }
 
 // sdkStreamJSONL says whether rel under root is an Agent SDK message stream
-// saved as .jsonl: the transcript reader tells it apart by its rows (most
-// of them the SDK's: isStreamTranscript, which needs the whole file), and
-// the stream reader then reads it, so it is decoded twice, once by each.
+// saved as .jsonl (most of its rows the SDK's: isStreamTranscript).
 func sdkStreamJSONL(root, rel string) bool {
 	if !strings.HasSuffix(rel, ".jsonl") || layout.AgentIDFromName(path.Base(rel)) != "" {
 		return false
@@ -133,9 +175,10 @@ func sdkStreamJSONL(root, rel string) bool {
 // session id before the sessions stream by, and their session's run or the
 // orphan runs take that reading: small or large, with a sidecar or not, in
 // a folder grouped ahead or when its first session is linked) and Agent SDK
-// streams, journals. The one exception is an SDK stream saved as .jsonl, decoded by
-// the transcript reader, which tells it apart by its rows, and then by the
-// stream reader: twice, never more.
+// streams, journals, and Agent SDK streams saved as .jsonl (read with the
+// stream reader alone, joined to a session file or not). The one exception
+// is a file that starts as a stream and is a session by most of its rows
+// (mixedStream): decoded by both readers, twice, never more.
 func TestLoaderDecodesEachFileOnce(t *testing.T) {
 	files, legacy, streams, journals := 0, 0, 0, 0
 	for _, root := range onceRoots(t) {
@@ -143,9 +186,11 @@ func TestLoaderDecodesEachFileOnce(t *testing.T) {
 			decoded := countDecodes(t, root, jobs)
 			var twice []string
 			for rel, n := range decoded {
-				if n == 2 && sdkStreamJSONL(root, rel) {
-					streams++
+				if n == 2 && path.Base(rel) == mixedStream {
 					continue
+				}
+				if sdkStreamJSONL(root, rel) {
+					streams++
 				}
 				if n != 1 {
 					twice = append(twice, fmt.Sprintf("%s (%d)", rel, n))
@@ -167,7 +212,7 @@ func TestLoaderDecodesEachFileOnce(t *testing.T) {
 	if files == 0 || legacy == 0 || streams == 0 || journals == 0 {
 		t.Fatalf("%d files, %d legacy agent files, %d .jsonl streams, %d journals decoded: the test counts too little", files, legacy, streams, journals)
 	}
-	t.Logf("%d files counted over the loads: %d legacy agent files, %d journals, %d .jsonl streams read by both readers", files, legacy, journals, streams)
+	t.Logf("%d files counted over the loads: %d legacy agent files, %d journals, %d .jsonl streams", files, legacy, journals, streams)
 }
 
 // TestLegacyPastBudgetReadTwice (issue 30): the one case where a legacy

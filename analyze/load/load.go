@@ -310,6 +310,10 @@ type loader struct {
 	// firstSize are the session files' sizes as the first-row pass
 	// opened them (0: not opened).
 	firstSize []int64
+	// firstStream says, by session, that its first rows name their
+	// session as an Agent SDK stream does (spellsStream): read with the
+	// stream reader first (streamRoute).
+	firstStream []bool
 	// heads are the session files' first rows and uuids, gathered while
 	// the sessions stream by, for markResumeCopies; slots the run of each.
 	heads     []resumeFile

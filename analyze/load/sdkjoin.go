@@ -30,6 +30,12 @@ type streamJoin struct {
 	// streams are the walk's streams and their session ids, for the joins
 	// across inputs (joinAcross).
 	streams []joinable
+	// kept are the readings of the joined streams read before their
+	// session's run (streamFirst), which that run takes (joinStream); and
+	// asStream says, of each joined stream that run read itself, whether
+	// its rows make it a stream (isStreamSpelling).
+	kept     map[string]streamReading
+	asStream map[string]bool
 }
 
 type joinable struct {
@@ -83,7 +89,8 @@ func (l *loader) findJoins() {
 
 func (l *loader) joinState() *streamJoin {
 	if l.joins == nil {
-		l.joins = &streamJoin{bySession: map[string]joinable{}, joined: map[string]bool{}}
+		l.joins = &streamJoin{bySession: map[string]joinable{}, joined: map[string]bool{},
+			kept: map[string]streamReading{}, asStream: map[string]bool{}}
 	}
 	return l.joins
 }
@@ -163,6 +170,20 @@ func looksLikeSessionName(rel string) bool {
 	return true
 }
 
+// joinedHere reports whether a stream file is read with a session file's
+// run of this loader (not of another input's: joinAcross).
+func (l *loader) joinedHere(rel string) bool {
+	if !l.joinedElsewhere(rel) {
+		return false
+	}
+	for _, j := range l.joins.bySession {
+		if j.rel == rel {
+			return true
+		}
+	}
+	return false
+}
+
 // joinedElsewhere reports whether a stream file is read with its
 // session's files instead of as a run of its own.
 func (l *loader) joinedElsewhere(rel string) bool {
@@ -182,10 +203,17 @@ func (l *loader) joinStream(run *model.Run) {
 		return
 	}
 	show := j.show
-	if onDecode != nil {
-		onDecode(j.rel)
+	r, ok := l.joins.kept[j.rel]
+	if ok {
+		delete(l.joins.kept, j.rel) // read before this run (streamFirst)
+	} else {
+		if onDecode != nil {
+			onDecode(j.rel)
+		}
+		r.st, r.err = transcript.ReadStreamFile(j.abs, show, j.array, l.readOptions(j.rel))
+		l.joins.asStream[j.rel] = r.err != nil || isStreamSpelling(r.st.AsSession)
 	}
-	st, err := transcript.ReadStreamFile(j.abs, show, j.array, l.readOptions(j.rel))
+	st, err := r.st, r.err
 	if err != nil {
 		l.addError(fmt.Sprintf("%s: cannot be read (%s); fix its permissions or remove it from the input", show, readReason(err)))
 		return

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -32,7 +33,75 @@ const (
 // isStreamTranscript reports whether a file read as a session is a
 // stream: most of its rows spell session_id.
 func isStreamTranscript(t *model.Transcript) bool {
-	return t.SDKRows > 0 && 2*t.SDKRows >= t.ClaudeCodeRows
+	return isStreamSpelling(transcript.Spelling{SDKRows: t.SDKRows, ClaudeCodeRows: t.ClaudeCodeRows})
+}
+
+// isStreamSpelling is the one rule that tells a stream saved as .jsonl from
+// a session file, whichever reader counted the rows (Transcript.SDKRows and
+// ClaudeCodeRows, Stream.AsSession): most of them spell session_id.
+func isStreamSpelling(c transcript.Spelling) bool {
+	return c.SDKRows > 0 && 2*c.SDKRows >= c.ClaudeCodeRows
+}
+
+// streamFirst links session file k, whose first rows name their session as
+// a stream does (firstUUIDs), from one reading with the stream reader, and
+// reports true; a file so read is not read as a session. It reports false,
+// having read it but reported nothing, when the rows say it is a session
+// after all (isStreamSpelling: most of them spell sessionId): the caller
+// reads it as one, and only such a mixed file is decoded twice. A stream
+// that belongs with a session file of the walk (findJoins) is read here
+// and its reading kept for that session's run (joinStream), or, when that
+// run came first, decided from the join's reading.
+func (l *loader) streamFirst(k int, rel string) bool {
+	if l.joinedHere(rel) {
+		if isStream, read := l.joins.asStream[rel]; read {
+			return isStream
+		}
+		st, err := l.readStream(rel, false, l.takeFirstData(k))
+		l.joins.kept[rel] = streamReading{st, err}
+		return err != nil || isStreamSpelling(st.AsSession)
+	}
+	if l.joinedElsewhere(rel) {
+		// Joined with another input's session file, which reads it
+		// there: only whether it is a session is read here.
+		st, err := l.readStream(rel, false, l.takeFirstData(k))
+		return err == nil && isStreamSpelling(st.AsSession)
+	}
+	st, err := l.readStream(rel, false, l.takeFirstData(k))
+	if err == nil && !isStreamSpelling(st.AsSession) {
+		return false
+	}
+	l.linkStreamReading(rel, st, err)
+	return true
+}
+
+// takeFirstData hands on the bytes the first-row pass kept of session k
+// (nil: none), once.
+func (l *loader) takeFirstData(k int) []byte {
+	if l.firstData == nil {
+		return nil
+	}
+	data := l.firstData[k]
+	l.firstData[k] = nil
+	return data
+}
+
+// streamReading is a stream as a reader left it: what it read, or why it
+// could not.
+type streamReading struct {
+	st  *transcript.Stream
+	err error
+}
+
+// readStream decodes a stream: data, the file's bytes, when not nil.
+func (l *loader) readStream(rel string, array bool, data []byte) (*transcript.Stream, error) {
+	if onDecode != nil {
+		onDecode(rel)
+	}
+	if data != nil {
+		return transcript.ReadStream(bytes.NewReader(data), l.show(rel), array, l.readOptions(rel))
+	}
+	return transcript.ReadStreamFile(l.abs(rel), l.show(rel), array, l.readOptions(rel))
 }
 
 // streamCandidates links the .json files of a walk that are streams.
@@ -53,11 +122,14 @@ func (l *loader) streamCandidates() {
 
 // streamRun reads a stream and links its run.
 func (l *loader) streamRun(rel string, array bool) {
+	st, err := l.readStream(rel, array, nil)
+	l.linkStreamReading(rel, st, err)
+}
+
+// linkStreamReading reports what a stream's reading says of it and links
+// its run.
+func (l *loader) linkStreamReading(rel string, st *transcript.Stream, err error) {
 	show := l.show(rel)
-	if onDecode != nil {
-		onDecode(rel)
-	}
-	st, err := transcript.ReadStreamFile(l.abs(rel), show, array, l.readOptions(rel))
 	var gaveUp *jsonl.GaveUpError
 	switch {
 	case errors.As(err, &gaveUp):
@@ -81,7 +153,7 @@ func (l *loader) streamRun(rel string, array bool) {
 			break
 		}
 	}
-	if !array && st.Main.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(st.Main.MalformedSkipped, st.Main.Rows) {
+	if st.Runtime.Format == transcript.StreamLines && st.Main.ClaudeCodeRows > 0 && jsonl.MostlyNotJSON(st.Main.MalformedSkipped, st.Main.Rows) {
 		l.addUntrusted(fmt.Sprintf("%s: %d of %d lines are not JSON messages (first at line %d); a stream that is mostly not JSON cannot be checked; repair it or remove it from the input",
 			show, st.Main.MalformedSkipped, st.Main.Lines, st.Main.Malformed[0].Line))
 	}

@@ -336,6 +336,15 @@ func (l *loader) stream() {
 		if pf == nil {
 			l.ahead = l.readKept(k, s)
 		}
+		if l.streamRoute(k) {
+			l.key = problemKey{1, k}
+			l.last = -1
+			if l.streamFirst(k, s) { // sdkrun.go
+				l.slots[k] = l.last
+				l.evict()
+				continue
+			}
+		}
 		l.key = problemKey{0, k}
 		t := l.transcript(s)
 		if t != nil {
@@ -387,7 +396,7 @@ func (l *loader) stream() {
 	l.markResumeCopies()
 	l.firstData = nil
 	l.heads, l.headIndex, l.slots, l.suspects, l.later = nil, nil, nil, nil, nil
-	l.hold, l.held, l.firstSize = nil, nil, nil
+	l.hold, l.held, l.firstSize, l.firstStream = nil, nil, nil, nil
 
 	dirs := l.inv.WorkflowDirs
 	pf = l.prefetch(len(dirs), l.workflowFiles, nil, true)
@@ -434,6 +443,9 @@ func (l *loader) relink(k int, rel string, ahead map[string]readAhead) {
 // sessionFiles are the files read ahead for a session's run (runFiles). A
 // session whose linking waits (markResumeCopies) is only read.
 func (l *loader) sessionFiles(k int) []string {
+	if l.streamRoute(k) {
+		return nil // read as a stream, on the linker's goroutine (streamFirst)
+	}
 	if l.suspects[k] {
 		return []string{l.inv.Sessions[k]}
 	}
@@ -492,7 +504,7 @@ func (l *loader) holdSuspects() []bool {
 	hold := make([]bool, len(l.suspects))
 	left := holdBytes
 	for k, suspect := range l.suspects {
-		if n := l.firstSize[k] + holdOverhead; suspect && l.firstSize[k] > 0 && n <= left {
+		if n := l.firstSize[k] + holdOverhead; suspect && !l.firstStream[k] && l.firstSize[k] > 0 && n <= left {
 			hold[k] = true
 			left -= n
 		}
@@ -524,10 +536,27 @@ func (l *loader) keepRowHashes(t *model.Transcript) map[uint64]uint64 {
 // bytes stayed unread until every session was linked: 32 MiB held through
 // a fleet's whole check, for nothing.
 func (l *loader) readKept(k int, rel string) map[string]readAhead {
+	if l.streamRoute(k) {
+		return nil
+	}
 	if !l.suspects[k] && (l.firstData == nil || l.firstData[k] == nil) {
 		return nil
 	}
 	return map[string]readAhead{rel: l.readSessionFile(k, 0, rel)}
+}
+
+// streamRoute says whether session file k is read with the stream reader
+// first (streamFirst): its first rows name their session as an Agent SDK
+// stream does (firstUUIDs), and it is not the parent of a Workflow run
+// (read as a session). Which it is stays the whole file's rows' decision
+// (isStreamSpelling). A stream so read takes no part in the resume check:
+// a resume's copy repeats its original's rows byte for byte but the
+// sessionId (contained), and no session file's row is a stream message,
+// so a stream can be neither a session's copy nor its original, and its
+// run was never linked from a session reading (sessionRun hands it to the
+// stream reader), so no copy mark would reach it.
+func (l *loader) streamRoute(k int) bool {
+	return l.firstStream != nil && l.firstStream[k] && !l.parentSet[l.inv.Sessions[k]]
 }
 
 // afterFirstPasses, when set (by tests), runs once the first-row pass and
@@ -713,6 +742,7 @@ func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 	hs := make([]uint64, len(sessions))
 	l.firstData = make([][]byte, len(sessions))
 	l.firstSize = make([]int64, len(sessions))
+	l.firstStream = make([]bool, len(sessions))
 	l.firstLeft.Store(firstKeepBytes)
 	var failed atomic.Bool
 	var next atomic.Int64
@@ -722,8 +752,8 @@ func (l *loader) firstUUIDs() (map[uint64]bool, []uint64) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(sessions); i = int(next.Add(1)) - 1 {
-				h, data, size, ok := l.firstUUIDKeep(sessions[i], true)
-				l.firstData[i], l.firstSize[i] = data, size
+				h, data, size, ok, sdk := l.firstUUIDKeep(sessions[i], true)
+				l.firstData[i], l.firstSize[i], l.firstStream[i] = data, size, sdk
 				if !ok {
 					failed.Store(true)
 				}
@@ -758,7 +788,7 @@ var uuidKey = []byte(`"uuid"`)
 // next such line is added, up to maxFirstRows and four readings; then the
 // whole file is read.
 func (l *loader) firstUUID(rel string) (h uint64, ok bool) {
-	h, _, _, ok = l.firstUUIDKeep(rel, false)
+	h, _, _, ok, _ = l.firstUUIDKeep(rel, false)
 	return h, ok
 }
 
@@ -778,16 +808,16 @@ var (
 // its bytes as well: the session's reading then reads them (readFrom)
 // instead of the file. They are the file as it was when first read. size
 // is the file's size when it was opened (0 when it could not be).
-func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, size int64, ok bool) {
+func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, size int64, ok, sdk bool) {
 	defer func() {
 		if recover() != nil {
-			h, data, size, ok = 0, nil, 0, false // the linker reads the file again and reports
+			h, data, size, ok, sdk = 0, nil, 0, false, false // the linker reads the file again and reports
 		}
 	}()
 	name := l.osPath(rel)
 	f, size, err := jsonl.OpenRead(name)
 	if err != nil {
-		return 0, nil, 0, false
+		return 0, nil, 0, false, false
 	}
 	defer f.Close()
 	var src io.Reader = f
@@ -798,7 +828,7 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 			buf := make([]byte, size)
 			n, err := io.ReadFull(f, buf)
 			if err != nil && err != io.ErrUnexpectedEOF {
-				return 0, nil, size, false
+				return 0, nil, size, false, false
 			}
 			data = buf[:n]
 			src = bytes.NewReader(data)
@@ -842,7 +872,7 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 			line, err = br.ReadSlice('\n')
 		}
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return 0, nil, size, false
+			return 0, nil, size, false, false
 		}
 		prefix = append(prefix, line...)
 		if err == bufio.ErrBufferFull {
@@ -853,13 +883,13 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 			t, rerr := read(prefix)
 			var gaveUp *jsonl.GaveUpError
 			if errors.As(rerr, &gaveUp) {
-				return 0, data, size, true // the linker reports it; it holds no session
+				return 0, data, size, true, false // the linker reports it; it holds no session
 			}
 			if rerr != nil {
-				return 0, nil, size, false
+				return 0, nil, size, false, false
 			}
 			if t.FirstUUID != 0 || err == io.EOF {
-				return t.FirstUUID, data, size, true
+				return t.FirstUUID, data, size, true, spellsStream(t)
 			}
 		}
 	}
@@ -874,12 +904,20 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 	}
 	var gaveUp *jsonl.GaveUpError
 	if errors.As(err, &gaveUp) {
-		return 0, data, size, true
+		return 0, data, size, true, false
 	}
 	if err != nil {
-		return 0, nil, size, false
+		return 0, nil, size, false, false
 	}
-	return t.FirstUUID, data, size, true
+	return t.FirstUUID, data, size, true, spellsStream(t)
+}
+
+// spellsStream says whether the first rows of a file, read as a session
+// (firstUUIDKeep), name their session as a stream does: some spell
+// session_id, none sessionId. It only says which reader reads the file
+// first (streamRoute); the whole file's rows decide what it is.
+func spellsStream(t *model.Transcript) bool {
+	return t.SDKRows > 0 && t.SessionID == ""
 }
 
 var (

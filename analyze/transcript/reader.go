@@ -393,6 +393,9 @@ type builder struct {
 	keys int
 	// sdk is set while an Agent SDK message stream is read (sdkstream.go).
 	sdk bool
+	// asSession, in a stream's builders, counts the rows as the session
+	// reader would (Stream.AsSession).
+	asSession *Spelling
 	// rows is Options.Rows.
 	rows func(line int, data []byte)
 }
@@ -611,6 +614,16 @@ func (b *builder) readable(l jsonl.Line, data []byte, d *decoded) bool {
 func (b *builder) countRow(l jsonl.Line, r *row) {
 	t := b.t
 	if b.sdk {
+		if c := b.asSession; c != nil {
+			// Counted before sdkRow respells it, as the session reader
+			// counts it.
+			if r.SDKSessionID != "" && r.SessionID == "" {
+				c.SDKRows++
+			}
+			if isClaudeCodeRow(r) {
+				c.ClaudeCodeRows++
+			}
+		}
 		sdkRow(r) // sdkstream.go
 	} else if r.SDKSessionID != "" && r.SessionID == "" {
 		t.SDKRows++

@@ -63,6 +63,18 @@ type Stream struct {
 	// ends with a result, so such a message is a turn the stream does not
 	// end: the process was killed, or the job cancelled, mid-turn.
 	Unended int
+	// AsSession counts the stream's rows as a reading of the file as one
+	// session transcript would (model.Transcript.SDKRows and
+	// ClaudeCodeRows): which of the two a .jsonl file is, the loader
+	// decides from these counts whichever reader read it.
+	AsSession Spelling
+}
+
+// Spelling counts a file's rows by how they name their session, as the
+// session reader counts them: SDKRows spell it session_id only, and
+// ClaudeCodeRows are the rows Claude Code writes (model.Transcript).
+type Spelling struct {
+	SDKRows, ClaudeCodeRows int
 }
 
 // StreamAgent is one subagent's transcript.
@@ -173,6 +185,7 @@ func (s *streamReader) newBuilder() *builder {
 	b := newBuilder(s.file)
 	b.setOptions(s.opts)
 	b.sdk = true
+	b.asSession = &s.out.AsSession
 	return b
 }
 
