@@ -36,6 +36,9 @@ type streamJoin struct {
 	// its rows make it a stream (isStreamSpelling).
 	kept     map[string]streamReading
 	asStream map[string]bool
+	// own are the joined streams that turned out another session's:
+	// linked as runs of their own, by the run that read them.
+	own map[string]bool
 }
 
 type joinable struct {
@@ -90,7 +93,7 @@ func (l *loader) findJoins() {
 func (l *loader) joinState() *streamJoin {
 	if l.joins == nil {
 		l.joins = &streamJoin{bySession: map[string]joinable{}, joined: map[string]bool{},
-			kept: map[string]streamReading{}, asStream: map[string]bool{}}
+			kept: map[string]streamReading{}, asStream: map[string]bool{}, own: map[string]bool{}}
 	}
 	return l.joins
 }
@@ -199,7 +202,7 @@ func (l *loader) joinStream(run *model.Run) {
 		return
 	}
 	j, ok := l.joins.bySession[layout.SessionIDOf(run.Main.File)]
-	if !ok {
+	if !ok || l.joins.own[j.rel] {
 		return
 	}
 	show := j.show
@@ -220,8 +223,11 @@ func (l *loader) joinStream(run *model.Run) {
 	}
 	if st.Main.SessionID != run.ID && run.ID != "" {
 		// Named for the session, but another session's stream: a run of
-		// its own after all.
-		l.joins.joined[j.rel] = false
+		// its own after all, linked here, once. It stays joined, so that
+		// its own turn does not link it again (a report holds one run per
+		// file: twice was an internal error), and a run linked again (a
+		// resume copy's) does not either.
+		l.joins.own[j.rel] = true
 		l.emit(l.linkStream(j.rel, st))
 		return
 	}

@@ -66,3 +66,47 @@ func TestStreamInAFolderIsReadAsByName(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamNamedForAnotherSessionIsOneRun: a stream joined by its
+// session_id to a session file whose rows carry another session id is a
+// run of its own (joinStream), linked once whether it comes before or
+// after that file and whether it is an execution file or .jsonl. Linked
+// twice, the report refused it as an internal error (exit 3).
+func TestStreamNamedForAnotherSessionIsOneRun(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "fixtures", "runs")
+	cases := []struct{ from, name, sid string }{
+		{"stream-killed-subagent/run.jsonl", "0-stream.jsonl", "60000000-0000-4000-8000-000000000002"},
+		{"stream-killed-subagent/run.jsonl", "z-stream.jsonl", "60000000-0000-4000-8000-000000000002"},
+		{"stream-failed-subagent/claude-execution-output.json", "claude-execution-output.json", "60000000-0000-4000-8000-000000000003"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		data, err := os.ReadFile(filepath.Join(fixtures, filepath.FromSlash(c.from)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), c.sid) {
+			t.Fatalf("%s does not carry session %s", c.from, c.sid)
+		}
+		other := `{"type":"user","uuid":"x-u1","sessionId":"90000000-0000-4000-8000-000000000009","timestamp":"2026-05-07T09:00:01Z","message":{"role":"user","content":"hi"}}` + "\n"
+		if err := os.WriteFile(filepath.Join(dir, c.sid+".jsonl"), []byte(other), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, jobs := range []int{1, 2} {
+			res, err := Load([]string{dir}, Options{Jobs: jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for _, r := range res.Runs {
+				seen[filepath.Base(r.Path)]++
+			}
+			if seen[c.name] != 1 || seen[c.sid+".jsonl"] != 1 || len(res.Runs) != 2 {
+				t.Errorf("%s beside a session file of another id, %d jobs: runs %v, want each once", c.name, jobs, seen)
+			}
+		}
+	}
+}
