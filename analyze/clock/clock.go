@@ -84,6 +84,22 @@ func (f File) All() iter.Seq2[int, time.Time] {
 	}
 }
 
+// From yields the write times from the i-th on (0-based), with their
+// indexes: All resumed where a walk of the file as it stood before stopped.
+func (f File) From(i int) iter.Seq2[int, time.Time] {
+	return func(yield func(int, time.Time) bool) {
+		if i >= f.Len() {
+			return
+		}
+		c := f.steps.CursorAt(i - 1)
+		for st, ok := c.Next(); ok; st, ok = c.Next() {
+			if !yield(c.Index(), st.At()) {
+				return
+			}
+		}
+	}
+}
+
 // First is the instant the file comes into existence (zero when untimed).
 func (f File) First() time.Time {
 	if f.Len() == 0 {

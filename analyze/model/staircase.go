@@ -1,8 +1,10 @@
 package model
 
 import (
+	"bytes"
 	"encoding/binary"
 	"iter"
+	"slices"
 	"time"
 )
 
@@ -98,12 +100,42 @@ func (s *Staircase) First() Step {
 func (s *Staircase) Last() Step { return s.last }
 
 // At returns the i-th step (0-based).
-func (s *Staircase) At(i int) Step {
+func (s *Staircase) At(i int) Step { return s.CursorAt(i).cur }
+
+// CursorAt returns a cursor on the i-th step (0-based, i < Len), as i+1
+// calls of Next leave one; before the first step when i < 0.
+func (s *Staircase) CursorAt(i int) *Cursor {
+	if i < 0 {
+		return s.Cursor()
+	}
 	c := s.cursorAt(s.markOf(i))
 	for c.i < i {
 		c.next()
 	}
-	return c.cur
+	return c
+}
+
+// Extends reports whether s begins with the steps of p: whether s is p with
+// steps appended (a transcript read further), so that every step p has is
+// the same in s, at the same index. It compares the encoded steps, in O(1)
+// when s shares p's storage (a snapshot of the same reader), else in the
+// size of p's.
+func (s *Staircase) Extends(p *Staircase) bool {
+	if s.n < p.n || len(s.marks) < len(p.marks) || len(s.data) < len(p.data) {
+		return false
+	}
+	if p.n == 0 {
+		return true
+	}
+	// The steps below p.n are decoded from p's marks and p's bytes alone
+	// when s has no other mark below p.n.
+	if len(s.marks) > len(p.marks) && s.marks[len(p.marks)].i < p.n {
+		return false
+	}
+	if !bytes.Equal(s.data[:len(p.data)], p.data) {
+		return false
+	}
+	return &s.marks[0] == &p.marks[0] || slices.Equal(s.marks[:len(p.marks)], p.marks)
 }
 
 // markOf is the index of the last mark at or before step i.
@@ -201,6 +233,10 @@ func (c *Cursor) Next() (Step, bool) {
 	c.next()
 	return c.cur, true
 }
+
+// Index is the index of the cursor's step: -1 before the first, Len past
+// the last.
+func (c *Cursor) Index() int { return c.i }
 
 // Peek returns the next step without moving; false past the last.
 func (c *Cursor) Peek() (Step, bool) {

@@ -3,7 +3,7 @@ package replay
 import (
 	"fmt"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -208,15 +208,19 @@ func agentName(id, fallback string) string {
 	return "agent"
 }
 
+// sortEvents orders events by time, source and agent, keeping the order of
+// those equal in all three (a stable sort gives one order whatever its
+// algorithm; the generic one moves the events without reflection, which
+// made it most of a live poll's time on a run with many events).
 func sortEvents(es []WatchdogEvent) {
-	sort.SliceStable(es, func(i, j int) bool {
-		if !es[i].At.Equal(es[j].At) {
-			return es[i].At.Before(es[j].At)
+	slices.SortStableFunc(es, func(a, b WatchdogEvent) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
 		}
-		if es[i].Source != es[j].Source {
-			return es[i].Source < es[j].Source
+		if c := strings.Compare(a.Source, b.Source); c != 0 {
+			return c
 		}
-		return es[i].Agent < es[j].Agent
+		return strings.Compare(a.Agent, b.Agent)
 	})
 }
 
@@ -249,26 +253,10 @@ func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOption
 	return attemptWatchdogsMemo(run, origin, runEnd, o, live, nil)
 }
 
-// liveMemo keeps, between the polls of a live watch, each attempt's events
-// with what they were computed from: an attempt whose transcript, outcome
-// and end did not change since is not replayed again.
-type liveMemo map[handle]memoized
-
-type memoized struct {
-	from   liveInputs
-	events []WatchdogEvent
-}
-
-// liveInputs is what an attempt's live events depend on (origin and the
-// options are the watch's): its name, its transcript's rows so far (their
-// count, first and last write, completions), its observed outcome and the
-// end of its stall window.
-type liveInputs struct {
-	name, path         string
-	lines, steps, done int
-	first, last, until time.Time
-	observed           string
-}
+// liveMemo keeps, between the polls of a live watch, each attempt's
+// watchdogs where they stopped (liveAttempt): an attempt whose transcript
+// only grew since is read from its old last row on, not from its first.
+type liveMemo map[handle]*liveAttempt
 
 // attemptWatchdogsMemo is attemptWatchdogs; memo (live only) keeps each
 // attempt's events from one call to the next.
@@ -279,19 +267,11 @@ func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOp
 	for _, a := range run.Attempts {
 		s, observed := attemptStream(a)
 		until := stallWindowEnd(a, s, runEnd, live, withTranscript)
-		from := len(events)
-		var in liveInputs
-		if memo != nil {
-			in = liveInputsOf(a, s, until, observed)
-			if m, ok := memo[handle{a.Key, a.Ordinal}]; ok && m.from == in {
-				events = append(events, m.events...)
-				continue
-			}
+		if memo != nil && live {
+			events = memo.attemptEvents(events, a, s, origin, until, o, observed)
+			continue
 		}
 		events = attemptEvents(events, a, s, origin, until, o, live, observed)
-		if memo != nil {
-			memo[handle{a.Key, a.Ordinal}] = memoized{in, slices.Clone(events[from:])}
-		}
 		if a.Ordinal == o.RuntimeMaxAttempts+1 && !live {
 			if attemptsByKey == nil {
 				attemptsByKey = map[string]int{}
@@ -356,15 +336,6 @@ func stallWindowEnd(a *model.Attempt, s agentStream, runEnd time.Time, live bool
 	return until
 }
 
-// liveInputsOf is what the attempt's live events are computed from.
-func liveInputsOf(a *model.Attempt, s agentStream, until time.Time, observed string) liveInputs {
-	in := liveInputs{name: s.Agent, path: s.Path, first: s.File.First(), last: s.File.Last(), until: until, observed: observed}
-	if t := a.Transcript; t != nil {
-		in.lines, in.steps, in.done = t.Lines, t.Steps.Len(), t.Completions.Len()
-	}
-	return in
-}
-
 // attemptEvents appends to events the three watchdogs' events over one
 // attempt: ProgressWatch and the executor harness over its transcript, the
 // Workflow runtime's stall kill (and give-up on the last attempt), and,
@@ -380,20 +351,29 @@ func attemptEvents(events []WatchdogEvent, a *model.Attempt, s agentStream, orig
 		}
 	}
 	predicted := runtimeStall(s, until, o)
-	if predicted != nil {
-		predicted.Observed = observed
-		events = append(events, *predicted)
-		if a.Ordinal >= o.RuntimeMaxAttempts {
-			g := *predicted
-			g.Kind, g.Message = "give-up", fmt.Sprintf("agent stalled on all %d attempts (no progress for %dms each)", o.RuntimeMaxAttempts, o.RuntimeStall.Milliseconds())
-			events = append(events, g)
-		}
-	}
+	events = appendStall(events, a, predicted, observed, o)
 	if live {
 		return events
 	}
 	if m := stallMismatch(a, s, predicted, observed, o); m != nil {
 		events = append(events, *m)
+	}
+	return events
+}
+
+// appendStall appends the Workflow runtime's predicted stall kill of an
+// attempt, if any, with the outcome observed, and its give-up on the last
+// attempt it gives an agent.
+func appendStall(events []WatchdogEvent, a *model.Attempt, predicted *WatchdogEvent, observed string, o WatchdogOptions) []WatchdogEvent {
+	if predicted == nil {
+		return events
+	}
+	predicted.Observed = observed
+	events = append(events, *predicted)
+	if a.Ordinal >= o.RuntimeMaxAttempts {
+		g := *predicted
+		g.Kind, g.Message = "give-up", fmt.Sprintf("agent stalled on all %d attempts (no progress for %dms each)", o.RuntimeMaxAttempts, o.RuntimeStall.Milliseconds())
+		events = append(events, g)
 	}
 	return events
 }
@@ -437,21 +417,48 @@ func runtimeStall(s agentStream, until time.Time, o WatchdogOptions) *WatchdogEv
 	if !s.File.Timed() {
 		return nil
 	}
-	// Each write with the next one (the last with until), read in place.
-	n := s.File.Len()
-	var prev time.Time
-	for i, w := range s.File.All() {
+	var g stallScan
+	g.run(s, o)
+	return g.predicted(s, until, o)
+}
+
+// stallScan is the runtime's stall scan over a stream read up to some row:
+// the next write to compare with the one before, and the stall kill in a
+// gap between rows once found (the first; rows appended later cannot come
+// before it). The gap after the last row depends on where the window ends,
+// and is read by predicted for the stream as it stands.
+type stallScan struct {
+	next  int
+	prev  time.Time
+	found bool
+	kill  WatchdogEvent
+}
+
+// run reads the stream's rows after those read before.
+func (g *stallScan) run(s agentStream, o WatchdogOptions) {
+	if g.found {
+		return
+	}
+	for i, w := range s.File.From(g.next) {
+		g.next = i + 1
 		if i > 0 {
-			if e := stallAfter(s, prev, w, o); e != nil {
-				return e
+			if e := stallAfter(s, g.prev, w, o); e != nil {
+				g.found, g.kill = true, *e
+				return
 			}
 		}
-		if i == n-1 {
-			return stallAfter(s, w, until, o)
-		}
-		prev = w
+		g.prev = w
 	}
-	return nil
+}
+
+// predicted is the stall kill of the stream read by run up to its last
+// row, whose window ends at until: in a gap between rows, or after the last.
+func (g *stallScan) predicted(s agentStream, until time.Time, o WatchdogOptions) *WatchdogEvent {
+	if g.found {
+		e := g.kill
+		return &e
+	}
+	return stallAfter(s, g.prev, until, o)
 }
 
 // stallAfter is the runtime's stall kill in the gap from write w to next,

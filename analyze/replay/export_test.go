@@ -22,3 +22,17 @@ type LiveMemo = liveMemo
 func AttemptWatchdogsLive(run *model.Run, origin time.Time, memo LiveMemo) []WatchdogEvent {
 	return attemptWatchdogsMemo(run, origin, origin, DefaultWatchdogOptions(), true, memo)
 }
+
+// AttemptWatchdogsLiveWith is AttemptWatchdogsLive with options o.
+func AttemptWatchdogsLiveWith(run *model.Run, origin time.Time, o WatchdogOptions, memo LiveMemo) []WatchdogEvent {
+	return attemptWatchdogsMemo(run, origin, origin, o, true, memo)
+}
+
+// LiveState is what memo keeps of an attempt (nil: nothing): the same
+// value at two polls means the second resumed the first's watchdogs.
+func LiveState(memo LiveMemo, key string, ordinal int) any {
+	if st, ok := memo[handle{key, ordinal}]; ok {
+		return st
+	}
+	return nil
+}

@@ -166,3 +166,64 @@ func (l *LiveWatchdogs) Poll(now time.Time, run *model.Run, changed bool) []Watc
 	l.pending = rest
 	return out
 }
+
+// liveAttempt is one attempt's three watchdogs over its transcript as a
+// previous poll read it: where each stopped, and what they were computed
+// from. When the transcript has only grown since (the same stream, its
+// write-time steps and completions those read then with more appended,
+// the same observed outcome), each goes on from where it stopped to the
+// new last row, and what depends on the end (the harness's max duration,
+// its first kill and the cold start checked against it, the runtime's stall
+// after the last row until the window's end) is decided anew: the events
+// are those of a replay of the attempt from its first row
+// (TestLiveWatchdogsResumeIsAReplay). Any other change starts them again
+// from the first row.
+type liveAttempt struct {
+	stream      agentStream // File and Completions aside: the events' fields
+	origin      time.Time
+	o           WatchdogOptions
+	observed    string
+	steps, done model.Staircase // as read: the transcript's Steps and Completions then
+	progress    progressLoop
+	harness     harnessScan
+	stall       stallScan
+}
+
+// attemptEvents is attemptEvents, live, through the memo.
+func (m liveMemo) attemptEvents(events []WatchdogEvent, a *model.Attempt, s agentStream, origin, until time.Time, o WatchdogOptions, observed string) []WatchdogEvent {
+	h := handle{a.Key, a.Ordinal}
+	t := a.Transcript
+	if t == nil || !s.File.Timed() {
+		delete(m, h)
+		return attemptEvents(events, a, s, origin, until, o, true, observed)
+	}
+	st := m[h]
+	if st == nil || !st.grownInto(t, s, origin, o, observed) {
+		st = &liveAttempt{stream: s, origin: origin, o: o, observed: observed,
+			progress: newProgressLoop(s, origin, o), harness: newHarnessScan(s)}
+		st.stream.File, st.stream.Completions = clock.File{}, nil
+		m[h] = st
+	}
+	st.steps, st.done = t.Steps, t.Completions
+	st.progress.run(s, origin, o)
+	st.harness.run(s, o)
+	st.stall.run(s, o)
+	events = append(events, st.progress.out...)
+	from := len(events)
+	events = st.harness.appendEvents(events, s, o)
+	for i := from; i < len(events); i++ {
+		if events[i].Predicted != "" {
+			events[i].Observed = observed
+		}
+	}
+	return appendStall(events, a, st.stall.predicted(s, until, o), observed, o)
+}
+
+// grownInto reports whether t, read as stream s, is the transcript st was
+// computed from with rows appended, everything else the same.
+func (st *liveAttempt) grownInto(t *model.Transcript, s agentStream, origin time.Time, o WatchdogOptions, observed string) bool {
+	id := s
+	id.File, id.Completions = clock.File{}, nil
+	return id == st.stream && origin == st.origin && o == st.o && observed == st.observed &&
+		t.Steps.Extends(&st.steps) && t.Completions.Extends(&st.done)
+}

@@ -136,11 +136,35 @@ func progressWatch(s agentStream, origin time.Time, o WatchdogOptions) []Watchdo
 	if !s.File.Timed() {
 		return nil
 	}
-	start, end := s.File.First(), s.File.Last()
-	var out []WatchdogEvent
-	lastGrowth, snap := start, start
-	stalled, verdict := false, "none"
-	tick := ceilGrid(origin, start, o.PWTick)
+	p := newProgressLoop(s, origin, o)
+	p.run(s, origin, o)
+	return p.out
+}
+
+// progressLoop is ProgressWatch's loop over one stream between two ticks:
+// the next tick to visit and what the loop knows then. Run to the stream's
+// last row, it stops at the first tick at or after it; the stream read
+// further (rows appended, later than every row before), the loop goes on
+// from there and visits the ticks a run over the longer stream from its
+// first row visits, with the same events: until that tick no decision of
+// the loop read a row after it (each jump is to a write it had, or a
+// threshold, before the old last row).
+type progressLoop struct {
+	tick, lastGrowth, snap time.Time
+	stalled                bool
+	verdict                string
+	out                    []WatchdogEvent
+}
+
+func newProgressLoop(s agentStream, origin time.Time, o WatchdogOptions) progressLoop {
+	start := s.File.First()
+	return progressLoop{tick: ceilGrid(origin, start, o.PWTick), lastGrowth: start, snap: start, verdict: "none"}
+}
+
+// run visits the ticks before the stream's last row.
+func (p *progressLoop) run(s agentStream, origin time.Time, o WatchdogOptions) {
+	end := s.File.Last()
+	tick, lastGrowth, snap, stalled, verdict, out := p.tick, p.lastGrowth, p.snap, p.stalled, p.verdict, p.out
 	for tick.Before(end) {
 		if s.File.WroteIn(snap, tick) {
 			lastGrowth, stalled = tick, false
@@ -180,7 +204,7 @@ func progressWatch(s agentStream, origin time.Time, o WatchdogOptions) []Watchdo
 		}
 		tick = nt
 	}
-	return out
+	p.tick, p.lastGrowth, p.snap, p.stalled, p.verdict, p.out = tick, lastGrowth, snap, stalled, verdict, out
 }
 
 // harnessEvents replays the executor-harness watchdogs over one stream: inactivity
@@ -194,68 +218,124 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 	if !s.File.Timed() {
 		return nil
 	}
-	start, end := s.File.First(), s.File.Last()
-	var out []WatchdogEvent
-	type kill struct {
-		at         time.Time
-		cause, msg string
-		silence    float64
-		order      int
-	}
-	var kills []kill
+	h := newHarnessScan(s)
+	h.run(s, o)
+	return h.appendEvents(nil, s, o)
+}
 
-	// Inactivity: the first gap between rows longer than the window.
-	last := start
-	for i, w := range s.File.All() {
-		if i == 0 {
+// harnessKill is one of the harness's watchdogs firing: the first to fire
+// (the earliest, by order at the same instant) kills the agent.
+type harnessKill struct {
+	at         time.Time
+	cause, msg string
+	silence    float64
+	order      int
+}
+
+// harnessScan is the executor harness's watchdogs over a stream read up to
+// some row: the inactivity scan's position and its kill once found, and
+// the tool-silence window's arming, its completions read and its kill once
+// found. What depends on the stream's end (max duration, which of the kills
+// comes first, the cold start checked against it) is decided from it by
+// appendEvents, for the stream as it stands; run over the stream read
+// further goes on from there, with the answer a scan from the first row
+// gives (no step of either scan read a row after the old end).
+type harnessScan struct {
+	// Inactivity: the next write to compare with the last one.
+	next           int
+	last           time.Time
+	inactivity     harnessKill
+	inactive, tool bool // a kill was found
+	// Tool silence: the window's start, the completions read (the cursor's
+	// index) and its kill.
+	armed   time.Time
+	read    int
+	silence harnessKill
+}
+
+func newHarnessScan(s agentStream) harnessScan {
+	start := s.File.First()
+	return harnessScan{next: 1, last: start, armed: start, read: -1}
+}
+
+// run reads the stream's rows after those read before.
+func (h *harnessScan) run(s agentStream, o WatchdogOptions) {
+	if !h.inactive {
+		h.scanInactivity(s, o)
+	}
+	if win := o.ToolSilence(); win > 0 && !h.tool && h.armed.Add(win).Before(s.File.Last()) {
+		h.scanToolSilence(s, win)
+	}
+}
+
+// scanInactivity looks for the first gap between rows longer than the window.
+func (h *harnessScan) scanInactivity(s agentStream, o WatchdogOptions) {
+	for i, w := range s.File.From(h.next) {
+		h.next = i + 1
+		if w.Sub(h.last) > o.HarnessInactivity {
+			at := h.last.Add(o.HarnessInactivity)
+			h.inactivity, h.inactive = harnessKill{at: at, cause: "inactivity-timeout", order: 0, silence: o.HarnessInactivity.Seconds(),
+				msg: fmt.Sprintf("Aborted: no agent activity for %ds", int(o.HarnessInactivity/time.Second))}, true
+			return
+		}
+		h.last = w
+	}
+}
+
+// scanToolSilence moves the tool-silence window over the rows before the
+// stream's last: it fires at the first expiry with activity since it was
+// armed and no completed tool call.
+func (h *harnessScan) scanToolSilence(s agentStream, win time.Duration) {
+	end := s.File.Last()
+	done := completionsFrom(s.Completions, h.read)
+	defer func() { h.read = done.index() }()
+	for {
+		expiry := h.armed.Add(win)
+		if !expiry.Before(end) {
+			return
+		}
+		c, ok := done.after(h.armed)
+		if ok && !c.After(expiry) {
+			h.armed = c
 			continue
 		}
-		if w.Sub(last) > o.HarnessInactivity {
-			at := last.Add(o.HarnessInactivity)
-			kills = append(kills, kill{at: at, cause: "inactivity-timeout", order: 0, silence: o.HarnessInactivity.Seconds(),
-				msg: fmt.Sprintf("Aborted: no agent activity for %ds", int(o.HarnessInactivity/time.Second))})
-			break
+		if m, _ := s.File.MtimeAt(expiry); m.After(h.armed) {
+			h.silence, h.tool = harnessKill{at: expiry, cause: "no-tool-progress", order: 2, silence: expiry.Sub(m).Seconds(),
+				msg: fmt.Sprintf("Aborted: the agent produced output but completed no tool call for %ds", int(win/time.Second))}, true
+			return
 		}
-		last = w
+		// Elapsed in total silence: re-arm, skipping every window that
+		// also ends before the next row.
+		w, ok := s.File.NextWriteAfter(h.armed)
+		if !ok {
+			return
+		}
+		k := (w.Sub(h.armed) - 1) / win
+		if k < 1 {
+			k = 1
+		}
+		h.armed = h.armed.Add(k * win)
+	}
+}
+
+// appendEvents appends the harness's events over the stream as it stands
+// (read by run up to its last row): the cold start diagnostic, and the kill
+// of the first watchdog to fire.
+func (h *harnessScan) appendEvents(out []WatchdogEvent, s agentStream, o WatchdogOptions) []WatchdogEvent {
+	start, end := s.File.First(), s.File.Last()
+	kills := make([]harnessKill, 0, 3)
+	if h.inactive {
+		kills = append(kills, h.inactivity)
 	}
 	// Max duration: fires even while output keeps flowing.
 	if end.Sub(start) > o.HarnessMaxDuration {
 		at := start.Add(o.HarnessMaxDuration)
 		m, _ := s.File.MtimeAt(at)
-		kills = append(kills, kill{at: at, cause: "max-duration", order: 1, silence: at.Sub(m).Seconds(),
+		kills = append(kills, harnessKill{at: at, cause: "max-duration", order: 1, silence: at.Sub(m).Seconds(),
 			msg: fmt.Sprintf("Aborted: exceeded max duration of %ds", int(o.HarnessMaxDuration/time.Second))})
 	}
-	// Tool silence.
-	if win := o.ToolSilence(); win > 0 {
-		armed := start
-		done := completions(s.Completions)
-		for {
-			expiry := armed.Add(win)
-			if !expiry.Before(end) {
-				break
-			}
-			c, ok := done.after(armed)
-			if ok && !c.After(expiry) {
-				armed = c
-				continue
-			}
-			if m, _ := s.File.MtimeAt(expiry); m.After(armed) {
-				kills = append(kills, kill{at: expiry, cause: "no-tool-progress", order: 2, silence: expiry.Sub(m).Seconds(),
-					msg: fmt.Sprintf("Aborted: the agent produced output but completed no tool call for %ds", int(win/time.Second))})
-				break
-			}
-			// Elapsed in total silence: re-arm, skipping every window that
-			// also ends before the next row.
-			w, ok := s.File.NextWriteAfter(armed)
-			if !ok {
-				break
-			}
-			k := (w.Sub(armed) - 1) / win
-			if k < 1 {
-				k = 1
-			}
-			armed = armed.Add(k * win)
-		}
+	if h.tool {
+		kills = append(kills, h.silence)
 	}
 	sort.SliceStable(kills, func(i, j int) bool {
 		if !kills[i].at.Equal(kills[j].at) {
@@ -285,11 +365,21 @@ func harnessEvents(s agentStream, o WatchdogOptions) []WatchdogEvent {
 // skipped.
 type completionCursor struct{ c *model.Cursor }
 
-func completions(s *model.Staircase) completionCursor {
+// completionsFrom is a cursor on the completion of index read (before the
+// first when read < 0).
+func completionsFrom(s *model.Staircase, read int) completionCursor {
 	if s == nil {
 		return completionCursor{}
 	}
-	return completionCursor{s.Cursor()}
+	return completionCursor{s.CursorAt(read)}
+}
+
+// index is the index of the last completion moved past (-1: none).
+func (cc completionCursor) index() int {
+	if cc.c == nil {
+		return -1
+	}
+	return cc.c.Index()
 }
 
 // after returns the first completion strictly after at, moving past every
