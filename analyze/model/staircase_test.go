@@ -138,3 +138,56 @@ func TestStaircaseIsSmall(t *testing.T) {
 		t.Errorf("%.1f bytes per step, want at most 5", per)
 	}
 }
+
+// A Staircase extends each copy taken of it as it grew (sharing its
+// storage) and an equal one built apart, and no staircase that differs in
+// a step below the copy's length or is shorter; a cursor made at step i
+// walks on from i+1 as one moved there by Next.
+func TestStaircaseExtendsItsPast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	t0 := time.Date(2026, 5, 6, 9, 0, 0, 0, time.UTC)
+	for round := range 100 {
+		var s Staircase
+		var past []Staircase
+		var want []Step
+		line, at := 0, t0
+		for range rng.IntN(200) {
+			line += 1 + rng.IntN(3)
+			at = at.Add(time.Duration(1+rng.IntN(5000)) * time.Millisecond)
+			if rng.IntN(20) == 0 {
+				at = at.Add(-time.Hour) // back in time: a mark
+			}
+			s.Append(line, at)
+			want = append(want, NewStep(line, at))
+			past = append(past, s)
+		}
+		for k, p := range past {
+			var apart, other Staircase
+			changed := rng.IntN(k + 1)
+			for i, st := range want[:k+1] {
+				apart.Add(st)
+				if i == changed {
+					st = NewStep(st.Line(), st.At().Add(time.Millisecond))
+				}
+				other.Add(st)
+			}
+			if !s.Extends(&p) || !s.Extends(&apart) || !p.Extends(&p) || (k+1 < s.Len() && p.Extends(&s)) {
+				t.Fatalf("round %d: the staircase at %d steps is not extended by itself grown, or extends it grown", round, k+1)
+			}
+			if s.Extends(&other) || other.Extends(&apart) {
+				t.Fatalf("round %d: a staircase that differs in one of %d steps is extended", round, k+1)
+			}
+		}
+		for i := -1; i < len(want); i++ {
+			c := s.CursorAt(i)
+			if c.Index() != i || (i >= 0 && c.cur != want[i]) {
+				t.Fatalf("round %d: CursorAt(%d) is on step %d", round, i, c.Index())
+			}
+			for j := i + 1; j < len(want); j++ {
+				if st, ok := c.Next(); !ok || st != want[j] {
+					t.Fatalf("round %d: from CursorAt(%d), step %d differs", round, i, j)
+				}
+			}
+		}
+	}
+}

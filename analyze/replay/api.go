@@ -259,7 +259,7 @@ func attemptWatchdogs(run *model.Run, origin, runEnd time.Time, o WatchdogOption
 type liveMemo map[handle]*liveAttempt
 
 // attemptWatchdogsMemo is attemptWatchdogs; memo (live only) keeps each
-// attempt's events from one call to the next.
+// attempt's watchdogs from one call to the next, to go on from there.
 func attemptWatchdogsMemo(run *model.Run, origin, runEnd time.Time, o WatchdogOptions, live bool, memo liveMemo) []WatchdogEvent {
 	var events []WatchdogEvent
 	withTranscript := attemptsWithTranscript(run)

@@ -14,7 +14,7 @@ func SetSplitAgents(n int) (restore func()) {
 	return func() { splitAgents = was }
 }
 
-// LiveMemo is the live watchdogs' memo of each attempt's events.
+// LiveMemo is the live watchdogs' memo of each attempt's watchdogs.
 type LiveMemo = liveMemo
 
 // AttemptWatchdogsLive is the live watchdogs' replay of run from origin,

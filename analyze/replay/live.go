@@ -141,7 +141,8 @@ func NewLiveWatchdogs(start time.Time, opt WatchdogOptions) *LiveWatchdogs {
 
 // Poll returns, in replay's order, the events that fire at now. run is the
 // run as its files stand, and changed says it differs from the previous
-// poll's (only then are the watchdogs replayed again).
+// poll's (only then are the watchdogs read further: each attempt's from
+// where the previous change left it, see liveAttempt).
 func (l *LiveWatchdogs) Poll(now time.Time, run *model.Run, changed bool) []WatchdogEvent {
 	if changed && run != nil {
 		l.pending = l.pending[:0]
