@@ -100,7 +100,13 @@ func (s *Staircase) First() Step {
 func (s *Staircase) Last() Step { return s.last }
 
 // At returns the i-th step (0-based).
-func (s *Staircase) At(i int) Step { return s.CursorAt(i).cur }
+func (s *Staircase) At(i int) Step {
+	c := s.cursorAt(s.markOf(i))
+	for c.i < i {
+		c.next()
+	}
+	return c.cur
+}
 
 // CursorAt returns a cursor on the i-th step (0-based, i < Len), as i+1
 // calls of Next leave one; before the first step when i < 0.

@@ -323,7 +323,7 @@ func (h *harnessScan) scanToolSilence(s agentStream, win time.Duration) {
 // of the first watchdog to fire.
 func (h *harnessScan) appendEvents(out []WatchdogEvent, s agentStream, o WatchdogOptions) []WatchdogEvent {
 	start, end := s.File.First(), s.File.Last()
-	kills := make([]harnessKill, 0, 3)
+	var kills []harnessKill
 	if h.inactive {
 		kills = append(kills, h.inactivity)
 	}
