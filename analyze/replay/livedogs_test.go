@@ -303,7 +303,7 @@ func TestLiveWatchdogsResumeIsAReplayOnLongRuns(t *testing.T) {
 	for _, c := range []struct {
 		span         time.Duration
 		agents, rows int
-	}{{6 * time.Hour, 4, 40}, {time.Hour, 3, 100}} {
+	}{{6 * time.Hour, 4, 40}, {time.Hour, 3, 80}} {
 		dir := t.TempDir()
 		if err := fleet.WriteWorkflow(dir, c.span, c.agents, c.rows); err != nil {
 			t.Fatal(err)
