@@ -366,8 +366,8 @@ type builder struct {
 	// strings are views into it and into the line, so everything the
 	// builder keeps is cloned (keep, count, capString) before the next line.
 	arena *arena // from arenas, returned by finish
-	// types and tools count row types and tool names (counts).
-	types, tools map[string]*int
+	// types and tools count row types and tool names (counter).
+	types, tools counter
 	// giveUp is Options.GiveUp; gaveUp is set at the line where the
 	// builder gave up.
 	giveUp    bool
@@ -413,8 +413,8 @@ var builders = sync.Pool{New: func() any {
 	return &builder{
 		other:   map[string]struct{}{},
 		pending: map[string][]*model.ToolResult{},
-		types:   map[string]*int{},
-		tools:   map[string]*int{},
+		types:   counter{m: map[string]*int{}},
+		tools:   counter{m: map[string]*int{}},
 	}
 }}
 
@@ -437,15 +437,11 @@ func (b *builder) free() {
 		b.arena.reset(1 << 20)
 		arenas.Put(b.arena)
 	}
-	if b.keys > pooledKeys || len(b.types)+len(b.tools) > pooledKeys || len(b.callByID.slots) > 4*pooledKeys || b.shellR.m != nil {
+	if b.keys > pooledKeys || len(b.types.m)+len(b.tools.m) > pooledKeys || len(b.callByID.slots) > 4*pooledKeys || b.shellR.m != nil {
 		return // a large file's: left to the collector
 	}
-	for _, n := range b.types {
-		*n = 0
-	}
-	for _, n := range b.tools {
-		*n = 0
-	}
+	b.types.zero()
+	b.tools.zero()
 	clear(b.other)
 	clear(b.pending)
 	clear(b.callByID.slots)
@@ -633,7 +629,7 @@ func (b *builder) countRow(l jsonl.Line, r *row) {
 	if typ == "" {
 		typ = "(none)"
 	}
-	count(b.types, typ)
+	b.types.add(typ)
 	if isClaudeCodeRow(r) {
 		t.ClaudeCodeRows++
 	}
@@ -847,7 +843,7 @@ func (b *builder) release(e *model.Event) {
 }
 
 func (b *builder) toolUse(blk *block, at model.Evidence, ts time.Time) {
-	count(b.tools, blk.Name)
+	b.tools.add(blk.Name)
 	if !model.Retained(blk.Name) {
 		if blk.ID != "" {
 			if _, ok := b.other[blk.ID]; !ok {
@@ -1113,7 +1109,7 @@ func (b *builder) finishInto(t *model.Transcript) {
 		t.CopyRows = b.copyRows
 	}
 	t.LastTime = b.curMax
-	t.Types, t.ToolCounts = counts(b.types), counts(b.tools)
+	t.Types, t.ToolCounts = b.types.counts(), b.tools.counts()
 	// Results whose call never appeared stay visible (Signature A must see,
 	// and reject, a result that resolves to no Agent call).
 	ids := make([]string, 0, len(b.pending))
@@ -1215,33 +1211,63 @@ func poison(p []byte) {
 // decoder's arena) so that the model may hold it.
 func keep(s string) string { return strings.Clone(s) }
 
-// count adds one to m[k], copying k only when it is new. The counters are
-// pointers because assigning to an existing string key stores the new key
-// (a view) in the map; finish copies them into the model's maps.
-func count(m map[string]*int, k string) {
-	if n := m[k]; n != nil {
-		*n++ // a pooled builder's counter may start at zero (free)
+// counter counts names (row types, tool names). The counters are pointers
+// because assigning to an existing string key stores the new key (a view
+// into the row) in the map; counts copies them into the model's form.
+type counter struct {
+	m map[string]*int
+	// order is m's entries in the order they were added: counts ranges
+	// over it rather than over m (a map's iteration took most of the
+	// time of a snapshot's counts).
+	order []countEntry
+	// adds counts the calls to add; out is the map counts gave when adds
+	// was outAt, given again while nothing was added since (a followed
+	// transcript's snapshots share it: nothing changes one in place).
+	adds, outAt int
+	out         map[string]int
+}
+
+type countEntry struct {
+	k string
+	n *int
+}
+
+// add adds one to the counter of k, copying k only when it is new.
+func (c *counter) add(k string) {
+	c.adds++
+	if n := c.m[k]; n != nil {
+		*n++ // a pooled builder's counter may start at zero (zero)
 		return
 	}
 	n := 1
-	m[keep(k)] = &n
+	k = keep(k)
+	c.m[k] = &n
+	c.order = append(c.order, countEntry{k, &n})
 }
 
-// counts is the model's form of a count map.
-// Counters at zero are a pooled builder's names of earlier files (free).
-func counts(m map[string]*int) map[string]int {
-	size := 0
-	for _, n := range m {
-		if *n > 0 {
-			size++
+// zero sets every counter to zero, keeping the names (a pooled builder's:
+// the next file does not copy the same names again), and forgets out.
+func (c *counter) zero() {
+	for _, e := range c.order {
+		*e.n = 0
+	}
+	c.adds, c.outAt, c.out = 0, 0, nil
+}
+
+// counts is the model's form of the counts: the map given last when
+// nothing was added since, else a new one. Counters at zero are a pooled
+// builder's names of earlier files (free).
+func (c *counter) counts() map[string]int {
+	if c.out != nil && c.outAt == c.adds {
+		return c.out
+	}
+	out := make(map[string]int, len(c.order))
+	for _, e := range c.order {
+		if *e.n > 0 {
+			out[e.k] = *e.n
 		}
 	}
-	out := make(map[string]int, size)
-	for k, n := range m {
-		if *n > 0 {
-			out[k] = *n
-		}
-	}
+	c.out, c.outAt = out, c.adds
 	return out
 }
 
