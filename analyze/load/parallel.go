@@ -7,7 +7,9 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -43,7 +45,7 @@ func (l *loader) willRead(tgt Target) []string {
 	case tgt.Workflow != "":
 		for _, fs := range l.inv.AgentFiles {
 			for _, f := range fs {
-				if path.Dir(f) == tgt.Workflow {
+				if inDir(f, tgt.Workflow) {
 					files = append(files, f)
 				}
 			}
@@ -69,6 +71,16 @@ func (l *loader) willRead(tgt Target) []string {
 	return files
 }
 
+// inDir reports whether path.Dir(f) is dir, without cleaning f when it is
+// dir joined with a name (a walk's paths: a watch asks it of every agent
+// file at every poll that saw a change).
+func inDir(f, dir string) bool {
+	if i := strings.LastIndexByte(f, '/'); i > 0 && f[:i] == dir && path.Clean(dir) == dir {
+		return true
+	}
+	return path.Dir(f) == dir
+}
+
 // readAhead reads files with opts.Jobs workers, largest first so one big
 // file does not start last. Files that cannot be stat'ed are left to the
 // linking pass, which reports them as before.
@@ -77,33 +89,39 @@ func (l *loader) readAhead(files []string) {
 		rel  string
 		size int64
 	}
-	seen := map[string]bool{}
-	var jobs []job
-	for _, f := range files {
-		if seen[f] {
-			continue
-		}
-		seen[f] = true
-		if l.opts.Follow != nil {
-			// A followed load (watch, at every poll that saw a change)
-			// reads what was appended: the sizes would only order reads
-			// of a few rows each, and a file that cannot be read gives
-			// here the error the linking pass would read it with.
+	jobs := make([]job, 0, len(files))
+	if l.opts.Follow != nil {
+		// A followed load (watch, at every poll that saw a change) reads
+		// what was appended: the sizes would only order reads of a few
+		// rows each, and a file that cannot be read gives here the error
+		// the linking pass would read it with. In the order of their
+		// names, each once (as the sort below orders them when no size
+		// is known), without a map of those seen: a few files, at every
+		// poll.
+		rels := slices.Compact(slices.Sorted(slices.Values(files)))
+		for _, f := range rels {
 			jobs = append(jobs, job{f, 0})
-			continue
 		}
-		st, err := os.Stat(l.osPath(f))
-		if err != nil || !st.Mode().IsRegular() {
-			continue
+	} else {
+		seen := map[string]bool{}
+		for _, f := range files {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			st, err := os.Stat(l.osPath(f))
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			jobs = append(jobs, job{f, st.Size()})
 		}
-		jobs = append(jobs, job{f, st.Size()})
+		sort.Slice(jobs, func(i, j int) bool {
+			if jobs[i].size != jobs[j].size {
+				return jobs[i].size > jobs[j].size
+			}
+			return jobs[i].rel < jobs[j].rel
+		})
 	}
-	sort.Slice(jobs, func(i, j int) bool {
-		if jobs[i].size != jobs[j].size {
-			return jobs[i].size > jobs[j].size
-		}
-		return jobs[i].rel < jobs[j].rel
-	})
 	workers := l.opts.Jobs
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
