@@ -19,8 +19,9 @@ import (
 // random pieces that end mid-row).
 //
 // A Follower is for one reader at a time. A snapshot shares the builder's
-// calls, results and events; it is what a full read gives until the next
-// Write, after which the follower may change what it points at.
+// calls, results and events, and its counts (Types and ToolCounts, which
+// the next Write changes in place); it is what a full read gives until the
+// next Write, after which the follower may change what it points at.
 type Follower struct {
 	b    *builder
 	opts Options
@@ -47,6 +48,8 @@ func NewFollower(file string, opts Options) *Follower {
 	b := newBuilder(file)
 	b.setOptions(opts)
 	b.trackUUIDs = !opts.NoUUIDList
+	b.types.follow()
+	b.tools.follow()
 	c := opts.LineCap
 	if c <= 0 {
 		c = jsonl.DefaultLineCap

@@ -413,8 +413,8 @@ var builders = sync.Pool{New: func() any {
 	return &builder{
 		other:   map[string]struct{}{},
 		pending: map[string][]*model.ToolResult{},
-		types:   counter{m: map[string]*int{}},
-		tools:   counter{m: map[string]*int{}},
+		types:   counter{m: map[string]*countEntry{}},
+		tools:   counter{m: map[string]*countEntry{}},
 	}
 }}
 
@@ -1211,60 +1211,77 @@ func poison(p []byte) {
 // decoder's arena) so that the model may hold it.
 func keep(s string) string { return strings.Clone(s) }
 
-// counter counts names (row types, tool names). The counters are pointers
-// because assigning to an existing string key stores the new key (a view
-// into the row) in the map; counts copies them into the model's form.
+// counter counts names (row types, tool names). The counters are held by
+// pointer because assigning to an existing string key stores the new key
+// (a view into the row) in the map; counts gives them in the model's form.
 type counter struct {
-	m map[string]*int
+	m map[string]*countEntry
 	// order is m's entries in the order they were added: counts ranges
 	// over it rather than over m (a map's iteration took most of the
 	// time of a snapshot's counts).
-	order []countEntry
+	order []*countEntry
 	// adds counts the calls to add; out is the map counts gave when adds
-	// was outAt, given again while nothing was added since (a followed
-	// transcript's snapshots share it: nothing changes one in place).
+	// was outAt, given again while nothing was added since.
 	adds, outAt int
 	out         map[string]int
+	// live, in a follower's builder, is the counts kept in the model's
+	// form as they are added (follow): every snapshot gives it, and a
+	// later Write changes it in place, as it may what a snapshot shares
+	// (Follower). A poll's snapshots made the maps anew (a tenth of what
+	// a watch spends outside decoding).
+	live map[string]int
 }
 
 type countEntry struct {
-	k string
-	n *int
+	k string // kept (a copy of the row's name)
+	n int
 }
 
 // add adds one to the counter of k, copying k only when it is new.
 func (c *counter) add(k string) {
 	c.adds++
-	if n := c.m[k]; n != nil {
-		*n++ // a pooled builder's counter may start at zero (zero)
-		return
+	e := c.m[k]
+	if e != nil {
+		e.n++ // a pooled builder's counter may start at zero (zero)
+	} else {
+		e = &countEntry{keep(k), 1}
+		c.m[e.k] = e
+		c.order = append(c.order, e)
 	}
-	n := 1
-	k = keep(k)
-	c.m[k] = &n
-	c.order = append(c.order, countEntry{k, &n})
+	if c.live != nil {
+		c.live[e.k] = e.n
+	}
+}
+
+// follow makes the counter keep its counts in the model's form as they
+// are added (live).
+func (c *counter) follow() {
+	c.live = c.counts()
 }
 
 // zero sets every counter to zero, keeping the names (a pooled builder's:
 // the next file does not copy the same names again), and forgets out.
 func (c *counter) zero() {
 	for _, e := range c.order {
-		*e.n = 0
+		e.n = 0
 	}
-	c.adds, c.outAt, c.out = 0, 0, nil
+	c.adds, c.outAt, c.out, c.live = 0, 0, nil, nil
 }
 
-// counts is the model's form of the counts: the map given last when
-// nothing was added since, else a new one. Counters at zero are a pooled
-// builder's names of earlier files (free).
+// counts is the model's form of the counts: live in a follower's builder;
+// else the map given last when nothing was added since, else a new one.
+// Counters at zero are a pooled builder's names of earlier files (free).
 func (c *counter) counts() map[string]int {
+	if c.live != nil {
+		return c.live
+	}
 	if c.out != nil && c.outAt == c.adds {
 		return c.out
 	}
 	out := make(map[string]int, len(c.order))
 	for _, e := range c.order {
-		if *e.n > 0 {
-			out[e.k] = *e.n
+		if e.n > 0 {
+			out[e.k] = e.n
 		}
 	}
 	c.out, c.outAt = out, c.adds
