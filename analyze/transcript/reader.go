@@ -1220,10 +1220,6 @@ type counter struct {
 	// over it rather than over m (a map's iteration took most of the
 	// time of a snapshot's counts).
 	order []*countEntry
-	// adds counts the calls to add; out is the map counts gave when adds
-	// was outAt, given again while nothing was added since.
-	adds, outAt int
-	out         map[string]int
 	// live, in a follower's builder, is the counts kept in the model's
 	// form as they are added (follow): every snapshot gives it, and a
 	// later Write changes it in place, as it may what a snapshot shares
@@ -1239,7 +1235,6 @@ type countEntry struct {
 
 // add adds one to the counter of k, copying k only when it is new.
 func (c *counter) add(k string) {
-	c.adds++
 	e := c.m[k]
 	if e != nil {
 		e.n++ // a pooled builder's counter may start at zero (zero)
@@ -1260,23 +1255,20 @@ func (c *counter) follow() {
 }
 
 // zero sets every counter to zero, keeping the names (a pooled builder's:
-// the next file does not copy the same names again), and forgets out.
+// the next file does not copy the same names again).
 func (c *counter) zero() {
 	for _, e := range c.order {
 		e.n = 0
 	}
-	c.adds, c.outAt, c.out, c.live = 0, 0, nil, nil
+	c.live = nil
 }
 
-// counts is the model's form of the counts: live in a follower's builder;
-// else the map given last when nothing was added since, else a new one.
-// Counters at zero are a pooled builder's names of earlier files (free).
+// counts is the model's form of the counts: live in a follower's builder,
+// else a new map. Counters at zero are a pooled builder's names of earlier
+// files (free).
 func (c *counter) counts() map[string]int {
 	if c.live != nil {
 		return c.live
-	}
-	if c.out != nil && c.outAt == c.adds {
-		return c.out
 	}
 	out := make(map[string]int, len(c.order))
 	for _, e := range c.order {
@@ -1284,7 +1276,6 @@ func (c *counter) counts() map[string]int {
 			out[e.k] = e.n
 		}
 	}
-	c.out, c.outAt = out, c.adds
 	return out
 }
 
