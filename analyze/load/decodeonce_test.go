@@ -139,10 +139,9 @@ func junkBesideFolder(t *testing.T) string {
 	return dir
 }
 
-// countDecodes loads root with jobs and returns how many times each file
-// was decoded (onDecode).
-func countDecodes(t *testing.T, root string, jobs int) map[string]int {
-	t.Helper()
+// recordDecodes sets onDecode to count each file's decodes (from any
+// goroutine) into the map it returns; the caller sets onDecode back to nil.
+func recordDecodes() map[string]int {
 	var mu sync.Mutex
 	decoded := map[string]int{}
 	onDecode = func(rel string) {
@@ -150,6 +149,14 @@ func countDecodes(t *testing.T, root string, jobs int) map[string]int {
 		decoded[rel]++
 		mu.Unlock()
 	}
+	return decoded
+}
+
+// countDecodes loads root with jobs and returns how many times each file
+// was decoded (onDecode).
+func countDecodes(t *testing.T, root string, jobs int) map[string]int {
+	t.Helper()
+	decoded := recordDecodes()
 	defer func() { onDecode = nil }()
 	if _, err := Load([]string{root}, Options{Jobs: jobs}); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -260,13 +259,7 @@ func TestResumeCheckReadsNoFileAgain(t *testing.T) {
 			for _, jobs := range []int{1, 2} {
 				var again []string
 				onReadAgain = func(why, rel string) { again = append(again, why+": "+rel) }
-				var mu sync.Mutex
-				decoded := map[string]int{}
-				onDecode = func(rel string) {
-					mu.Lock()
-					decoded[rel]++
-					mu.Unlock()
-				}
+				decoded := recordDecodes()
 				res, err := Load([]string{dir}, Options{Jobs: jobs})
 				if err != nil {
 					t.Fatal(err)
