@@ -67,6 +67,22 @@ func streamFolder(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// An older CLI's stream-json (1.0: no uuid in any message), small and
+	// past the first-row pass's 1 MiB: read by the stream reader alone.
+	oldCLI := func(name string, rows int) {
+		sid := "9d3ac8dd-5572-4bdc-ae86-ff1071e369e7"
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"type":"system","subtype":"init","cwd":"/tmp/w","session_id":%q,"tools":["Task","Bash"],"mcp_servers":[],"model":"claude-sonnet-4-20250514","permissionMode":"default","apiKeySource":"none"}`+"\n", sid)
+		for i := range rows {
+			fmt.Fprintf(&b, `{"type":"assistant","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[{"type":"text","text":%q}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"output_tokens":10,"service_tier":"standard"}},"parent_tool_use_id":null,"session_id":%q}`+"\n", i, strings.Repeat("work ", 200), sid)
+		}
+		fmt.Fprintf(&b, `{"type":"result","subtype":"success","is_error":false,"duration_ms":100,"num_turns":1,"result":"Done.","session_id":%q,"total_cost_usd":0.001,"permission_denials":[]}`+"\n", sid)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldCLI("old-cli.jsonl", 3)
+	oldCLI("old-cli-large.jsonl", 1500)
 	copyFile("stream-cancelled", "plain.jsonl")
 	copyFile("stream-killed-subagent", "0-joined-later.jsonl") // session ...0002
 	session("60000000-0000-4000-8000-000000000002")

@@ -893,6 +893,14 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 			}
 		}
 	}
+	// No uuid in the first rows: a stream an older CLI wrote (1.0's
+	// stream-json carries none) is read by the stream reader alone, which
+	// needs no first uuid (streamRoute), so it is not read whole here.
+	if len(prefix) > 0 {
+		if t, err := read(prefix); err == nil && spellsStream(t) {
+			return 0, data, size, true, true
+		}
+	}
 	var t *model.Transcript
 	if onDecode != nil {
 		onDecode(rel) // the whole file: counted as a reading
