@@ -893,15 +893,23 @@ func (l *loader) firstUUIDKeep(rel string, keep bool) (h uint64, data []byte, si
 			}
 		}
 	}
-	// No uuid in the first rows: a stream an older CLI wrote (1.0's
-	// stream-json carries none) is read by the stream reader alone, which
-	// needs no first uuid (streamRoute), so it is not read whole here.
+	return l.firstUUIDPast(rel, name, prefix, data, size, opts, read)
+}
+
+// firstUUIDPast is firstUUIDKeep past the first rows (prefix) without a
+// row holding a uuid: a stream an older CLI wrote (1.0's stream-json
+// carries none) is read by the stream reader alone, which needs no first
+// uuid (streamRoute), so it is not read whole here; any other file is
+// (data, its bytes, when kept).
+func (l *loader) firstUUIDPast(rel, name string, prefix, data []byte, size int64, opts transcript.Options,
+	read func([]byte) (*model.Transcript, error)) (uint64, []byte, int64, bool, bool) {
 	if len(prefix) > 0 {
 		if t, err := read(prefix); err == nil && spellsStream(t) {
 			return 0, data, size, true, true
 		}
 	}
 	var t *model.Transcript
+	var err error
 	if onDecode != nil {
 		onDecode(rel) // the whole file: counted as a reading
 	}
