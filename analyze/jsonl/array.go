@@ -35,8 +35,11 @@ type ArrayReader struct {
 	cap int64
 	buf []byte
 	off int // next byte to scan in buf
-	eof bool
-	err error // a read error, returned once buf is used up
+	// dropped counts the input bytes before buf[0]: a byte order mark is
+	// one only as the input's first bytes.
+	dropped int64
+	eof     bool
+	err     error // a read error, returned once buf is used up
 
 	line  int // line of buf[off]
 	state arrayState
@@ -155,7 +158,7 @@ func (a *ArrayReader) skipSpace() (c byte, ok bool) {
 func (a *ArrayReader) punct(c byte) error {
 	switch a.state {
 	case beforeArray:
-		if c == 0xef && a.line == 1 {
+		if c == 0xef && a.dropped+int64(a.off) == 0 {
 			if len(a.buf)-a.off < 3 && !a.eof {
 				return errNeedMore
 			}
@@ -237,6 +240,7 @@ func (a *ArrayReader) fill() error {
 	// Move what is kept to the front, and grow for a large element.
 	n := copy(a.buf, a.buf[keep:])
 	a.buf = a.buf[:n]
+	a.dropped += int64(keep)
 	a.off -= keep
 	if a.start >= 0 {
 		a.start -= keep

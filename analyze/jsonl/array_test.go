@@ -97,7 +97,9 @@ func TestArrayReaderTruncated(t *testing.T) {
 }
 
 func TestArrayReaderNotAnArray(t *testing.T) {
-	for _, in := range []string{"", "  \n", "{\"type\":\"user\"}", "[{}] x", "[{} {}]", "[,{}]", "[{},]", "[{}]]", "\x00{", "[{}]\x00"} {
+	for _, in := range []string{"", "  \n", "{\"type\":\"user\"}", "[{}] x", "[{} {}]", "[,{}]", "[{},]", "[{}]]", "\x00{", "[{}]\x00",
+		// A byte order mark is one only as the file's first bytes.
+		"\ufeff\ufeff[]", " \ufeff[]", "\n\ufeff[{}]"} {
 		_, err := readArray(t, strings.NewReader(in), 0)
 		var ae *ArrayError
 		if !errors.As(err, &ae) {
