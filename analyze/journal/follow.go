@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"errors"
 	"slices"
 
@@ -56,75 +55,39 @@ func readFollowing(path, file string, opts Options) (*model.Journal, error) {
 // journal a full read of the bytes written so far gives, the unterminated
 // last line included (Torn, as a full read marks it).
 type Follower struct {
-	r          reader
-	err        error // the reader gave up
-	partial    []byte
-	partialLen int64
-	over       bool
-	n          int
-	offset     int64
-	fed        int64
+	r     reader
+	err   error // the reader gave up
+	lines jsonl.Splitter
+	// apply is applyLine as a value, made once (the piece loop's callback).
+	apply func(jsonl.Line)
 }
 
 // NewFollower starts following a journal; file is the name evidence
 // carries.
 func NewFollower(file string, opts Options) *Follower {
-	return &Follower{r: reader{j: &model.Journal{File: file}, opts: opts}}
+	f := &Follower{r: reader{j: &model.Journal{File: file}, opts: opts}, lines: jsonl.Splitter{Cap: LineCap}}
+	f.apply = f.applyLine
+	return f
 }
 
 // Offset is the number of bytes applied: up to and including the last
 // newline written.
-func (f *Follower) Offset() int64 { return f.offset }
+func (f *Follower) Offset() int64 { return f.lines.Offset() }
 
 // Size is the number of bytes written to the follower.
-func (f *Follower) Size() int64 { return f.fed }
+func (f *Follower) Size() int64 { return f.lines.Size() }
 
 // Write appends p, the next bytes of the journal. It never fails.
 func (f *Follower) Write(p []byte) (int, error) {
-	f.fed += int64(len(p))
-	rest := p
-	for len(rest) > 0 {
-		nl := bytes.IndexByte(rest, '\n')
-		if nl < 0 {
-			f.grow(rest)
-			break
-		}
-		f.grow(rest[:nl])
-		f.n++
-		f.offset += f.partialLen + 1
-		if f.err == nil {
-			f.err = f.r.line(f.lineOf(false))
-		}
-		f.partial, f.partialLen, f.over = f.partial[:0], 0, false
-		rest = rest[nl+1:]
-	}
+	f.lines.Write(p, f.apply)
 	return len(p), nil
 }
 
-func (f *Follower) grow(p []byte) {
-	f.partialLen += int64(len(p))
-	if f.over {
-		return
+// applyLine reads a complete line, until the reader gives up.
+func (f *Follower) applyLine(l jsonl.Line) {
+	if f.err == nil {
+		f.err = f.r.line(l)
 	}
-	if f.partialLen > LineCap {
-		f.over, f.partial = true, nil
-		return
-	}
-	f.partial = append(f.partial, p...)
-}
-
-func (f *Follower) lineOf(torn bool) jsonl.Line {
-	l := jsonl.Line{N: f.n, Torn: torn}
-	if f.over {
-		l.OverCap, l.Len = true, f.partialLen
-		return l
-	}
-	data := f.partial
-	if n := len(data); n > 0 && data[n-1] == '\r' {
-		data = data[:n-1]
-	}
-	l.Data, l.Len = data, int64(len(data))
-	return l
 }
 
 // Snapshot is the journal a full read of the bytes written so far gives,
@@ -138,11 +101,9 @@ func (f *Follower) Snapshot() (*model.Journal, error) {
 	// Clipped, so that the torn line (and nothing the follower appends
 	// later) can land in the snapshot's arrays.
 	j.Lines, j.Malformed = slices.Clip(j.Lines), slices.Clip(j.Malformed)
-	if f.partialLen > 0 {
+	if l, ok := f.lines.Torn(); ok {
 		r := f.r
 		r.j = &j
-		l := f.lineOf(true)
-		l.N = f.n + 1
 		if err := r.line(l); err != nil {
 			return nil, err
 		}

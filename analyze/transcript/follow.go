@@ -23,17 +23,9 @@ import (
 // the next Write changes in place); it is what a full read gives until the
 // next Write, after which the follower may change what it points at.
 type Follower struct {
-	b    *builder
-	opts Options
-	cap  int64
-	// partial is the unterminated last line so far (nil once it is over
-	// the cap: only its length is counted then, in partialLen).
-	partial    []byte
-	partialLen int64
-	over       bool
-	n          int   // complete lines applied
-	offset     int64 // bytes applied: up to and including the last newline
-	fed        int64 // bytes written
+	b     *builder
+	opts  Options
+	lines jsonl.Splitter
 	// uuids is Transcript.UUIDs as of the last snapshot (sorted, shared
 	// by the snapshots: nothing changes one in place); the builder lists
 	// the hashes added since, which the next snapshot merges in, rather
@@ -50,47 +42,23 @@ func NewFollower(file string, opts Options) *Follower {
 	b.trackUUIDs = !opts.NoUUIDList
 	b.types.follow()
 	b.tools.follow()
-	c := opts.LineCap
-	if c <= 0 {
-		c = jsonl.DefaultLineCap
-	}
-	return &Follower{b: b, opts: opts, cap: c}
+	// With poisoned views the builder overwrites each line it applied, and
+	// a piece is the caller's (io.Writer: Write must not modify it): lines
+	// are copied first, which finds a view kept into one all the same.
+	return &Follower{b: b, opts: opts, lines: jsonl.Splitter{Cap: opts.LineCap, CopyLines: poisonViews}}
 }
 
 // Offset is the number of bytes applied: every complete line, up to and
 // including the last newline written.
-func (f *Follower) Offset() int64 { return f.offset }
+func (f *Follower) Offset() int64 { return f.lines.Offset() }
 
 // Size is the number of bytes written to the follower.
-func (f *Follower) Size() int64 { return f.fed }
+func (f *Follower) Size() int64 { return f.lines.Size() }
 
 // Write appends p, the next bytes of the file, and applies every line p
 // completes. It never fails (the error is for io.Writer).
 func (f *Follower) Write(p []byte) (int, error) {
-	f.fed += int64(len(p))
-	rest := p
-	for len(rest) > 0 {
-		nl := bytes.IndexByte(rest, '\n')
-		if nl < 0 {
-			f.grow(rest)
-			break
-		}
-		if !poisonViews && f.partialLen == 0 && int64(nl) <= f.cap {
-			// A whole line within p: applied where it lies, not copied
-			// first (grow then complete would give it the same). Not
-			// with poisoned views: the builder overwrites each line it
-			// applied, and p is the caller's (io.Writer: Write must not
-			// modify it); the copy is poisoned instead, which finds a
-			// view kept into the line all the same.
-			f.n++
-			f.offset += int64(nl) + 1
-			f.b.line(lineIn(f.n, rest[:nl]))
-		} else {
-			f.grow(rest[:nl])
-			f.complete()
-		}
-		rest = rest[nl+1:]
-	}
+	f.lines.Write(p, f.b.line)
 	return len(p), nil
 }
 
@@ -100,7 +68,7 @@ func (f *Follower) Write(p []byte) (int, error) {
 // is no slower than a full read.
 func (f *Follower) Fill(r io.ReaderAt, size int64) error {
 	workers := parallelWorkers()
-	if f.fed != 0 || size < fillParallelMin || workers < 2 {
+	if f.lines.Size() != 0 || size < fillParallelMin || workers < 2 {
 		_, err := io.Copy(f, io.NewSectionReader(r, 0, size))
 		return err
 	}
@@ -113,7 +81,7 @@ func (f *Follower) Fill(r io.ReaderAt, size int64) error {
 		if err != nil && f.b.gaveUp == nil {
 			return err
 		}
-		f.n, f.offset, f.fed = n, end, end
+		f.lines.Skip(n, end)
 	}
 	_, err = io.Copy(f, io.NewSectionReader(r, end, size-end))
 	return err
@@ -141,51 +109,6 @@ func lastNewline(r io.ReaderAt, size int64) (int64, error) {
 	return 0, nil
 }
 
-// grow adds bytes to the unterminated line, dropping them once the line is
-// over the cap (jsonl.Reader counts such a line and skips it).
-func (f *Follower) grow(p []byte) {
-	f.partialLen += int64(len(p))
-	if f.over {
-		return
-	}
-	if f.partialLen > f.cap {
-		f.over, f.partial = true, nil
-		return
-	}
-	f.partial = append(f.partial, p...)
-}
-
-// complete applies the unterminated line, now that its newline arrived.
-func (f *Follower) complete() {
-	f.n++
-	f.offset += f.partialLen + 1
-	f.b.line(f.lineOf(false))
-	f.partial, f.partialLen, f.over = f.partial[:0], 0, false
-}
-
-// lineIn is line n, data, as jsonl.Reader returns it (not over the cap).
-func lineIn(n int, data []byte) jsonl.Line {
-	if k := len(data); k > 0 && data[k-1] == '\r' {
-		data = data[:k-1]
-	}
-	return jsonl.Line{N: n, Data: data, Len: int64(len(data))}
-}
-
-// lineOf is the pending line as jsonl.Reader returns it.
-func (f *Follower) lineOf(torn bool) jsonl.Line {
-	l := jsonl.Line{N: f.n, Torn: torn}
-	if f.over {
-		l.OverCap, l.Len = true, f.partialLen
-		return l
-	}
-	data := f.partial
-	if n := len(data); n > 0 && data[n-1] == '\r' {
-		data = data[:n-1]
-	}
-	l.Data, l.Len = data, int64(len(data))
-	return l
-}
-
 // Snapshot is the transcript a full read (Read) of the bytes written so
 // far gives, or its error (a *jsonl.GaveUpError when Options.GiveUp gave
 // up). Only an unterminated last line that decodes to a row (a write whose
@@ -202,8 +125,8 @@ func (f *Follower) Snapshot() (*model.Transcript, error) {
 	// full slice, which copies it then.
 	t.ToolResults = b.t.ToolResults[:len(b.t.ToolResults):len(b.t.ToolResults)]
 	t.Malformed = append([]model.Malformed(nil), b.t.Malformed...)
-	if f.partialLen > 0 {
-		if err := f.tornLine(&t); err != nil {
+	if l, ok := f.lines.Torn(); ok {
+		if err := f.tornLine(&t, l); err != nil {
 			return nil, err
 		}
 	}
@@ -230,9 +153,7 @@ var ErrFullRead = errors.New("transcript: the unterminated last line needs a ful
 // tornLine counts the unterminated last line into the copy t as apply
 // would, when it is blank or malformed (what a write in flight usually
 // looks like); a line that decodes to a row is ErrTornRow.
-func (f *Follower) tornLine(t *model.Transcript) error {
-	l := f.lineOf(true)
-	l.N = f.n + 1
+func (f *Follower) tornLine(t *model.Transcript, l jsonl.Line) error {
 	data := bytes.TrimSpace(l.Data)
 	if !l.OverCap && len(data) == 0 {
 		return nil

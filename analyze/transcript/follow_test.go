@@ -22,7 +22,7 @@ func sameAsFullRead(t *testing.T, name string, f *Follower, prefix []byte, opts 
 	want, wantErr := Read(bytes.NewReader(prefix), name, opts)
 	if errors.Is(err, ErrFullRead) {
 		last := prefix[bytes.LastIndexByte(prefix, '\n')+1:]
-		if wantErr == nil && want.Rows == rowsThrough(t, name, prefix[:len(prefix)-len(last)], opts) && len(last) <= int(f.cap) {
+		if wantErr == nil && want.Rows == rowsThrough(t, name, prefix[:len(prefix)-len(last)], opts) && int64(len(last)) <= f.lines.LineCap() {
 			t.Fatalf("%s: %d bytes: the follower asked for a full read, but the unterminated line %.80q is not a row", name, len(prefix), last)
 		}
 		return 1
