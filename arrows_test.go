@@ -29,7 +29,7 @@ var arrows = []arrow{
 	{"analyze/model", "plain types: Run, Transcript, ToolCall, SubagentCall, Attempt, Evidence, the facts rules read", nil},
 	{"analyze/layout", "where sessions, subagents, sidecars and Workflow run directories sit on disk", nil},
 	{"analyze/harness", "the runtime's own strings (partial-output notice, kill sentinel, segment mark), assembled at run time", []string{"internal/lazyre"}},
-	{"analyze/jsonl", "capped line reading, torn lines, junk detection, JSON array streams", []string{"internal/jsonscan", "internal/swar"}},
+	{"analyze/jsonl", "capped line reading, torn lines, junk detection, JSON array streams, the lines of a file still being written (Splitter, both followers')", []string{"internal/jsonscan", "internal/swar"}},
 	{"analyze/discover", "finding runs under a root; valid ids; path containment", []string{"analyze/layout"}},
 	{"analyze/clock", "write times, journal time inference, the simulated clock", []string{"analyze/model"}},
 	{"analyze/journal", "the journal reader and the attempt state machine (Machine)", []string{"analyze/jsonl", "analyze/model", "internal/incr", "internal/jsonscan"}},
