@@ -47,4 +47,18 @@ func TestCallIndexIsAMap(t *testing.T) {
 			t.Fatalf("after growth, get(%q) = %p, want %p", id, got, c)
 		}
 	}
+	// Emptied for a pooled builder: nothing is found, in the same memory,
+	// and calls added then are.
+	slots := len(x.slots)
+	y := x.emptied()
+	for id := range m {
+		if y.get(id) != nil {
+			t.Fatalf("emptied, get(%q) found a call", id)
+		}
+	}
+	c := model.NewToolCall(model.CallInput{ID: "toolu_01", Name: "Bash"})
+	y.add(c)
+	if y.get("toolu_01") != c || y.get("toolu_02") != nil || len(y.slots) != slots {
+		t.Fatalf("emptied index: get after add = %p, want %p (table of %d slots, was %d)", y.get("toolu_01"), c, len(y.slots), slots)
+	}
 }

@@ -444,11 +444,10 @@ func (b *builder) free() {
 	b.tools.zero()
 	clear(b.other)
 	clear(b.pending)
-	clear(b.callByID.slots)
 	clear(b.spare) // events of the file just read: they may be its model's
 	clear(b.shells)
 	*b = builder{
-		callByID:       callIndex{slots: b.callByID.slots},
+		callByID:       b.callByID.emptied(),
 		pending:        b.pending,
 		other:          b.other,
 		spare:          b.spare[:0],
