@@ -19,7 +19,7 @@ import (
 // one) probes several slots at this load, and each call it read was a
 // cache miss and a comparison of two ids of the same length: a watch,
 // which applies a few rows of one file between rows of others, spent a
-// tenth of its decoding there.
+// fourteenth of its decoding in these lookups (0.12 of 1.69 s).
 type callIndex struct {
 	slots []*model.ToolCall
 	tags  []uint8
