@@ -241,12 +241,16 @@ echo "== 6. watch of a 6-hour Workflow run written row by row (>= 200 MB): total
 # The Go benchmark writes the run (the wf6h shape with 28,000 rows per agent:
 # 8 agents, 196 MiB, over 6 hours) row by row on a scripted clock, polled
 # every 5 s (4,320 polls), and measures check's and the watch's peak RSS
-# each in a process of its own.
-out=$(PMCHECK_WATCH_ROWS=${WATCH_ROWS:-28000} PMCHECK_WATCH_RSS=1 PMCHECK_WATCH_RELOAD=${WATCH_RELOAD:-} go test ./cmd/pmcheck -run '^$' -bench '^BenchmarkWatchRowByRow$' -benchtime 1x -timeout 60m 2>&1 | grep '^BenchmarkWatchRowByRow' || true)
+# each in a process of its own. The CPU times are measured three times on
+# each side, alternately (WATCH_REPEAT): the least over the least, and the
+# median over the median.
+out=$(PMCHECK_WATCH_ROWS=${WATCH_ROWS:-28000} PMCHECK_WATCH_REPEAT=${WATCH_REPEAT:-3} PMCHECK_WATCH_RSS=1 PMCHECK_WATCH_RELOAD=${WATCH_RELOAD:-} go test ./cmd/pmcheck -run '^$' -bench '^BenchmarkWatchRowByRow$' -benchtime 1x -timeout 60m 2>&1 | grep '^BenchmarkWatchRowByRow' || true)
 echo "$out"
 r=$(echo "$out" | sed -n 's|.* \([0-9.]*\) watch-cpu/replay.*|\1|p')
 if [ -n "$r" ]; then
-	echo "RATIO watch CPU / replay CPU = $r (target <= 2): $(verdict "$r" "<=" 2)"
+	echo "RATIO watch CPU / replay CPU, least of each = $r (target <= 2): $(verdict "$r" "<=" 2)"
+	m=$(echo "$out" | sed -n 's|.* \([0-9.]*\) median-cpu/replay.*|\1|p')
+	echo "RATIO watch CPU / replay CPU, median of each = $m (target <= 2): $(verdict "$m" "<=" 2)"
 else
 	echo "watch: not measured (the benchmark failed)"
 fi

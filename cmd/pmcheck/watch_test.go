@@ -173,6 +173,14 @@ type scriptedClock struct {
 	// writing took to wrote (the benchmark takes it off the watch's).
 	cpu   func() time.Duration
 	wrote time.Duration
+	// settled, when set, dates a directory that gained a file back by
+	// an hour after the writes that created it (each time a different
+	// instant). The benchmark plays six hours in seconds, so a real
+	// directory change would stay under watch's racyListing for half
+	// of its polls, where a watch polling every 5 s lists again at most
+	// at the next poll after a file appears.
+	settled bool
+	made    map[string]bool // the files written so far (settled)
 }
 
 func (c *scriptedClock) Now() time.Time { return c.now }
@@ -202,12 +210,26 @@ func (c *scriptedClock) flush() {
 		if w.truncate {
 			flags |= os.O_TRUNC
 		}
+		// The copy starts empty: a file's first write creates it.
+		created := c.settled && !c.made[w.file]
+		if created {
+			if c.made == nil {
+				c.made = map[string]bool{}
+			}
+			c.made[w.file] = true
+		}
 		f, err := os.OpenFile(p, flags, 0o644)
 		if err != nil {
 			c.t.Fatal(err)
 		}
 		f.Write(w.data)
 		f.Close()
+		if created {
+			settled := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(filepath.Dir(p), settled, settled); err != nil {
+				c.t.Fatal(err)
+			}
+		}
 	}
 }
 
