@@ -34,6 +34,7 @@ targets=(
   "./rules FuzzParseBaseline"
   "./analyze/transcript FuzzReadStream"
   "./analyze/jsonl FuzzArrayReader"
+  "./analyze/jsonl FuzzSplitter"
 )
 
 # Every func FuzzX in the tree must be listed, so a new target is not

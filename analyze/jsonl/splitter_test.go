@@ -84,3 +84,35 @@ func sameLines(a, b []Line) bool {
 	}
 	return true
 }
+
+// Whatever the bytes and wherever the pieces end, a Splitter gives the
+// lines a Reader of the whole input gives (a follower's reading of a file
+// written in pieces is a full read's, line for line).
+func FuzzSplitter(f *testing.F) {
+	for _, s := range []string{"", "a\r\nb", "\n\n\r", "0123456789abcdefXY\r\n", "{\"a\":1}\n{\"b\"", "\r"} {
+		f.Add(s, uint64(7))
+	}
+	f.Fuzz(func(t *testing.T, in string, seed uint64) {
+		const lineCap = 16
+		want := readerLines(t, in, lineCap)
+		rng := rand.New(rand.NewPCG(seed, seed>>7))
+		s := Splitter{Cap: lineCap, CopyLines: seed%2 == 0}
+		var got []Line
+		apply := func(l Line) {
+			l.Data = bytes.Clone(l.Data)
+			got = append(got, l)
+		}
+		for rest := in; len(rest) > 0; {
+			n := 1 + rng.IntN(len(rest))
+			s.Write([]byte(rest[:n]), apply)
+			rest = rest[n:]
+		}
+		if l, ok := s.Torn(); ok {
+			l.Data = bytes.Clone(l.Data)
+			got = append(got, l)
+		}
+		if !sameLines(got, want) {
+			t.Fatalf("%q: the splitter gave\n%+v\na Reader gives\n%+v", in, got, want)
+		}
+	})
+}
