@@ -17,6 +17,7 @@ targets=(
   "./analyze/transcript FuzzParseNotification"
   "./analyze/transcript FuzzFastDecoder"
   "./analyze/transcript FuzzParallelRead"
+  "./analyze/transcript FuzzFollow"
   "./internal/jsonscan FuzzStringEnd"
   "./internal/jsonscan FuzzScanner"
   "./analyze/transcript FuzzParseUTC"

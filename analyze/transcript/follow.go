@@ -150,41 +150,26 @@ func (f *Follower) Snapshot() (*model.Transcript, error) {
 // gives the right answer at the cost of a full read.
 var ErrFullRead = errors.New("transcript: the unterminated last line needs a full read")
 
-// tornLine counts the unterminated last line into the copy t as apply
-// would, when it is blank or malformed (what a write in flight usually
-// looks like); a line that decodes to a row is ErrTornRow.
+// tornLine counts the unterminated last line into the copy t as a full
+// read would, when it is not a row (blank, malformed, over the cap: what a
+// write in flight usually looks like), by the builder's own accounting of
+// such a line (readable) run on the copy; a line that decodes to a row,
+// or one at which a full read gives up, is ErrFullRead.
 func (f *Follower) tornLine(t *model.Transcript, l jsonl.Line) error {
 	data := bytes.TrimSpace(l.Data)
-	if !l.OverCap && len(data) == 0 {
-		return nil
-	}
-	if l.OverCap {
-		return ErrFullRead // rare: a full read counts it; not worth a second path
-	}
-	if bytes.IndexByte(data, 0) < 0 && data[0] == '{' {
-		var d decoded
+	var d decoded
+	if !l.OverCap && len(data) > 0 {
 		a := arenas.Get().(*arena)
-		valid, _ := decodeRowArena(data, &d.r, a)
+		decodeLine(data, &d, a, nil, nil)
 		a.reset(1 << 20)
 		arenas.Put(a)
-		if valid {
+		if d.valid {
 			return ErrFullRead
 		}
 	}
-	reason := "contains a NUL byte"
-	if bytes.IndexByte(data, 0) < 0 {
-		reason = "not JSON"
-		if len(t.Malformed) < model.MalformedExamples {
-			reason = jsonl.NotJSONReason(data, true)
-		}
-	}
-	t.Lines++
-	t.MalformedCount++
-	t.MalformedSkipped++
-	if len(t.Malformed) < model.MalformedExamples {
-		t.Malformed = append(t.Malformed, model.Malformed{Line: l.N, Reason: reason, Skipped: true})
-	}
-	if f.b.giveUp && jsonl.GiveUp(t.MalformedSkipped, t.Rows) {
+	copyOf := builder{t: t, giveUp: f.b.giveUp}
+	copyOf.readable(l, data, &d)
+	if copyOf.gaveUp != nil {
 		return ErrFullRead // a full read gives up here; let it say so
 	}
 	return nil

@@ -348,3 +348,27 @@ func TestFollowerSnapshotSharesItsCounts(t *testing.T) {
 		t.Fatalf("counts %s", got)
 	}
 }
+
+// Whatever the bytes and wherever the pieces end, a follower's snapshot
+// after each piece is what a full read of the bytes so far gives (or, for
+// an unterminated last line that a full read applies, ErrFullRead).
+func FuzzFollow(f *testing.F) {
+	for _, s := range transcriptSeeds() {
+		f.Add(s, uint8(0), uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, capSel uint8, seed uint64) {
+		opts := Options{}
+		if capSel%4 != 0 {
+			opts.LineCap = int64(capSel) * 8
+		}
+		rng := rand.New(rand.NewSource(int64(seed)))
+		fl := NewFollower("f.jsonl", opts)
+		defer fl.Close()
+		for fed := 0; fed < len(data); {
+			n := min(len(data)-fed, 1+rng.Intn(96))
+			fl.Write(data[fed : fed+n])
+			fed += n
+			sameAsFullRead(t, "f.jsonl", fl, data[:fed], opts)
+		}
+	})
+}
