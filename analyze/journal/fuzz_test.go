@@ -20,7 +20,8 @@ import (
 // the running index watch gives it; and the attempts agree with the lines:
 // one per started line, ordinals 1..n per key each superseded by the next,
 // and every result/failed line closes exactly one earlier attempt or is an
-// orphan. Reading one byte at a time gives the same journal.
+// orphan. Reading one byte at a time gives the same journal, and so does a
+// follower fed it in pieces, at the end of each.
 func FuzzReadAndAttempts(f *testing.F) {
 	seeds := fuzzseed.Literals(".", func(s string) bool { return strings.Contains(s, `"type"`) })
 	for _, s := range seeds {
@@ -47,6 +48,19 @@ func FuzzReadAndAttempts(f *testing.F) {
 		}
 		if !reflect.DeepEqual(j, slow) {
 			t.Fatalf("reading one byte at a time gives a different journal")
+		}
+		// A follower fed the bytes in pieces (a watch's reading) gives the
+		// same journal at every piece's end.
+		fl := NewFollower("journal.jsonl", Options{})
+		for fed, step := 0, 1; fed < len(data); step = step%13 + 5 {
+			n := min(step, len(data)-fed)
+			fl.Write(data[fed : fed+n])
+			fed += n
+			got, gotErr := fl.Snapshot()
+			want, wantErr := Read(bytes.NewReader(data[:fed]), "journal.jsonl")
+			if !reflect.DeepEqual(got, want) || (gotErr == nil) != (wantErr == nil) {
+				t.Fatalf("%d bytes: a follower gives %+v (%v), a full read %+v (%v)", fed, got, gotErr, want, wantErr)
+			}
 		}
 		checkJournal(t, data, j)
 		checkAttempts(t, j)
