@@ -18,6 +18,7 @@ targets=(
   "./analyze/transcript FuzzFastDecoder"
   "./analyze/transcript FuzzParallelRead"
   "./analyze/transcript FuzzFollow"
+  "./analyze FuzzCarries"
   "./internal/jsonscan FuzzStringEnd"
   "./internal/jsonscan FuzzScanner"
   "./analyze/transcript FuzzParseUTC"
