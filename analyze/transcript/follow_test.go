@@ -351,7 +351,8 @@ func TestFollowerSnapshotSharesItsCounts(t *testing.T) {
 
 // Whatever the bytes and wherever the pieces end, a follower's snapshot
 // after each piece is what a full read of the bytes so far gives (or, for
-// an unterminated last line that a full read applies, ErrFullRead).
+// an unterminated last line that a full read applies, ErrFullRead); also
+// after a first read through Fill, decoded in parallel.
 func FuzzFollow(f *testing.F) {
 	for _, s := range transcriptSeeds() {
 		f.Add(s, uint8(0), uint64(1))
@@ -364,7 +365,21 @@ func FuzzFollow(f *testing.F) {
 		rng := rand.New(rand.NewSource(int64(seed)))
 		fl := NewFollower("f.jsonl", opts)
 		defer fl.Close()
-		for fed := 0; fed < len(data); {
+		fed := 0
+		if seed%3 == 0 && len(data) > 0 {
+			// A first read through Fill, decoded in parallel as a watch's
+			// first poll of a large file is (the size threshold lowered).
+			old := fillParallelMin
+			fillParallelMin = 1
+			fed = rng.Intn(len(data) + 1)
+			err := fl.Fill(bytes.NewReader(data), int64(fed))
+			fillParallelMin = old
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameAsFullRead(t, "f.jsonl", fl, data[:fed], opts)
+		}
+		for fed < len(data) {
 			n := min(len(data)-fed, 1+rng.Intn(96))
 			fl.Write(data[fed : fed+n])
 			fed += n
