@@ -2,7 +2,6 @@ package jsonl
 
 import (
 	"bytes"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -22,27 +21,15 @@ func TestSplitterIsAReader(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, in := range inputs {
-		want := readerLines(t, in, lineCap)
+		want := readAll(t, NewReader(strings.NewReader(in), lineCap))
 		for try := range 40 {
 			for _, copyLines := range []bool{false, true} {
 				s := Splitter{Cap: lineCap, CopyLines: copyLines}
-				var got []Line
-				apply := func(l Line) {
-					l.Data = bytes.Clone(l.Data)
-					got = append(got, l)
+				piece := func(rest int) int { return 1 + rng.IntN(rest) }
+				if try == 0 {
+					piece = func(rest int) int { return rest }
 				}
-				for rest := in; len(rest) > 0; {
-					n := 1 + rng.IntN(len(rest))
-					if try == 0 {
-						n = len(rest)
-					}
-					s.Write([]byte(rest[:n]), apply)
-					rest = rest[n:]
-				}
-				if l, ok := s.Torn(); ok {
-					l.Data = bytes.Clone(l.Data)
-					got = append(got, l)
-				}
+				got := splitInPieces(&s, in, piece)
 				if !sameLines(got, want) {
 					t.Fatalf("%q (copy %v): the splitter gave\n%+v\na Reader gives\n%+v", in, copyLines, got, want)
 				}
@@ -55,21 +42,24 @@ func TestSplitterIsAReader(t *testing.T) {
 	}
 }
 
-func readerLines(t *testing.T, in string, lineCap int64) []Line {
-	t.Helper()
-	r := NewReader(strings.NewReader(in), lineCap)
-	var out []Line
-	for {
-		l, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+// splitInPieces writes in to s in pieces of piece(bytes left) bytes and
+// returns every line it hands over, the torn last one included, each
+// copied (a line is only valid while it is handed over).
+func splitInPieces(s *Splitter, in string, piece func(rest int) int) []Line {
+	var got []Line
+	keep := func(l Line) {
 		l.Data = bytes.Clone(l.Data)
-		out = append(out, l)
+		got = append(got, l)
 	}
+	for rest := in; len(rest) > 0; {
+		n := piece(len(rest))
+		s.Write([]byte(rest[:n]), keep)
+		rest = rest[n:]
+	}
+	if l, ok := s.Torn(); ok {
+		keep(l)
+	}
+	return got
 }
 
 func sameLines(a, b []Line) bool {
@@ -94,23 +84,10 @@ func FuzzSplitter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string, seed uint64) {
 		const lineCap = 16
-		want := readerLines(t, in, lineCap)
+		want := readAll(t, NewReader(strings.NewReader(in), lineCap))
 		rng := rand.New(rand.NewPCG(seed, seed>>7))
 		s := Splitter{Cap: lineCap, CopyLines: seed%2 == 0}
-		var got []Line
-		apply := func(l Line) {
-			l.Data = bytes.Clone(l.Data)
-			got = append(got, l)
-		}
-		for rest := in; len(rest) > 0; {
-			n := 1 + rng.IntN(len(rest))
-			s.Write([]byte(rest[:n]), apply)
-			rest = rest[n:]
-		}
-		if l, ok := s.Torn(); ok {
-			l.Data = bytes.Clone(l.Data)
-			got = append(got, l)
-		}
+		got := splitInPieces(&s, in, func(rest int) int { return 1 + rng.IntN(rest) })
 		if !sameLines(got, want) {
 			t.Fatalf("%q: the splitter gave\n%+v\na Reader gives\n%+v", in, got, want)
 		}
