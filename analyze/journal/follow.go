@@ -58,16 +58,12 @@ type Follower struct {
 	r     reader
 	err   error // the reader gave up
 	lines jsonl.Splitter
-	// apply is applyLine as a value, made once (the piece loop's callback).
-	apply func(jsonl.Line)
 }
 
 // NewFollower starts following a journal; file is the name evidence
 // carries.
 func NewFollower(file string, opts Options) *Follower {
-	f := &Follower{r: reader{j: &model.Journal{File: file}, opts: opts}, lines: jsonl.Splitter{Cap: LineCap}}
-	f.apply = f.applyLine
-	return f
+	return &Follower{r: reader{j: &model.Journal{File: file}, opts: opts}, lines: jsonl.Splitter{Cap: LineCap}}
 }
 
 // Offset is the number of bytes applied: up to and including the last
@@ -79,7 +75,7 @@ func (f *Follower) Size() int64 { return f.lines.Size() }
 
 // Write appends p, the next bytes of the journal. It never fails.
 func (f *Follower) Write(p []byte) (int, error) {
-	f.lines.Write(p, f.apply)
+	f.lines.Write(p, f.applyLine)
 	return len(p), nil
 }
 
