@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -17,11 +18,17 @@ var carryFixtures = []string{
 	"rule-killed-subagent-shipped-unreviewed-good",
 }
 
+// uuidPattern finds a row's uuid.
+var uuidPattern = regexp.MustCompile(`"uuid":"[^"]*"`)
+
 // FuzzCarries: whatever bytes are appended to a session's transcript, when
 // the hook's carry says they leave the gate's reading as it is (Carries),
 // a full read of the grown transcript gives that reading. A row Carries
 // waves through that changes the gate's answer would let the hook allow a
-// push a full read refuses.
+// push a full read refuses. The bases are the sessions cut after each of
+// their rows (a session as the hook sees it while it grows), seeded with
+// the rows that followed: the kill notifications, results, calls and
+// shell commands the gate must or need not read, for the fuzzer to alter.
 func FuzzCarries(f *testing.F) {
 	// Each base is copied once per fuzzing process, read with its carry
 	// once; an input rewrites only the copy's transcript (a process runs
@@ -38,28 +45,45 @@ func FuzzCarries(f *testing.F) {
 		if len(matches) != 1 {
 			f.Fatalf("%s: %d session transcripts, want 1", name, len(matches))
 		}
-		dir := f.TempDir()
-		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-			f.Fatal(err)
-		}
-		b := base{dir: dir, transcript: filepath.Base(matches[0])}
 		data, err := os.ReadFile(matches[0])
 		if err != nil {
 			f.Fatal(err)
 		}
-		_, carry, err := ReadGateCarry(filepath.Join(dir, b.transcript), GateOptions{})
-		if err != nil {
-			f.Fatal(err)
-		}
-		if !carry.Foldable {
-			f.Fatalf("%s: its reading cannot be carried: the fuzzer would test nothing", name)
-		}
-		b.data, b.carry = data, carry
-		bases = append(bases, b)
-		for _, row := range bytes.SplitAfter(data, []byte("\n")) {
-			for i := range carryFixtures {
-				f.Add(uint8(i), row)
+		rows := bytes.SplitAfter(data, []byte("\n"))
+		foldable := 0
+		for cut := 1; cut <= len(rows); cut++ {
+			dir := f.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+				f.Fatal(err)
 			}
+			b := base{dir: dir, transcript: filepath.Base(matches[0]), data: bytes.Join(rows[:cut], nil)}
+			p := filepath.Join(dir, b.transcript)
+			if err := os.WriteFile(p, b.data, 0o644); err != nil {
+				f.Fatal(err)
+			}
+			_, carry, err := ReadGateCarry(p, GateOptions{})
+			if err != nil || !carry.Foldable {
+				continue // every append is a full read: nothing to test here
+			}
+			foldable++
+			b.carry = carry
+			bases = append(bases, b)
+			at := uint8(len(bases) - 1)
+			if cut < len(rows) {
+				f.Add(at, rows[cut])
+				f.Add(at, bytes.Join(rows[cut:], nil))
+			}
+			// The session's rows again as new rows (a row repeated with its
+			// uuid is a duplicate the reader skips), as written and with a
+			// subagent's end told otherwise.
+			for _, row := range rows {
+				fresh := uuidPattern.ReplaceAll(row, []byte(`"uuid":"fffffff0-0000-4000-8000-00000000f022"`))
+				f.Add(at, fresh)
+				f.Add(at, bytes.ReplaceAll(fresh, []byte("killed"), []byte("completed")))
+			}
+		}
+		if foldable == 0 {
+			f.Fatalf("%s: no cut of it can be carried: the fuzzer would test nothing", name)
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, rows []byte) {
