@@ -37,6 +37,7 @@ targets=(
   "./analyze/transcript FuzzReadStream"
   "./analyze/jsonl FuzzArrayReader"
   "./analyze/jsonl FuzzSplitter"
+  "./internal/freeze FuzzThaw"
 )
 
 # Every func FuzzX in the tree must be listed, so a new target is not
