@@ -163,6 +163,65 @@ func (c *Cache[A]) Read(path, key string, open func() A, use func(A) error) erro
 	return use(e.a)
 }
 
+// Seed makes a the appender of path under key, as if a read had given it
+// the file's first a.Size() bytes, when mark (made of the file when a was
+// given them, at that offset) still holds: the next Read gives a only the
+// bytes appended since. So a short-lived process that kept an appender's
+// state (the hook: transcript.Follower.Freeze) reads on from it. A mark
+// that does not hold (ErrChanged), or a file that cannot be read, seeds
+// nothing: the next Read starts afresh.
+func (c *Cache[A]) Seed(path, key string, a A, mark Mark) error {
+	if mark.Offset != a.Size() {
+		return ErrChanged
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return ErrNotRegular
+	}
+	if err := mark.Check(f, st); err != nil {
+		return err
+	}
+	e := c.entry(path, key)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closeFile(c)
+	e.a, e.win = a, windows{}
+	if err := e.win.extend(f, mark.ID, mark.Offset); err != nil {
+		e.ok = false
+		return err
+	}
+	// No modification time: the next read compares the windows.
+	e.ok, e.mtime = true, time.Time{}
+	return nil
+}
+
+// Each calls visit with every appender the cache holds that read its file
+// without error, and the path and key it was read under.
+func (c *Cache[A]) Each(visit func(path, key string, a A)) {
+	c.mu.Lock()
+	keys := make([]entryKey, 0, len(c.m))
+	for k := range c.m {
+		keys = append(keys, k)
+	}
+	c.mu.Unlock()
+	for _, k := range keys {
+		e := c.entry(k.path, k.key)
+		e.mu.Lock()
+		if e.ok {
+			visit(k.path, k.key, e.a)
+		}
+		e.mu.Unlock()
+	}
+}
+
 // entry is the cache's entry of path under key, made on first use.
 func (c *Cache[A]) entry(path, key string) *cached[A] {
 	c.mu.Lock()

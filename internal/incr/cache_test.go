@@ -267,3 +267,77 @@ func TestCacheProbeReadsWhatWasAppended(t *testing.T) {
 		appendTo(nil)
 	}
 }
+
+// TestCacheSeed: an appender seeded with the mark of the bytes it holds
+// is given only what was appended since by the next read; one whose mark
+// no longer holds (the file rewritten before the offset, or shorter), or
+// whose size is not the mark's offset, seeds nothing, and the next read
+// starts afresh.
+func TestCacheSeed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.jsonl")
+	head := bytes.Repeat([]byte("row\n"), 3000) // more than both windows
+	write := func(b []byte) {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markOf := func(n int64) Mark {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, _ := f.Stat()
+		m, err := MarkOf(f, st, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	read := func(c *Cache[*recorder]) string {
+		var got string
+		err := c.Read(p, "k", func() *recorder { return &recorder{} }, func(r *recorder) error {
+			got = r.String()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		name   string
+		change func()
+		size   int // the seeded appender's bytes (0: the mark's)
+		fresh  int64
+	}{
+		{"appended", func() { write(append(bytes.Clone(head), "new\n"...)) }, 0, 0},
+		{"rewritten before the offset", func() {
+			b := append(bytes.Clone(head), "new\n"...)
+			b[len(head)-2] = 'X'
+			write(b)
+		}, 0, 1},
+		{"shorter", func() { write(head[:100]) }, 0, 1},
+		{"an appender of other bytes", func() { write(append(bytes.Clone(head), "new\n"...)) }, 10, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(head)
+			m := markOf(int64(len(head)))
+			seeded := &recorder{}
+			seeded.Write(head[:len(head)-tc.size])
+			tc.change()
+			var c Cache[*recorder]
+			err := c.Seed(p, "k", seeded, m)
+			if (err == nil) != (tc.fresh == 0) {
+				t.Fatalf("seed: %v", err)
+			}
+			want, _ := os.ReadFile(p)
+			if got := read(&c); got != string(want) || c.Fresh != tc.fresh {
+				t.Fatalf("read %d bytes (want %d), %d fresh (want %d)", len(got), len(want), c.Fresh, tc.fresh)
+			}
+			if tc.fresh == 0 && c.Appended != 4 {
+				t.Fatalf("%d bytes appended, want the 4 written after the mark", c.Appended)
+			}
+		})
+	}
+}
