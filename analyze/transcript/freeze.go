@@ -3,6 +3,7 @@ package transcript
 import (
 	"errors"
 	"reflect"
+	"sync"
 
 	"github.com/pmcheck/pmcheck/analyze/jsonl"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -49,9 +50,13 @@ var frozenSkips = map[reflect.Type]map[string]bool{
 	reflect.TypeFor[model.Transcript](): {"calls": true, "results": true},
 }
 
-var frozenOptions = freeze.Options{Skip: func(owner reflect.Type, f reflect.StructField) bool {
-	return frozenSkips[owner][f.Name]
-}}
+// frozenCodec is made on first use (a hook call that freezes nothing,
+// and every other command, does not walk the model's types).
+var frozenCodec = sync.OnceValue(func() *freeze.Codec {
+	return freeze.New((*frozenFollower)(nil), freeze.Options{Skip: func(owner reflect.Type, f reflect.StructField) bool {
+		return frozenSkips[owner][f.Name]
+	}})
+})
 
 // ErrNotFrozen is Freeze's answer for a follower it cannot keep: one that
 // gave up, reads an Agent SDK stream, or was given functions or maps in
@@ -75,7 +80,9 @@ func (f *Follower) Freeze() ([]byte, error) {
 			ff.Calls = append(ff.Calls, c)
 		}
 	}
-	return freeze.Freeze(&ff, frozenOptions)
+	// About a thirtieth of the bytes read (the model of a generated 11 MiB
+	// session froze to 318 KB, of 100 MiB to 2.8 MB).
+	return frozenCodec().Append(make([]byte, 0, f.Size()/30+4096), &ff)
 }
 
 // ThawFollower makes again the follower whose state Freeze wrote; key is
@@ -84,7 +91,7 @@ func (f *Follower) Freeze() ([]byte, error) {
 // gives the same one back).
 func ThawFollower(data []byte, inert func(command string) bool) (f *Follower, key string, err error) {
 	var ff frozenFollower
-	if err := freeze.Thaw(data, &ff, frozenOptions); err != nil {
+	if err := frozenCodec().Thaw(data, &ff); err != nil {
 		return nil, "", err
 	}
 	b := ff.B
