@@ -8,6 +8,7 @@ import (
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
 	"github.com/pmcheck/pmcheck/analyze/interpret"
+	"github.com/pmcheck/pmcheck/analyze/load"
 	"github.com/pmcheck/pmcheck/analyze/model"
 )
 
@@ -82,7 +83,10 @@ func ReadGate(path string, opts GateOptions) (*GateState, error) {
 
 // loadGateRun loads the session run whose transcript is at path (nil when
 // the file holds no rows a session is made of).
-func loadGateRun(path string) (*Run, error) {
+func loadGateRun(path string) (*Run, error) { return loadGateRunWith(path, nil) }
+
+// loadGateRunWith is loadGateRun through followers (nil: none).
+func loadGateRunWith(path string, follow *load.Followers) (*Run, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -90,7 +94,7 @@ func loadGateRun(path string) (*Run, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", path)
 	}
-	res, err := Load([]string{path}, Options{SessionOnly: true})
+	res, err := Load([]string{path}, Options{SessionOnly: true, Follow: follow})
 	if err != nil {
 		return nil, err
 	}

@@ -224,6 +224,16 @@ appended=$(PMCHECK_CACHE_DIR="$WORK/hook-cache" "$WORK/timeit" -n 60 -stdin "$WO
 echo "hook pre-tool-use, git push, one row appended:  $appended"
 p99=$(awk -v s="$(echo "$appended" | field p99)" 'BEGIN { printf "%.2f", s * 1000 }')
 echo "RESULT gated push after an append p99 = $p99 ms as a process (target <= 10 in go test ./hook -bench Appended): $(verdict "$p99" "<=" 10)"
+# A gated push after rows the gate reads were appended (an Agent call and
+# its result: the reading cannot be carried over them): the call decodes
+# them alone through the transcript readers an earlier call kept.
+printf '%s\n%s\n' '{"type":"assistant","uuid":"d0000000-0000-4000-8000-0000{n}","timestamp":"2099-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_agent_{n}","name":"Agent","input":{"description":"Check the docs {n}","prompt":"Check the docs."}}]}}' \
+	'{"type":"user","uuid":"e0000000-0000-4000-8000-0000{n}","timestamp":"2099-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_agent_{n}","content":"Done."}]}}' >"$WORK/hook-read-rows.jsonl"
+readrows=$(PMCHECK_CACHE_DIR="$WORK/hook-cache" "$WORK/timeit" -n 60 -stdin "$WORK/hook-grown.json" -append "$WORK/hook-read-rows.jsonl" -to "$grown" -- "$WORK/pmcheck" hook pre-tool-use)
+echo "hook pre-tool-use, git push, rows it reads:     $readrows"
+p99=$(awk -v s="$(echo "$readrows" | field p99)" 'BEGIN { printf "%.2f", s * 1000 }')
+echo "RESULT gated push after rows the gate reads p99 = $p99 ms as a process (target <= 10 in go test ./hook -bench ReadRowAppended): $(verdict "$p99" "<=" 10)"
+echo "RATIO gated push after rows the gate reads / full read (p50) = $(ratio "$(echo "$readrows" | field p50)" "$(echo "$full" | field p50)")"
 # The reference hook (Python) on the same call, when REF_GATE names its
 # resume_gate.py (wan-huiyan/agent-traffic-control; not part of this
 # repository).

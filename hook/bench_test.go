@@ -248,3 +248,44 @@ func BenchmarkPreToolUseAppendedFlat(b *testing.B) {
 	b.ReportMetric(quantile(big.ds, 0.99), "100MiB-p99-ms")
 	b.ReportMetric(quantile(big.ds, 0.5)/quantile(small.ds, 0.5), "ratio-p50")
 }
+
+// BenchmarkPreToolUse11MBReadRowAppended: a gated push on the 11 MiB
+// transcript after rows the gate reads were appended (an Agent call and
+// its result: the reading cannot be carried over them), with the state
+// on: each call decodes the appended rows alone, through the readers the
+// call before kept, where it read the whole session before.
+func BenchmarkPreToolUse11MBReadRowAppended(b *testing.B) {
+	src := largeTranscript(b)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	a := newAppender(b, p)
+	full0 := fullReads.Load()
+	freshFiles.Store(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		a.n++
+		id := fmt.Sprintf("toolu_bench_ag%d", a.n)
+		a.f.WriteString(agentCall(id, "Check the docs") + "\n" + toolResult(id, "Done.") + "\n")
+		b.StartTimer()
+		t0 := time.Now()
+		r := a.call()
+		a.ds = append(a.ds, time.Since(t0))
+		if !strings.Contains(string(r.Stdout), `"ask"`) {
+			b.Fatalf("unexpected result: exit %d %s %s", r.Exit, r.Stdout, r.Stderr)
+		}
+	}
+	b.StopTimer()
+	if fullReads.Load()-full0 != int64(b.N) || freshFiles.Load() != 0 {
+		b.Fatalf("%d readings for %d calls, %d transcripts read from their start", fullReads.Load()-full0, b.N, freshFiles.Load())
+	}
+	b.ReportMetric(quantile(a.ds, 0.5), "p50-ms")
+	b.ReportMetric(quantile(a.ds, 0.99), "p99-ms")
+}

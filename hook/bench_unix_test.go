@@ -34,6 +34,7 @@ func BenchmarkPreToolUseFirstCall100MB(b *testing.B) {
 	timed := func(state bool) (Result, time.Duration, time.Duration) {
 		b.StopTimer()
 		os.RemoveAll(filepath.Join(cache, "hook")) // unseen
+		os.RemoveAll(filepath.Join(cache, readersKind))
 		memoOff = !state
 		b.StartTimer()
 		t0, c0 := time.Now(), cpuTime()

@@ -171,6 +171,8 @@ func interleaved(t *testing.T, src, dir string) (string, []write) {
 func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 	withCache(t)
 	carried.Store(0)
+	throughReaders.Store(0)
+	defer func(v int64) { refreezeAfter = v }(refreezeAfter)
 	fixtures := sessionTranscripts(t, []string{filepath.Join("..", "fixtures", "runs")})
 	var corpus []string
 	if dir := testcorpus.Dir(t); dir != "" {
@@ -195,6 +197,9 @@ func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 			modes = 3 // its subagents' files can grow with it
 		}
 		for mode := 0; mode < modes; mode++ {
+			// The readers kept after every reading, or only once enough
+			// was decoded through them (the default).
+			refreezeAfter = [2]int64{0, 64 << 10}[(i+mode)%2]
 			var p string
 			var steps []write
 			switch mode {
@@ -231,11 +236,11 @@ func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 			}
 		}
 	}
-	if carried.Load() == 0 {
-		t.Fatal("no reading was ever carried: the test compares full reads with full reads")
+	if carried.Load() == 0 || throughReaders.Load() == 0 {
+		t.Fatal("no reading was ever carried, or none read through kept readers: the test compares full reads with full reads")
 	}
-	t.Logf("%d fixture and %d corpus sessions, %d prefixes compared, %d readings carried, %d full reads",
-		len(fixtures), len(corpus), compared, carried.Load(), fullReads.Load())
+	t.Logf("%d fixture and %d corpus sessions, %d prefixes compared, %d readings carried, %d readings (%d of them through kept readers alone)",
+		len(fixtures), len(corpus), compared, carried.Load(), fullReads.Load(), throughReaders.Load())
 }
 
 // childOf writes (or appends to) the transcript of the parent's subagent

@@ -95,6 +95,10 @@ func (f *Followers) Close() {
 	f.journals.Close()
 }
 
+// Transcripts are the followers of the transcripts read (the hook seeds
+// them with the readers an earlier process froze, and freezes them again).
+func (f *Followers) Transcripts() *transcript.Followers { return &f.transcripts }
+
 func (f *Followers) forTranscripts() *transcript.Followers {
 	if f == nil {
 		return nil
