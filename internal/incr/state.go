@@ -77,6 +77,9 @@ var ErrInvalid = errors.New("not a valid state")
 // a state cut short by a crash, or changed by hand, does not decode.
 func encode(s State) []byte {
 	var b bytes.Buffer
+	// Sized once: a payload of megabytes (the hook's kept readers) grown
+	// by doubling was copied twice over.
+	b.Grow(len(magic) + 8 + len(s.Version) + len(s.Path) + 24 + 2*sha256.Size + 8 + len(s.Payload) + sha256.Size)
 	b.WriteString(magic)
 	putString := func(v string) {
 		binary.Write(&b, binary.BigEndian, uint32(len(v)))
