@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -57,7 +58,11 @@ type State struct {
 }
 
 // magic opens every state file.
-const magic = "pmcheck-incr-state\n"
+const magic = "pmcheck-incr-state-2\n"
+
+const crcSize = 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // maxState bounds what Load reads: a larger file is not a state this
 // program wrote (and reading it would cost more than the full read it
@@ -68,42 +73,45 @@ const maxState = 256 << 20
 // another version or of another file.
 var ErrInvalid = errors.New("not a valid state")
 
-// encode lays a state out as
+// A state is laid out as
 //
 //	magic | u32 len + Version | u32 len + Path | dev u64 | ino u64 |
-//	offset u64 | head [32] | tail [32] | u64 len + Payload | sha256 of all before
+//	offset u64 | head [32] | tail [32] | u64 len + Payload | CRC-32C of all before
 //
 // Every length is checked on decoding, and the checksum covers all of it:
-// a state cut short by a crash, or changed by hand, does not decode.
-func encode(s State) []byte {
-	var b bytes.Buffer
-	// Sized once: a payload of megabytes (the hook's kept readers) grown
-	// by doubling was copied twice over.
-	b.Grow(len(magic) + 8 + len(s.Version) + len(s.Path) + 24 + 2*sha256.Size + 8 + len(s.Payload) + sha256.Size)
-	b.WriteString(magic)
-	putString := func(v string) {
-		binary.Write(&b, binary.BigEndian, uint32(len(v)))
-		b.WriteString(v)
+// a state cut short by a crash, or changed by hand, does not decode. The
+// checksum finds damage, not forgery (whoever can write the state can
+// compute any checksum: docs/hooks.md, Threat model): a CRC, which the
+// processor computes, where SHA-256 of the hook's kept readers (megabytes)
+// cost a fifth of writing them.
+//
+// encodeHead gives what comes before the payload, and the checksum that
+// follows it: Save writes the three apart, so a payload of megabytes (the
+// hook's kept readers) is not copied first.
+func encodeHead(s State) (head, sum []byte) {
+	b := make([]byte, 0, len(magic)+8+len(s.Version)+len(s.Path)+24+2*sha256.Size+8)
+	b = append(b, magic...)
+	for _, v := range []string{s.Version, s.Path} {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
+		b = append(b, v...)
 	}
-	putString(s.Version)
-	putString(s.Path)
-	binary.Write(&b, binary.BigEndian, []uint64{s.Mark.ID.Dev, s.Mark.ID.Ino, uint64(s.Mark.Offset)})
-	b.Write(s.Mark.Head[:])
-	b.Write(s.Mark.Tail[:])
-	binary.Write(&b, binary.BigEndian, uint64(len(s.Payload)))
-	b.Write(s.Payload)
-	sum := sha256.Sum256(b.Bytes())
-	b.Write(sum[:])
-	return b.Bytes()
+	for _, v := range []uint64{s.Mark.ID.Dev, s.Mark.ID.Ino, uint64(s.Mark.Offset)} {
+		b = binary.BigEndian.AppendUint64(b, v)
+	}
+	b = append(b, s.Mark.Head[:]...)
+	b = append(b, s.Mark.Tail[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(s.Payload)))
+	crc := crc32.Update(crc32.Checksum(b, castagnoli), castagnoli, s.Payload)
+	return b, binary.BigEndian.AppendUint32(nil, crc)
 }
 
 func decode(data []byte) (State, error) {
 	var s State
-	if len(data) < len(magic)+sha256.Size || !bytes.HasPrefix(data, []byte(magic)) {
+	if len(data) < len(magic)+crcSize || !bytes.HasPrefix(data, []byte(magic)) {
 		return s, ErrInvalid
 	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+	body, sum := data[:len(data)-crcSize], data[len(data)-crcSize:]
+	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(sum) {
 		return s, ErrInvalid
 	}
 	r := body[len(magic):]
@@ -240,7 +248,14 @@ func Save(file string, s State) error {
 	// crash of the machine (not of the process), leaving a short or empty
 	// state, which its checksum refuses; a sync per hook call would cost
 	// more than the read it saves.
-	_, err = tmp.Write(encode(s))
+	head, sum := encodeHead(s)
+	_, err = tmp.Write(head)
+	if err == nil {
+		_, err = tmp.Write(s.Payload)
+	}
+	if err == nil {
+		_, err = tmp.Write(sum)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
