@@ -322,7 +322,7 @@ type GateReading struct {
 	Gate  *GateState
 	Carry GateCarry
 	// Fresh counts the transcripts read from their first byte, Decoded
-	// the bytes decoded in all.
+	// the transcripts' bytes decoded.
 	Fresh, Decoded int64
 	fs             *load.Followers
 }
@@ -355,8 +355,10 @@ func ReadGateCarryFrom(path string, opts GateOptions, from []FrozenReader) (Gate
 		return GateReading{}, err
 	}
 	g := GateOf(run, opts)
-	fresh, decoded := fs.FollowStats()
-	return GateReading{Gate: g, Carry: carryOf(run, g.m), Fresh: fresh, Decoded: decoded, fs: fs}, nil
+	// The transcripts' alone: a Workflow run's journal has no kept reader
+	// and is read from its start every time.
+	ts := fs.Transcripts()
+	return GateReading{Gate: g, Carry: carryOf(run, g.m), Fresh: ts.Fresh, Decoded: ts.Appended, fs: fs}, nil
 }
 
 // freezeReaders freezes the followers of fs, each with the mark of its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze"
 	"github.com/pmcheck/pmcheck/internal/incr"
+	"github.com/pmcheck/pmcheck/internal/testcorpus"
 )
 
 // readStats are the transcripts read from their first byte and the bytes
@@ -141,5 +142,29 @@ func TestReadersEncoding(t *testing.T) {
 		if _, err := decodeReaders(data[:n]); err == nil {
 			t.Errorf("cut at %d decodes", n)
 		}
+	}
+}
+
+// TestEverySessionsReadersFreeze: the reader of every transcript of every
+// fixture and corpus session freezes (a reader that does not is left out,
+// and its file is read from its first byte at every call).
+func TestEverySessionsReadersFreeze(t *testing.T) {
+	roots := []string{filepath.Join("..", "fixtures", "runs")}
+	if d := testcorpus.Dir(t); d != "" {
+		roots = append(roots, d)
+	}
+	sessions := 0
+	for _, p := range sessionTranscripts(t, roots) {
+		r, err := analyze.ReadGateCarryFrom(p, Config{}.gate(), nil)
+		if err != nil || r.Fresh == 0 {
+			continue // not a session the gate reads
+		}
+		sessions++
+		if rs := r.Readers(); int64(len(rs)) != r.Fresh {
+			t.Errorf("%s: %d of its %d transcripts' readers froze", p, len(rs), r.Fresh)
+		}
+	}
+	if sessions == 0 {
+		t.Fatal("no sessions")
 	}
 }
