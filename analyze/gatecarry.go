@@ -343,12 +343,41 @@ func (r GateReading) Readers() []FrozenReader {
 // stopped, any other in full; what is read is what a full read gives (a
 // follower's snapshot is a full read of the same bytes).
 func ReadGateCarryFrom(path string, opts GateOptions, from []FrozenReader) (GateReading, error) {
+	if len(from) > 0 {
+		if r, ok, err := readThroughRecovered(path, opts, from); ok {
+			return r, err
+		}
+		// Kept readers that thawed into something no reader holds (a
+		// state forged or damaged past its checksum) made the reading
+		// panic: read from the first byte, never fail the call for it.
+	}
+	return readThrough(path, opts, nil)
+}
+
+// onSeeded, when set (tests), is called once the kept readers are seeded.
+var onSeeded func()
+
+// readThroughRecovered is readThrough with a panic recovered (ok false).
+func readThroughRecovered(path string, opts GateOptions, from []FrozenReader) (r GateReading, ok bool, err error) {
+	defer func() {
+		if recover() != nil {
+			r, ok, err = GateReading{}, false, nil
+		}
+	}()
+	r, err = readThrough(path, opts, from)
+	return r, true, err
+}
+
+func readThrough(path string, opts GateOptions, from []FrozenReader) (GateReading, error) {
 	fs := &load.Followers{}
 	defer fs.Close() // the files they keep open; they can still be frozen
 	for _, r := range from {
 		// A reader that does not thaw or whose file changed seeds
 		// nothing: its file is read in full.
 		_ = transcript.Seed(fs.Transcripts(), r.Path, r.State, r.Mark, ship.Inert)
+	}
+	if onSeeded != nil && len(from) > 0 {
+		onSeeded()
 	}
 	run, err := loadGateRunWith(path, fs)
 	if err != nil {
