@@ -197,8 +197,8 @@ func quantile(ds []time.Duration, q float64) float64 {
 // carriedEvery fails the benchmark unless each of n calls carried the
 // reading (no full read since full0).
 func carriedEvery(b *testing.B, full0, carried0 int64, n int) {
-	if fullReads.Load() != full0 || carried.Load()-carried0 != int64(n) {
-		b.Fatalf("%d full reads, %d carried for %d calls", fullReads.Load()-full0, carried.Load()-carried0, n)
+	if readings.Load() != full0 || carried.Load()-carried0 != int64(n) {
+		b.Fatalf("%d full reads, %d carried for %d calls", readings.Load()-full0, carried.Load()-carried0, n)
 	}
 }
 
@@ -216,7 +216,7 @@ func BenchmarkPreToolUse11MBAppended(b *testing.B) {
 		b.Fatal(err)
 	}
 	a := newAppender(b, p)
-	full0, carried0 := fullReads.Load(), carried.Load()
+	full0, carried0 := readings.Load(), carried.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -234,7 +234,7 @@ func BenchmarkPreToolUse11MBAppended(b *testing.B) {
 // 1 MiB one's).
 func BenchmarkPreToolUseAppendedFlat(b *testing.B) {
 	small, big := newAppender(b, sessionOf(b, 1<<20)), newAppender(b, sessionOf(b, 100<<20))
-	full0, carried0 := fullReads.Load(), carried.Load()
+	full0, carried0 := readings.Load(), carried.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -265,7 +265,7 @@ func BenchmarkPreToolUse11MBReadRowAppended(b *testing.B) {
 		b.Fatal(err)
 	}
 	a := newAppender(b, p)
-	full0 := fullReads.Load()
+	full0 := readings.Load()
 	freshFiles.Store(0)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -283,8 +283,8 @@ func BenchmarkPreToolUse11MBReadRowAppended(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if fullReads.Load()-full0 != int64(b.N) || freshFiles.Load() != 0 {
-		b.Fatalf("%d readings for %d calls, %d transcripts read from their start", fullReads.Load()-full0, b.N, freshFiles.Load())
+	if readings.Load()-full0 != int64(b.N) || freshFiles.Load() != 0 {
+		b.Fatalf("%d readings for %d calls, %d transcripts read from their start", readings.Load()-full0, b.N, freshFiles.Load())
 	}
 	b.ReportMetric(quantile(a.ds, 0.5), "p50-ms")
 	b.ReportMetric(quantile(a.ds, 0.99), "p99-ms")

@@ -240,7 +240,7 @@ func TestCarriedReadingIsAFullReadAtEveryPrefix(t *testing.T) {
 		t.Fatal("no reading was ever carried, or none read through kept readers: the test compares full reads with full reads")
 	}
 	t.Logf("%d fixture and %d corpus sessions, %d prefixes compared, %d readings carried, %d readings (%d of them through kept readers alone)",
-		len(fixtures), len(corpus), compared, carried.Load(), fullReads.Load(), throughReaders.Load())
+		len(fixtures), len(corpus), compared, carried.Load(), readings.Load(), throughReaders.Load())
 }
 
 // childOf writes (or appends to) the transcript of the parent's subagent
@@ -261,7 +261,7 @@ func childOf(t *testing.T, parent, agentID string, rows ...string) {
 }
 
 // counts are the full reads and carried readings since the last counts.
-func counts() (full, carry int64) { return fullReads.Load(), carried.Load() }
+func counts() (full, carry int64) { return readings.Load(), carried.Load() }
 
 // TestCarryOverShellRowsWithoutAFullRead: with a kill outstanding, rows
 // of shell commands and their output appended are read alone and the

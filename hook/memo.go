@@ -23,14 +23,15 @@ import (
 // session whose files only grew since reads the appended bytes alone: when
 // they hold only rows the gate ignores (analyze.GateCarry.Carries,
 // CarriesAgent) the reading is carried over them, else the session is read
-// in full. Nothing
-// appended (parallel tool calls of one message, a call retried) is answered
-// without reading the transcript at all. It is an accelerator: the answer
-// is the one a full read of the same bytes gives, `pmcheck check` never
-// reads it, and any fault with it (missing, corrupt, another version's,
-// another file's, a cache directory that cannot be written, a transcript
-// shrunk, replaced or rewritten before the offset) means a full read, never
-// a failed call.
+// again through the transcript readers an earlier call kept (readers.go),
+// which decode the appended bytes alone. Nothing appended (parallel tool
+// calls of one message, a call retried) is answered without reading the
+// transcript at all. It is an accelerator: the answer is the one a full
+// read of the same bytes gives, `pmcheck check` never reads it, and any
+// fault with it (missing, corrupt, another version's, another file's, a
+// cache directory that cannot be written, a transcript shrunk, replaced or
+// rewritten before the offset) means a read from the first byte, never a
+// failed call.
 
 // memoFormat names the state's payload; with the binary's identity it is
 // the state's version, so a state written by another pmcheck (whose
@@ -46,7 +47,8 @@ type memo struct {
 	Carry analyze.GateCarry `json:"carry"`
 	// Torn says the transcript ended in an unterminated line: the reading
 	// answers the same bytes only (the bytes that complete the line make
-	// another line), and anything appended is a full read.
+	// another line), and anything appended is read again (through the
+	// kept readers, which hold the unterminated line as it was).
 	Torn bool `json:"torn,omitempty"`
 	// Files are the session's other files as read (analyze.SessionEntries).
 	Files []fileState `json:"files,omitempty"`
@@ -58,8 +60,8 @@ type memo struct {
 type fileState struct {
 	analyze.SessionEntry
 	Mark incr.Mark `json:"mark"`
-	// Torn: it ended in an unterminated line when read in full; any change
-	// is a full read.
+	// Torn: it ended in an unterminated line when read; any change is read
+	// again.
 	Torn bool `json:"torn,omitempty"`
 }
 
@@ -83,9 +85,10 @@ func memoVersion() string {
 	return version
 }
 
-// fullReads counts the sessions read in full, and carried the calls that
-// read only appended bytes and carried the reading over them (tests).
-var fullReads, carried atomic.Int64
+// readings counts the sessions read (through kept readers or from their
+// first byte), and carried the calls that read only appended bytes and
+// carried the reading over them (tests).
+var readings, carried atomic.Int64
 
 // freshFiles counts the transcripts the readings read from their first
 // byte, and decoded the bytes they decoded (tests).
@@ -105,7 +108,8 @@ var throughReaders atomic.Int64
 var refreezeAfter int64 = 64 << 10
 
 // maxCarried bounds the appended bytes a call reads to carry a reading:
-// beyond, a full read (which decodes on every core) is no slower.
+// beyond, judging them row by row costs what reading them does, and the
+// session is read again.
 const maxCarried = 4 << 20
 
 // saveAfter is how many appended bytes a call reads before it writes the
@@ -118,8 +122,9 @@ const saveAfter = 32 << 10
 // gateRemembered is readGateFull through the state: the kept reading when
 // the session's files are the ones it was made of, byte for byte as far as
 // their marks can tell, carried over what was appended since when the gate
-// ignores all of it; else a full read, whose reading is kept when the
-// files did not change while they were read.
+// ignores all of it; else a reading of the session through its kept
+// readers (a full read where they do not hold), whose reading, and
+// readers, are kept when the files did not change while they were read.
 func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 	if memoOff {
 		return readGateFull(path, cfg)
@@ -137,7 +142,7 @@ func gateRemembered(path string, cfg Config) (*analyze.GateState, error) {
 		return readGateFull(path, cfg) // it reports the error as a full read would
 	}
 	files, ferr := filesOf(path)
-	fullReads.Add(1)
+	readings.Add(1)
 	r, err := analyze.ReadGateCarryFrom(path, cfg.gate(), loadReaders(dir, path))
 	if err != nil {
 		return r.Gate, err

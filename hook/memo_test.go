@@ -22,7 +22,7 @@ func withCache(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv(incr.CacheDirEnv, dir)
-	fullReads.Store(0)
+	readings.Store(0)
 	return dir
 }
 
@@ -38,18 +38,18 @@ func push(t *testing.T, p string) string {
 func TestMemoAnswersAnUnchangedTranscriptWithoutReadingIt(t *testing.T) {
 	withCache(t)
 	p := writeTranscript(t, agentCall("toolu_a", "Refactor billing"), toolResult("toolu_a", "done"))
-	if d := push(t, p); d != "" || fullReads.Load() != 1 {
-		t.Fatalf("clean: %q, %d full reads", d, fullReads.Load())
+	if d := push(t, p); d != "" || readings.Load() != 1 {
+		t.Fatalf("clean: %q, %d full reads", d, readings.Load())
 	}
-	if d := push(t, p); d != "" || fullReads.Load() != 1 {
-		t.Fatalf("unchanged: %q, %d full reads (want the memo)", d, fullReads.Load())
+	if d := push(t, p); d != "" || readings.Load() != 1 {
+		t.Fatalf("unchanged: %q, %d full reads (want the memo)", d, readings.Load())
 	}
 	appendRows(t, p, agentCall("toolu_b", "Port the exporter"), killedResult("toolu_b"))
-	if d := push(t, p); d != "ask" || fullReads.Load() != 2 {
-		t.Fatalf("after a kill was appended: %q, %d full reads", d, fullReads.Load())
+	if d := push(t, p); d != "ask" || readings.Load() != 2 {
+		t.Fatalf("after a kill was appended: %q, %d full reads", d, readings.Load())
 	}
-	if d := push(t, p); d != "ask" || fullReads.Load() != 2 {
-		t.Fatalf("unchanged again: %q, %d full reads", d, fullReads.Load())
+	if d := push(t, p); d != "ask" || readings.Load() != 2 {
+		t.Fatalf("unchanged again: %q, %d full reads", d, readings.Load())
 	}
 }
 
@@ -71,9 +71,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		cut := bytes.Index(data, []byte("toolu_b")) // the kill's rows go
 		cut = bytes.LastIndexByte(data[:cut], '\n') + 1
 		os.Truncate(p, int64(cut))
-		n := fullReads.Load()
-		if d := push(t, p); d != "" || fullReads.Load() != n+1 {
-			t.Fatalf("truncated: %q (%d full reads)", d, fullReads.Load()-n)
+		n := readings.Load()
+		if d := push(t, p); d != "" || readings.Load() != n+1 {
+			t.Fatalf("truncated: %q (%d full reads)", d, readings.Load()-n)
 		}
 		appendRows(t, p, killed...)
 	})
@@ -84,9 +84,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		q := p + ".new"
 		os.WriteFile(q, data, 0o644)
 		os.Rename(q, p)
-		n := fullReads.Load()
-		if d := push(t, p); d != "ask" || fullReads.Load() != n+1 {
-			t.Fatalf("replaced: %q (%d full reads)", d, fullReads.Load()-n)
+		n := readings.Load()
+		if d := push(t, p); d != "ask" || readings.Load() != n+1 {
+			t.Fatalf("replaced: %q (%d full reads)", d, readings.Load()-n)
 		}
 	})
 
@@ -99,10 +99,10 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		f, _ := os.OpenFile(p, os.O_WRONLY, 0)
 		f.WriteAt([]byte("Port the importer"), int64(i))
 		f.Close()
-		n := fullReads.Load()
+		n := readings.Load()
 		_, reason := decision(t, PreToolUse(bashInput(p, "git push"), Config{}))
-		if !strings.Contains(reason, "Port the importer") || fullReads.Load() != n+1 {
-			t.Fatalf("rewritten: %q (%d full reads)", reason, fullReads.Load()-n)
+		if !strings.Contains(reason, "Port the importer") || readings.Load() != n+1 {
+			t.Fatalf("rewritten: %q (%d full reads)", reason, readings.Load()-n)
 		}
 	})
 
@@ -111,9 +111,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		push(t, other)
 		state, _ := os.ReadFile(incr.PathFor(cache, "hook", other))
 		os.WriteFile(incr.PathFor(cache, "hook", p), state, 0o600)
-		n := fullReads.Load()
-		if d := push(t, p); d != "ask" || fullReads.Load() != n+1 {
-			t.Fatalf("foreign memo: %q (%d full reads)", d, fullReads.Load()-n)
+		n := readings.Load()
+		if d := push(t, p); d != "ask" || readings.Load() != n+1 {
+			t.Fatalf("foreign memo: %q (%d full reads)", d, readings.Load()-n)
 		}
 	})
 
@@ -123,9 +123,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		data, _ := os.ReadFile(file)
 		data[len(data)/2] ^= 1
 		os.WriteFile(file, data, 0o600)
-		n := fullReads.Load()
-		if d := push(t, p); d != "ask" || fullReads.Load() != n+1 {
-			t.Fatalf("corrupt memo: %q (%d full reads)", d, fullReads.Load()-n)
+		n := readings.Load()
+		if d := push(t, p); d != "ask" || readings.Load() != n+1 {
+			t.Fatalf("corrupt memo: %q (%d full reads)", d, readings.Load()-n)
 		}
 	})
 
@@ -134,9 +134,9 @@ func TestMemoTruncationReplacementAndAForeignState(t *testing.T) {
 		os.WriteFile(blocker, nil, 0o600)
 		t.Setenv(incr.CacheDirEnv, filepath.Join(blocker, "cache"))
 		for i := 0; i < 2; i++ {
-			n := fullReads.Load()
-			if r := PreToolUse(bashInput(p, "git push"), Config{}); r.Exit != ExitOK || fullReads.Load() != n+1 {
-				t.Fatalf("unwritable cache: exit %d %s (%d full reads)", r.Exit, r.Stderr, fullReads.Load()-n)
+			n := readings.Load()
+			if r := PreToolUse(bashInput(p, "git push"), Config{}); r.Exit != ExitOK || readings.Load() != n+1 {
+				t.Fatalf("unwritable cache: exit %d %s (%d full reads)", r.Exit, r.Stderr, readings.Load()-n)
 			}
 		}
 	})
@@ -235,8 +235,8 @@ func TestMemoIsAFullReadAtEveryPrefix(t *testing.T) {
 		}
 		f.Close()
 	}
-	if fullReads.Load() >= int64(calls) {
-		t.Fatalf("%d full reads for %d calls: the memo was never used", fullReads.Load(), calls)
+	if readings.Load() >= int64(calls) {
+		t.Fatalf("%d full reads for %d calls: the memo was never used", readings.Load(), calls)
 	}
-	t.Logf("%d transcripts, %d calls with the memo, %d full reads", len(files), calls*2, fullReads.Load())
+	t.Logf("%d transcripts, %d calls with the memo, %d full reads", len(files), calls*2, readings.Load())
 }
