@@ -72,10 +72,11 @@ func size(t *testing.T, p string) int64 {
 }
 
 // TestReadersThatDoNotHoldAreNotUsed: readers kept for a transcript that
-// was since rewritten (the same length, other bytes), truncated, or
-// replaced, readers copied from another transcript's state, and a readers'
-// state that does not decode are not used: the transcript is read from
-// its start, and the answer is a full read's.
+// was since rewritten (the same length, other bytes), replaced (another
+// file with the same bytes), or truncated and grown again, readers copied
+// from another transcript's state, and a readers' state that does not
+// decode are not used: the transcript is read from its start, and the
+// answer is a full read's.
 func TestReadersThatDoNotHoldAreNotUsed(t *testing.T) {
 	dir := withCache(t)
 	killed := []string{agentCall("toolu_k", "Port the exporter"), killedResult("toolu_k")}
@@ -87,6 +88,12 @@ func TestReadersThatDoNotHoldAreNotUsed(t *testing.T) {
 		{"rewritten in place", func(p, _ string) {
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(data, []byte("toolu_sh1"), []byte("toolu_sh2"), 1), 0o644)
+		}},
+		{"replaced by a copy of its bytes", func(p, _ string) {
+			data, _ := os.ReadFile(p)
+			tmp := p + ".new"
+			os.WriteFile(tmp, data, 0o644)
+			os.Rename(tmp, p)
 		}},
 		{"truncated and grown again", func(p, _ string) {
 			os.WriteFile(p, []byte(strings.Join(append([]string{bashCall("toolu_x", "ls")}, calm...), "\n")+"\n"), 0o644)
