@@ -32,7 +32,7 @@ var arrows = []arrow{
 	{"analyze/jsonl", "capped line reading, torn lines, junk detection, JSON array streams, the lines of a file still being written (Splitter, both followers')", []string{"internal/jsonscan", "internal/swar"}},
 	{"analyze/discover", "finding runs under a root; valid ids; path containment", []string{"analyze/layout"}},
 	{"analyze/clock", "write times, journal time inference, the simulated clock", []string{"analyze/model"}},
-	{"analyze/journal", "the journal reader and the attempt state machine (Machine)", []string{"analyze/jsonl", "analyze/model", "internal/incr", "internal/jsonscan"}},
+	{"analyze/journal", "the journal reader and the attempt state machine (Machine)", []string{"analyze/jsonl", "analyze/model", "internal/freeze", "internal/incr", "internal/jsonscan"}},
 	{"analyze/shell", "reading a shell command: parsing (bounded), static words and escapes, wrappers unwrapped, what echo and printf print, how much of its output to keep", []string{"analyze/model"}},
 	{"analyze/transcript", "the streaming row reader: content shapes, notifications, marks, tails", []string{"analyze/harness", "analyze/jsonl", "analyze/model", "analyze/shell", "internal/freeze", "internal/incr", "internal/jsonscan", "internal/lazyre"}},
 	{"analyze/interpret", "how each call, subagent, attempt, transcript and run ended: the Signature A/B scan and its merge with each call's outcome, segments and marks, the kill decisions (AttemptKilled, KillSilence, Consumed), the work ledger of a transcript", []string{"analyze/harness", "analyze/model", "internal/lazyre"}},

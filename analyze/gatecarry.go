@@ -15,6 +15,7 @@ import (
 
 	"github.com/pmcheck/pmcheck/analyze/detect"
 	"github.com/pmcheck/pmcheck/analyze/detect/ship"
+	"github.com/pmcheck/pmcheck/analyze/journal"
 	"github.com/pmcheck/pmcheck/analyze/layout"
 	"github.com/pmcheck/pmcheck/analyze/load"
 	"github.com/pmcheck/pmcheck/analyze/model"
@@ -306,23 +307,27 @@ func SessionFolder(transcriptPath string) string {
 
 var errSymlink = errors.New("the session's folder holds a symbolic link")
 
-// FrozenReader is the reader of one of a session's transcripts, frozen
-// (transcript.Follower.Freeze), with the mark of the bytes it was given:
-// what the hook keeps so that a call after rows the gate reads decodes
-// only what was appended since, as a watch's poll does.
+// FrozenReader is the reader of one of a session's transcripts or of a
+// Workflow run's journal, frozen (transcript.Follower.Freeze,
+// journal.Follower.Freeze), with the mark of the bytes it was given: what
+// the hook keeps so that a call after rows the gate reads decodes only
+// what was appended since, as a watch's poll does.
 type FrozenReader struct {
 	// Path is the file's path as the loader opened it.
-	Path  string
-	Mark  incr.Mark
-	State []byte
+	Path string
+	// Journal says the file is a Workflow run's journal (else a
+	// transcript).
+	Journal bool
+	Mark    incr.Mark
+	State   []byte
 }
 
 // GateReading is what ReadGateCarryFrom read.
 type GateReading struct {
 	Gate  *GateState
 	Carry GateCarry
-	// Fresh counts the transcripts read from their first byte, Decoded
-	// the transcripts' bytes decoded.
+	// Fresh counts the files read from their first byte (transcripts and
+	// journals), Decoded the bytes decoded.
 	Fresh, Decoded int64
 	fs             *load.Followers
 }
@@ -335,7 +340,10 @@ func (r GateReading) Readers() []FrozenReader {
 	if r.fs == nil {
 		return nil
 	}
-	return freezeReaders(r.fs.Transcripts())
+	out := freezeReaders(r.fs.Transcripts(), false)
+	out = append(out, freezeReaders(r.fs.Journals(), true)...)
+	slices.SortFunc(out, func(a, b FrozenReader) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // ReadGateCarryFrom is ReadGateCarry through readers an earlier call froze:
@@ -374,7 +382,11 @@ func readThrough(path string, opts GateOptions, from []FrozenReader) (GateReadin
 	for _, r := range from {
 		// A reader that does not thaw or whose file changed seeds
 		// nothing: its file is read in full.
-		_ = transcript.Seed(fs.Transcripts(), r.Path, r.State, r.Mark, ship.Inert)
+		if r.Journal {
+			_ = journal.Seed(fs.Journals(), r.Path, r.State, r.Mark)
+		} else {
+			_ = transcript.Seed(fs.Transcripts(), r.Path, r.State, r.Mark, ship.Inert)
+		}
 	}
 	if onSeeded != nil && len(from) > 0 {
 		onSeeded()
@@ -384,17 +396,18 @@ func readThrough(path string, opts GateOptions, from []FrozenReader) (GateReadin
 		return GateReading{}, err
 	}
 	g := GateOf(run, opts)
-	// The transcripts' alone: a Workflow run's journal has no kept reader
-	// and is read from its start every time.
-	ts := fs.Transcripts()
-	return GateReading{Gate: g, Carry: carryOf(run, g.m), Fresh: ts.Fresh, Decoded: ts.Appended, fs: fs}, nil
+	fresh, decoded := fs.FollowStats()
+	return GateReading{Gate: g, Carry: carryOf(run, g.m), Fresh: fresh, Decoded: decoded, fs: fs}, nil
 }
 
-// freezeReaders freezes the followers of fs, each with the mark of its
-// file up to the bytes it was given, in the order of their paths.
-func freezeReaders(fs *transcript.Followers) []FrozenReader {
+// freezeReaders freezes the followers of c, each with the mark of its
+// file up to the bytes it was given (isJournal: c holds journals' readers).
+func freezeReaders[A interface {
+	incr.Appender
+	Freeze() ([]byte, error)
+}](c *incr.Cache[A], isJournal bool) []FrozenReader {
 	var out []FrozenReader
-	fs.Each(func(p, _ string, f *transcript.Follower) {
+	c.Each(func(p, _ string, f A) {
 		state, err := f.Freeze()
 		if err != nil {
 			return
@@ -412,8 +425,7 @@ func freezeReaders(fs *transcript.Followers) []FrozenReader {
 		if err != nil {
 			return
 		}
-		out = append(out, FrozenReader{Path: p, Mark: mark, State: state})
+		out = append(out, FrozenReader{Path: p, Journal: isJournal, Mark: mark, State: state})
 	})
-	slices.SortFunc(out, func(a, b FrozenReader) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }

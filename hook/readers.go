@@ -8,7 +8,8 @@ import (
 	"github.com/pmcheck/pmcheck/internal/incr"
 )
 
-// The readers of a session's transcripts, frozen (analyze.FrozenReader),
+// The readers of a session's transcripts and Workflow journals, frozen
+// (analyze.FrozenReader),
 // kept beside the reading in a state of their own (readersKind): a call
 // whose appended rows the reading cannot be carried over (an Agent call,
 // a notification, a mark) reads those rows alone through them, as a
@@ -47,8 +48,9 @@ func saveReaders(dir, path string, rs []analyze.FrozenReader) {
 }
 
 // encodeReaders lays readers out as a count, then for each its path, its
-// mark (device, inode, offset, both hashes) and its state, each length
-// and number a uvarint. incr.State's checksum covers it.
+// kind (1: a journal's, 0: a transcript's), its mark (device, inode,
+// offset, both hashes) and its state, each length and number a uvarint.
+// incr.State's checksum covers it.
 func encodeReaders(rs []analyze.FrozenReader) []byte {
 	n := 0
 	for _, r := range rs {
@@ -58,6 +60,11 @@ func encodeReaders(rs []analyze.FrozenReader) []byte {
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(len(r.Path)))
 		b = append(b, r.Path...)
+		kind := byte(0)
+		if r.Journal {
+			kind = 1
+		}
+		b = append(b, kind)
 		b = binary.AppendUvarint(b, r.Mark.ID.Dev)
 		b = binary.AppendUvarint(b, r.Mark.ID.Ino)
 		b = binary.AppendUvarint(b, uint64(r.Mark.Offset))
@@ -96,9 +103,15 @@ func decodeReaders(b []byte) ([]analyze.FrozenReader, error) {
 	for range count {
 		var r analyze.FrozenReader
 		var vals [4]uint64
-		var path, head, tail, state []byte
+		var path, kind, head, tail, state []byte
 		if vals[0], err = num(); err == nil {
 			path, err = take(vals[0])
+		}
+		if err == nil {
+			kind, err = take(1)
+		}
+		if err == nil && kind[0] > 1 {
+			err = errReaders
 		}
 		for i := 1; i < 4 && err == nil; i++ {
 			vals[i], err = num()
@@ -118,7 +131,7 @@ func decodeReaders(b []byte) ([]analyze.FrozenReader, error) {
 		if err != nil || vals[3] > 1<<62 {
 			return nil, errReaders
 		}
-		r.Path, r.State = string(path), state
+		r.Path, r.Journal, r.State = string(path), kind[0] == 1, state
 		r.Mark = incr.Mark{ID: incr.Identity{Dev: vals[1], Ino: vals[2]}, Offset: int64(vals[3])}
 		copy(r.Mark.Head[:], head)
 		copy(r.Mark.Tail[:], tail)

@@ -138,11 +138,12 @@ func TestReadersThatDoNotHoldAreNotUsed(t *testing.T) {
 func TestReadersEncoding(t *testing.T) {
 	rs := []analyze.FrozenReader{
 		{Path: "/a/b.jsonl", Mark: incr.Mark{ID: incr.Identity{Dev: 1, Ino: 2}, Offset: 4097, Head: [32]byte{1}, Tail: [32]byte{31: 9}}, State: []byte("state")},
-		{Path: "/a/b/subagents/agent-x.jsonl", State: []byte{}},
+		{Path: "/a/b/workflows/wf_1/journal.jsonl", Journal: true, State: []byte{}},
 	}
 	data := encodeReaders(rs)
 	got, err := decodeReaders(data)
-	if err != nil || len(got) != 2 || got[0].Path != rs[0].Path || got[0].Mark != rs[0].Mark || string(got[0].State) != "state" || got[1].Path != rs[1].Path {
+	if err != nil || len(got) != 2 || got[0].Path != rs[0].Path || got[0].Mark != rs[0].Mark || string(got[0].State) != "state" || got[0].Journal ||
+		got[1].Path != rs[1].Path || !got[1].Journal {
 		t.Fatalf("%+v %v", got, err)
 	}
 	for n := range len(data) {

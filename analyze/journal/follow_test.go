@@ -14,8 +14,9 @@ import (
 
 // TestFollowerIsAFullReadOfEveryPrefix: every fixture and corpus journal
 // (and a few hostile ones), fed row by row and in random pieces ending
-// mid-line, gives at every prefix the journal a full read of that prefix
-// gives, and a snapshot is not changed by what is written after it.
+// mid-line, the third time frozen and thawed after every piece (the hook's
+// kept readers), gives at every prefix the journal a full read of that
+// prefix gives, and a snapshot is not changed by what is written after it.
 func TestFollowerIsAFullReadOfEveryPrefix(t *testing.T) {
 	docs := [][]byte{
 		[]byte("{\"type\":\"started\",\"key\":\"k\",\"agentId\":\"a\"}\n\nnot json\n[1]\n{\"type\":\"result\",\"agentId\":\"a\"}\r\n{\"type\":\"fail"),
@@ -42,7 +43,7 @@ func TestFollowerIsAFullReadOfEveryPrefix(t *testing.T) {
 	for i, data := range docs {
 		for _, opts := range []Options{{}, {GiveUp: true}} {
 			rng := rand.New(rand.NewSource(int64(i)))
-			for pass := 0; pass < 2; pass++ {
+			for pass := 0; pass < 3; pass++ {
 				f := NewFollower("journal.jsonl", opts)
 				type snap struct {
 					at   int
@@ -61,6 +62,9 @@ func TestFollowerIsAFullReadOfEveryPrefix(t *testing.T) {
 					n = min(n, len(data)-fed)
 					f.Write(data[fed : fed+n])
 					fed += n
+					if pass == 2 {
+						f = refrozen(t, f)
+					}
 					got, gotErr := f.Snapshot()
 					want, wantErr := ReadOptions(bytes.NewReader(data[:fed]), "journal.jsonl", opts)
 					if !reflect.DeepEqual(got, want) || (gotErr == nil) != (wantErr == nil) {
@@ -78,4 +82,25 @@ func TestFollowerIsAFullReadOfEveryPrefix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// refrozen is f frozen and thawed; a follower whose reader gave up is not
+// frozen (Freeze refuses it) and is returned as it is.
+func refrozen(t *testing.T, f *Follower) *Follower {
+	t.Helper()
+	data, err := f.Freeze()
+	if err == ErrNotFrozen && f.err != nil {
+		return f
+	}
+	if err != nil {
+		t.Fatalf("freeze at %d bytes: %v", f.Size(), err)
+	}
+	g, key, err := ThawFollower(data)
+	if err != nil {
+		t.Fatalf("thaw at %d bytes: %v", f.Size(), err)
+	}
+	if g.Size() != f.Size() || g.Offset() != f.Offset() || key != followKey(f.r.j.File, f.r.opts.GiveUp) {
+		t.Fatalf("thawed at %d/%d bytes under %q, frozen at %d/%d", g.Size(), g.Offset(), key, f.Size(), f.Offset())
+	}
+	return g
 }

@@ -99,6 +99,9 @@ func (f *Followers) Close() {
 // them with the readers an earlier process froze, and freezes them again).
 func (f *Followers) Transcripts() *transcript.Followers { return &f.transcripts }
 
+// Journals are the followers of the journals read (as Transcripts).
+func (f *Followers) Journals() *journal.Followers { return &f.journals }
+
 func (f *Followers) forTranscripts() *transcript.Followers {
 	if f == nil {
 		return nil
