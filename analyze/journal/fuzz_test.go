@@ -21,7 +21,7 @@ import (
 // one per started line, ordinals 1..n per key each superseded by the next,
 // and every result/failed line closes exactly one earlier attempt or is an
 // orphan. Reading one byte at a time gives the same journal, and so does a
-// follower fed it in pieces, at the end of each.
+// follower fed it in pieces, at the end of each, frozen and thawed or not.
 func FuzzReadAndAttempts(f *testing.F) {
 	seeds := fuzzseed.Literals(".", func(s string) bool { return strings.Contains(s, `"type"`) })
 	for _, s := range seeds {
@@ -50,12 +50,16 @@ func FuzzReadAndAttempts(f *testing.F) {
 			t.Fatalf("reading one byte at a time gives a different journal")
 		}
 		// A follower fed the bytes in pieces (a watch's reading) gives the
-		// same journal at every piece's end.
+		// same journal at every piece's end, also frozen and thawed after
+		// every other piece (the hook's kept readers).
 		fl := NewFollower("journal.jsonl", Options{})
 		for fed, step := 0, 1; fed < len(data); step = step%13 + 5 {
 			n := min(step, len(data)-fed)
 			fl.Write(data[fed : fed+n])
 			fed += n
+			if step%2 == 0 {
+				fl = refrozen(t, fl)
+			}
 			got, gotErr := fl.Snapshot()
 			want, wantErr := Read(bytes.NewReader(data[:fed]), "journal.jsonl")
 			if !reflect.DeepEqual(got, want) || (gotErr == nil) != (wantErr == nil) {
