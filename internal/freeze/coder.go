@@ -44,9 +44,27 @@ func (c *Codec) coderOf(t reflect.Type) *coder {
 	case reflect.Bool:
 		k.enc, k.dec = encBool, decBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		k.enc, k.dec = intCoder(t.Size())
+		switch t.Size() {
+		case 1:
+			k.enc, k.dec = signedCoder[int8]()
+		case 2:
+			k.enc, k.dec = signedCoder[int16]()
+		case 4:
+			k.enc, k.dec = signedCoder[int32]()
+		default:
+			k.enc, k.dec = signedCoder[int64]()
+		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		k.enc, k.dec = uintCoder(t.Size())
+		switch t.Size() {
+		case 1:
+			k.enc, k.dec = unsignedCoder[uint8]()
+		case 2:
+			k.enc, k.dec = unsignedCoder[uint16]()
+		case 4:
+			k.enc, k.dec = unsignedCoder[uint32]()
+		default:
+			k.enc, k.dec = unsignedCoder[uint64]()
+		}
 	case reflect.Float32:
 		k.enc = func(e *encoder, p unsafe.Pointer) error {
 			e.buf = binary.BigEndian.AppendUint64(e.buf, math.Float64bits(float64(*(*float32)(p))))
@@ -123,78 +141,38 @@ func decBool(d *decoder, p unsafe.Pointer) error {
 	return nil
 }
 
-func intCoder(size uintptr) (func(*encoder, unsafe.Pointer) error, func(*decoder, unsafe.Pointer) error) {
+// signedCoder writes and reads an integer of type T (a field's size picks
+// T: an int is an int64 or an int32 in memory) as a varint; a value read
+// that T cannot hold is an error.
+func signedCoder[T int8 | int16 | int32 | int64]() (func(*encoder, unsafe.Pointer) error, func(*decoder, unsafe.Pointer) error) {
 	enc := func(e *encoder, p unsafe.Pointer) error {
-		var n int64
-		switch size {
-		case 1:
-			n = int64(*(*int8)(p))
-		case 2:
-			n = int64(*(*int16)(p))
-		case 4:
-			n = int64(*(*int32)(p))
-		default:
-			n = *(*int64)(p)
-		}
-		e.buf = binary.AppendVarint(e.buf, n)
+		e.buf = binary.AppendVarint(e.buf, int64(*(*T)(p)))
 		return nil
 	}
 	dec := func(d *decoder, p unsafe.Pointer) error {
 		n, k := binary.Varint(d.data)
-		if k <= 0 {
+		if k <= 0 || int64(T(n)) != n {
 			return errShort
 		}
 		d.data = d.data[k:]
-		bits := 8 * size
-		if bits < 64 && (n < -1<<(bits-1) || n >= 1<<(bits-1)) {
-			return errShort
-		}
-		switch size {
-		case 1:
-			*(*int8)(p) = int8(n)
-		case 2:
-			*(*int16)(p) = int16(n)
-		case 4:
-			*(*int32)(p) = int32(n)
-		default:
-			*(*int64)(p) = n
-		}
+		*(*T)(p) = T(n)
 		return nil
 	}
 	return enc, dec
 }
 
-func uintCoder(size uintptr) (func(*encoder, unsafe.Pointer) error, func(*decoder, unsafe.Pointer) error) {
+// unsignedCoder is signedCoder for unsigned integers, as uvarints.
+func unsignedCoder[T uint8 | uint16 | uint32 | uint64]() (func(*encoder, unsafe.Pointer) error, func(*decoder, unsafe.Pointer) error) {
 	enc := func(e *encoder, p unsafe.Pointer) error {
-		var n uint64
-		switch size {
-		case 1:
-			n = uint64(*(*uint8)(p))
-		case 2:
-			n = uint64(*(*uint16)(p))
-		case 4:
-			n = uint64(*(*uint32)(p))
-		default:
-			n = *(*uint64)(p)
-		}
-		e.uvarint(n)
+		e.uvarint(uint64(*(*T)(p)))
 		return nil
 	}
 	dec := func(d *decoder, p unsafe.Pointer) error {
 		n, err := d.uvarint()
-		if err != nil || size < 8 && n >= 1<<(8*size) {
+		if err != nil || uint64(T(n)) != n {
 			return errShort
 		}
-		switch size {
-		case 1:
-			*(*uint8)(p) = uint8(n)
-		case 2:
-			*(*uint16)(p) = uint16(n)
-		case 4:
-			*(*uint32)(p) = uint32(n)
-		default:
-			*(*uint64)(p) = n
-		}
+		*(*T)(p) = T(n)
 		return nil
 	}
 	return enc, dec
