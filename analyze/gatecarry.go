@@ -400,32 +400,17 @@ func readThrough(path string, opts GateOptions, from []FrozenReader) (GateReadin
 	return GateReading{Gate: g, Carry: carryOf(run, g.m), Fresh: fresh, Decoded: decoded, fs: fs}, nil
 }
 
-// freezeReaders freezes the followers of c, each with the mark of its
-// file up to the bytes it was given (isJournal: c holds journals' readers).
+// freezeReaders freezes the followers of c, each with the mark of the
+// bytes it was given (isJournal: c holds journals' readers).
 func freezeReaders[A interface {
 	incr.Appender
 	Freeze() ([]byte, error)
 }](c *incr.Cache[A], isJournal bool) []FrozenReader {
 	var out []FrozenReader
-	c.Each(func(p, _ string, f A) {
-		state, err := f.Freeze()
-		if err != nil {
-			return
+	c.Each(func(p, _ string, f A, mark incr.Mark) {
+		if state, err := f.Freeze(); err == nil {
+			out = append(out, FrozenReader{Path: p, Journal: isJournal, Mark: mark, State: state})
 		}
-		file, err := os.Open(p)
-		if err != nil {
-			return
-		}
-		defer file.Close()
-		st, err := file.Stat()
-		if err != nil || st.Size() < f.Size() {
-			return
-		}
-		mark, err := incr.MarkOf(file, st, f.Size())
-		if err != nil {
-			return
-		}
-		out = append(out, FrozenReader{Path: p, Journal: isJournal, Mark: mark, State: state})
 	})
 	return out
 }

@@ -2,6 +2,7 @@ package incr
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"io"
 	"os"
@@ -204,8 +205,10 @@ func (c *Cache[A]) Seed(path, key string, a A, mark Mark) error {
 }
 
 // Each calls visit with every appender the cache holds that read its file
-// without error, and the path and key it was read under.
-func (c *Cache[A]) Each(visit func(path, key string, a A)) {
+// without error, the path and key it was read under, and the mark of the
+// bytes it was given: made from the windows the cache kept of them (the
+// bytes the appender read, not the file's now), so nothing is read again.
+func (c *Cache[A]) Each(visit func(path, key string, a A, mark Mark)) {
 	c.mu.Lock()
 	keys := make([]entryKey, 0, len(c.m))
 	for k := range c.m {
@@ -215,8 +218,8 @@ func (c *Cache[A]) Each(visit func(path, key string, a A)) {
 	for _, k := range keys {
 		e := c.entry(k.path, k.key)
 		e.mu.Lock()
-		if e.ok {
-			visit(k.path, k.key, e.a)
+		if w := &e.win; e.ok && w.offset == e.a.Size() && int64(len(w.head)) == min(Window, w.offset) && int64(len(w.tail)) == min(Window, w.offset) {
+			visit(k.path, k.key, e.a, Mark{ID: w.id, Offset: w.offset, Head: sha256.Sum256(w.head), Tail: sha256.Sum256(w.tail)})
 		}
 		e.mu.Unlock()
 	}

@@ -341,3 +341,42 @@ func TestCacheSeed(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheEachMarksWhatWasRead: the mark Each gives with an appender is
+// the mark of the bytes the appender was given (MarkOf at its size), from
+// a short file and a long one, after a first read and after an append,
+// whatever the file holds since.
+func TestCacheEachMarksWhatWasRead(t *testing.T) {
+	for _, size := range []int{100, 3 * Window} {
+		p := filepath.Join(t.TempDir(), "f.jsonl")
+		data := bytes.Repeat([]byte("row\n"), size/4)
+		os.WriteFile(p, data, 0o644)
+		var c Cache[*recorder]
+		for round := range 2 {
+			if err := c.Read(p, "k", func() *recorder { return &recorder{} }, func(*recorder) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			f, _ := os.Open(p)
+			st, _ := f.Stat()
+			want, err := MarkOf(f, st, st.Size())
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Bytes the appender has not been given yet change nothing.
+			g, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			g.WriteString("more\n")
+			g.Close()
+			visits := 0
+			c.Each(func(path, key string, r *recorder, mark Mark) {
+				visits++
+				if path != p || key != "k" || mark != want || r.Size() != want.Offset {
+					t.Errorf("size %d, round %d: mark %+v of %d bytes, want %+v", size, round, mark, r.Size(), want)
+				}
+			})
+			if visits != 1 {
+				t.Fatalf("%d visits", visits)
+			}
+		}
+	}
+}
