@@ -174,11 +174,31 @@ func (a *appender) call() Result {
 	return PreToolUse(bashInput(a.p, "git push origin HEAD:main"), Config{})
 }
 
-// next appends a row (untimed) and times the call.
+// largeCopy is a copy of largeTranscript that a benchmark may append to
+// (the other benchmarks read it unchanged).
+func largeCopy(b *testing.B) string {
+	src := largeTranscript(b)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// next appends a shell row (untimed) and times the call.
 func (a *appender) next(b *testing.B) {
+	a.nextWith(b, func(n int) string { return bashCall(fmt.Sprintf("toolu_bench_sh%d", n), "git push origin HEAD:main") })
+}
+
+// nextWith appends the rows of the n-th call (untimed) and times the call.
+func (a *appender) nextWith(b *testing.B, rows func(n int) string) {
 	b.StopTimer()
 	a.n++
-	a.f.WriteString(bashCall(fmt.Sprintf("toolu_bench_sh%d", a.n), "git push origin HEAD:main") + "\n")
+	a.f.WriteString(rows(a.n) + "\n")
 	b.StartTimer()
 	t0 := time.Now()
 	r := a.call()
@@ -206,16 +226,7 @@ func carriedEvery(b *testing.B, full0, carried0 int64, n int) {
 // after one row was appended since the hook's last call (a copy of it:
 // the other benchmarks read it unchanged).
 func BenchmarkPreToolUse11MBAppended(b *testing.B) {
-	src := largeTranscript(b)
-	data, err := os.ReadFile(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := filepath.Join(b.TempDir(), filepath.Base(src))
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	a := newAppender(b, p)
+	a := newAppender(b, largeCopy(b))
 	full0, carried0 := readings.Load(), carried.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -255,32 +266,17 @@ func BenchmarkPreToolUseAppendedFlat(b *testing.B) {
 // on: each call decodes the appended rows alone, through the readers the
 // call before kept, where it read the whole session before.
 func BenchmarkPreToolUse11MBReadRowAppended(b *testing.B) {
-	src := largeTranscript(b)
-	data, err := os.ReadFile(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := filepath.Join(b.TempDir(), filepath.Base(src))
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	a := newAppender(b, p)
+	a := newAppender(b, largeCopy(b))
 	full0 := readings.Load()
 	freshFiles.Store(0)
 	b.ReportAllocs()
 	b.ResetTimer()
+	agent := func(n int) string {
+		id := fmt.Sprintf("toolu_bench_ag%d", n)
+		return agentCall(id, "Check the docs") + "\n" + toolResult(id, "Done.")
+	}
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		a.n++
-		id := fmt.Sprintf("toolu_bench_ag%d", a.n)
-		a.f.WriteString(agentCall(id, "Check the docs") + "\n" + toolResult(id, "Done.") + "\n")
-		b.StartTimer()
-		t0 := time.Now()
-		r := a.call()
-		a.ds = append(a.ds, time.Since(t0))
-		if !strings.Contains(string(r.Stdout), `"ask"`) {
-			b.Fatalf("unexpected result: exit %d %s %s", r.Exit, r.Stdout, r.Stderr)
-		}
+		a.nextWith(b, agent)
 	}
 	b.StopTimer()
 	if readings.Load()-full0 != int64(b.N) || freshFiles.Load() != 0 {
