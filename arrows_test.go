@@ -44,7 +44,7 @@ var arrows = []arrow{
 	{"analyze/trace", "linking a range's commits to the runs that made them", []string{"analyze/gitsource", "analyze/interpret", "analyze/jsonl", "analyze/model", "internal/lazyre"}},
 	{"analyze/replay", "watch's events and the watchdogs on the simulated clock: timing only", []string{"analyze/clock", "analyze/discover", "analyze/interpret", "analyze/journal", "analyze/model", "internal/exitcode"}},
 	{"analyze/load", "loading: a path given on the command line to its root and run (Resolve), reading each file once, linking parents to children, resume copies, message streams", []string{"analyze/discover", "analyze/journal", "analyze/jsonl", "analyze/layout", "analyze/model", "analyze/transcript"}},
-	{"analyze", "the façade: paths in (through load), runs and facts out (detect, replay); the hook's one call (ReadGate, ReadGateCarry, ReadGateCarryFrom through the transcript readers it keeps) and what carries its reading over appended rows (GateCarry)", []string{"analyze/*", "internal/incr"}},
+	{"analyze", "the façade: paths in (through load), runs and facts out (detect, replay); the hook's one call (ReadGate, ReadGateCarryFrom through the transcript readers it keeps) and what carries its reading over appended rows (GateCarry)", []string{"analyze/*", "internal/incr"}},
 	{"rules", "rule schema, strict loader, expr conditions, evaluation into findings", []string{"analyze/model", "internal/lazyre"}},
 	{"report", "the canonical Document and one renderer per format", []string{"analyze/model", "internal/swar", "rules"}},
 	{"explain", "the evidence chain of a finding, read from the Document", []string{"analyze/model", "internal/lazyre", "report", "rules"}},

@@ -30,8 +30,8 @@ import (
 // assistant's text. GateCarry is the gate's reading of a transcript up to
 // an offset together with what it takes to tell, from the appended rows
 // alone, that the reading at the new end is the same one: the step of
-// the fold is the identity for such rows (Carries), and a full read
-// (ReadGateCarry) for any other. The decision itself stays GateOf's; the
+// the fold is the identity for such rows (Carries), and a reading
+// (ReadGateCarryFrom) for any other. The decision itself stays GateOf's; the
 // differential test in package hook holds the carried reading to a full
 // read of every prefix of every fixture and corpus session.
 
@@ -65,16 +65,6 @@ type GateCarry struct {
 	// changes nothing the loader links; a link not among them is a full
 	// read.
 	Linked hashes `json:"linked,omitempty"`
-}
-
-// ReadGateCarry is ReadGate with the carry of its reading.
-func ReadGateCarry(path string, opts GateOptions) (*GateState, GateCarry, error) {
-	run, err := loadGateRun(path)
-	if err != nil {
-		return nil, GateCarry{}, err
-	}
-	g := GateOf(run, opts)
-	return g, carryOf(run, g.m), nil
 }
 
 func carryOf(run *Run, m GateMemo) GateCarry {
@@ -346,7 +336,8 @@ func (r GateReading) Readers() []FrozenReader {
 	return out
 }
 
-// ReadGateCarryFrom is ReadGateCarry through readers an earlier call froze:
+// ReadGateCarryFrom is ReadGate with the carry of its reading, through
+// readers an earlier call froze (none: every file from its first byte):
 // each file whose reader's mark holds is decoded from where its reader
 // stopped, any other in full; what is read is what a full read gives (a
 // follower's snapshot is a full read of the same bytes).
